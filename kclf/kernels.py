@@ -1,0 +1,112 @@
+"""Kernel functions shared by every estimator.
+
+Conventions used throughout kclf:
+
+* Gaussian kernel ``k(x, x') = exp(-||x - x'||^2 / (2 sigma^2))`` (LSPC-new paper,
+  below Eq. (2)); the MAPLP paper's ``exp(-gamma ||x - z||^2)`` is the same with
+  ``gamma = 1 / (2 sigma^2)``.
+* ``sigma=None`` means the median heuristic :func:`median_sigma`.
+* ``kernel`` is ``"rbf"``, ``"linear"``, ``"precomputed"`` or a callable
+  ``f(X, Y) -> (n_X, n_Y) array``.  With ``"precomputed"`` the estimator's ``fit``
+  takes the square training Gram matrix and ``predict*`` take the
+  ``(n_test, n_train)`` cross-kernel.
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+
+import numpy as np
+
+KERNELS = ("rbf", "linear", "precomputed")
+
+
+def squared_distances(X, Y=None):
+    """Squared Euclidean distances ``||x_i - y_j||^2``, clipped at 0 against round-off."""
+    X = np.asarray(X, dtype=float)
+    Y = X if Y is None else np.asarray(Y, dtype=float)
+    xx = np.einsum("ij,ij->i", X, X)
+    yy = xx if Y is X else np.einsum("ij,ij->i", Y, Y)
+    D = xx[:, None] + yy[None, :] - 2.0 * (X @ Y.T)
+    np.maximum(D, 0.0, out=D)
+    if Y is X:
+        np.fill_diagonal(D, 0.0)
+    return D
+
+
+def rbf_kernel(X, Y=None, sigma=1.0):
+    """Gaussian kernel matrix ``exp(-||x - y||^2 / (2 sigma^2))``."""
+    check_sigma(sigma)
+    D = squared_distances(X, Y)
+    D *= -1.0 / (2.0 * sigma**2)
+    return np.exp(D, out=D)
+
+
+def median_sigma(X, max_samples=1000):
+    """Median heuristic: the median of the pairwise distances ``||x_i - x_j||`` (i < j).
+
+    At most ``max_samples`` rows, evenly spaced in the given order, are used so the
+    cost stays bounded and the result is deterministic.  Falls back to 1.0 when all
+    rows coincide.
+    """
+    X = np.asarray(X, dtype=float)
+    n = X.shape[0]
+    if n > max_samples:
+        X = X[np.linspace(0, n - 1, max_samples).astype(int)]
+    D = squared_distances(X)
+    iu = np.triu_indices(X.shape[0], k=1)
+    d = np.sqrt(D[iu])
+    med = float(np.median(d)) if d.size else 0.0
+    return med if med > 0 else 1.0
+
+
+def check_sigma(sigma, name="sigma"):
+    """Raise ``ValueError`` naming ``name`` unless ``sigma`` is a finite positive number."""
+    if not isinstance(sigma, Real) or not np.isfinite(sigma) or sigma <= 0:
+        raise ValueError(f"{name} must be a finite positive number, got {sigma!r}")
+    return float(sigma)
+
+
+def check_kernel_name(kernel):
+    if callable(kernel) or kernel in KERNELS:
+        return kernel
+    raise ValueError(f"kernel must be one of {KERNELS} or a callable, got {kernel!r}")
+
+
+def check_precomputed(K, n_train=None, name="X"):
+    """Validate a precomputed kernel: square at fit time (``n_train=None``), else
+    ``(n_test, n_train)``.  Errors name the expected shape."""
+    K = np.asarray(K, dtype=float)
+    if K.ndim != 2:
+        raise ValueError(f"precomputed kernel {name} must be 2-D, got shape {K.shape}")
+    if n_train is None and K.shape[0] != K.shape[1]:
+        raise ValueError(
+            f"precomputed kernel {name} must be square (n_samples, n_samples) at fit, "
+            f"got shape {K.shape}"
+        )
+    if n_train is not None and K.shape[1] != n_train:
+        raise ValueError(
+            f"precomputed kernel {name} must have {n_train} columns (one per training "
+            f"sample), got shape {K.shape}"
+        )
+    if not np.all(np.isfinite(K)):
+        raise ValueError(f"precomputed kernel {name} contains NaN or infinity")
+    return K
+
+
+def gram(kernel, X, Y=None, sigma=1.0):
+    """Kernel matrix between rows of ``X`` and ``Y`` (``Y=None``: ``X`` with itself).
+
+    For ``kernel="precomputed"`` ``X`` is returned as is (already a kernel).
+    """
+    if kernel == "rbf":
+        return rbf_kernel(X, Y, sigma)
+    if kernel == "linear":
+        Y = X if Y is None else Y
+        return np.asarray(X, dtype=float) @ np.asarray(Y, dtype=float).T
+    if kernel == "precomputed":
+        return np.asarray(X, dtype=float)
+    if callable(kernel):
+        K = np.asarray(kernel(X, X if Y is None else Y), dtype=float)
+        return K
+    raise ValueError(f"kernel must be one of {KERNELS} or a callable, got {kernel!r}")
