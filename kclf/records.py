@@ -1,0 +1,70 @@
+"""Tidy result records: one row per (dataset, task, method, trial, metric).
+
+Every fit job writes such rows; tables and figures are computed from records only,
+so adding a method or a trial never recomputes the others (DESIGN.md, "Records").
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+COLUMNS = ["dataset", "task", "method", "trial", "metric", "value", "fit_seconds", "params"]
+
+
+def record(dataset, task, method, trial, metric, value, fit_seconds=float("nan"), params=None):
+    """One record as a dict; ``params`` (chosen hyper-parameters) is stored as sorted JSON."""
+    return {
+        "dataset": str(dataset),
+        "task": str(task),
+        "method": str(method),
+        "trial": int(trial),
+        "metric": str(metric),
+        "value": float(value),
+        "fit_seconds": float(fit_seconds),
+        "params": json.dumps(params or {}, sort_keys=True, default=float),
+    }
+
+
+def atomic_write(path, write):
+    """Call ``write(tmp_path)`` then rename onto ``path``: a crash never leaves a half file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def write_records(rows, path):
+    """Write records (dicts from :func:`record`) to CSV atomically, in a stable order."""
+    df = pd.DataFrame(list(rows), columns=COLUMNS)
+    df = df.sort_values(["dataset", "task", "method", "trial", "metric"], kind="stable")
+    atomic_write(path, lambda tmp: df.to_csv(tmp, index=False, float_format="%.10g"))
+    return df
+
+
+def read_records(paths):
+    """Concatenate record files into one DataFrame (columns :data:`COLUMNS`)."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    frames = []
+    for p in paths:
+        df = pd.read_csv(p, dtype={"dataset": str, "task": str, "method": str, "params": str})
+        missing = set(COLUMNS) - set(df.columns)
+        if missing:
+            raise ValueError(f"{p}: not a records file, missing columns {sorted(missing)}")
+        frames.append(df[COLUMNS])
+    if not frames:
+        return pd.DataFrame(columns=COLUMNS)
+    return pd.concat(frames, ignore_index=True)
