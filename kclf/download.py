@@ -1,0 +1,256 @@
+"""Verified downloads of public data: cache, then local mirror, then the URL.
+
+One mechanism for every public file the workflow needs (DESIGN.md, "Reproducibility"):
+
+1. **cache** -- ``cache_dir/filename`` is used as is when its SHA-256 matches;
+2. **mirror** -- a local directory holding copies of the public files (``../shared/data``
+   is one); the file ``mirror/mirror_relpath`` is verified, then copied into the cache,
+   and the URL is never contacted;
+3. **URL** -- downloaded by :mod:`pooch` to a temporary file, verified, then moved into
+   the cache.
+
+A checksum mismatch deletes the downloaded file and raises :class:`ChecksumError`
+naming the URL (or mirror path), the expected and the actual hash.  An unreachable
+server or a missing mirror directory raises :class:`DownloadError` with a one-line
+message naming the URL or the path.  Both derive from :class:`ValueError`.
+
+Some public files' hashes cannot be known in advance.  Passing ``sha256=None`` (or the
+string ``"print"``) explicitly skips the check: the file's SHA-256 is computed, printed
+to standard error and logged, so it can be pasted into the config for the next run.
+There is no default: every caller states a hash or asks for it to be printed.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pooch
+
+__all__ = [
+    "ChecksumError",
+    "DownloadError",
+    "fetch",
+    "file_sha256",
+    "untar",
+    "unzip",
+]
+
+logger = logging.getLogger(__name__)
+
+#: Seconds to wait for the server to answer (connect and each read).
+TIMEOUT = 60
+
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+
+class DownloadError(ValueError):
+    """A file could not be obtained (server unreachable, HTTP error, mirror missing)."""
+
+
+class ChecksumError(DownloadError):
+    """A file's SHA-256 does not match the expected one; the file was deleted."""
+
+    def __init__(self, source, expected, actual):
+        self.source, self.expected, self.actual = str(source), expected, actual
+        super().__init__(
+            f"checksum mismatch for {self.source}: expected sha256 {expected}, got {actual} "
+            "(file deleted)"
+        )
+
+
+def file_sha256(path):
+    """SHA-256 (lower-case hex) of the file at ``path``."""
+    return pooch.file_hash(str(path), alg="sha256")
+
+
+def untar(members=None, extract_dir=None):
+    """Processor for :func:`fetch` that unpacks a tar archive next to it.
+
+    Returns :class:`pooch.Untar`; ``fetch`` then returns the list of extracted paths.
+    ``extract_dir`` is relative to the cache directory (default ``<filename>.untar``).
+    """
+    return pooch.Untar(members=members, extract_dir=extract_dir)
+
+
+def unzip(members=None, extract_dir=None):
+    """Processor for :func:`fetch` that unpacks a zip archive (see :func:`untar`)."""
+    return pooch.Unzip(members=members, extract_dir=extract_dir)
+
+
+def _check_sha256(sha256):
+    """Normalise the expected hash; ``None`` means "compute and print it"."""
+    if sha256 is None or sha256 == "print":
+        return None
+    if not isinstance(sha256, str):
+        raise ValueError(f"sha256 must be a 64-digit hex string, None or 'print', got {sha256!r}")
+    value = sha256.strip().lower()
+    if value.startswith("sha256:"):
+        value = value[len("sha256:") :]
+    if not _HEX64.match(value):
+        raise ValueError(f"sha256 must be a 64-digit hex string, None or 'print', got {sha256!r}")
+    return value
+
+
+def _filename_from_url(url):
+    name = Path(unquote(urlparse(url).path)).name
+    if not name:
+        raise ValueError(f"cannot take a file name from url {url!r}: pass filename=")
+    return name
+
+
+def _report_unverified(path, source):
+    digest = file_sha256(path)
+    msg = f"sha256 of {source}: {digest} (unverified: put it in the config)"
+    logger.warning(msg)
+    print(f"kclf.download: {msg}", file=sys.stderr)
+    return digest
+
+
+def _from_mirror(mirror_file, target, sha256):
+    """Verify ``mirror_file`` and copy it atomically to ``target``."""
+    if sha256 is not None:
+        actual = file_sha256(mirror_file)
+        if actual != sha256:
+            raise ChecksumError(f"mirror file {mirror_file}", sha256, actual)
+    else:
+        _report_unverified(mirror_file, f"mirror file {mirror_file}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        shutil.copyfile(mirror_file, tmp)
+        os.replace(tmp, target)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    logger.info("copied %s from mirror %s", target, mirror_file)
+
+
+class _HashingDownloader:
+    """pooch's HTTP downloader that remembers the hash of what it fetched.
+
+    pooch deletes a mismatching download before raising; keeping the digest lets the
+    error name the actual hash.
+    """
+
+    def __init__(self):
+        self._inner = pooch.HTTPDownloader(progressbar=False, timeout=TIMEOUT)
+        self.actual = None
+
+    def __call__(self, url, output_file, pooch_obj):
+        self._inner(url, output_file, pooch_obj)
+        self.actual = file_sha256(output_file)
+
+
+def _reason(exc):
+    """A short one-line reason: the OS error of a refused connection, else the message."""
+    text = " ".join(str(exc).split())
+    errno = re.search(r"\[Errno -?\d+\] ([^'\")]+)", text)
+    if errno:
+        return errno.group(1).strip()
+    return text or type(exc).__name__
+
+
+def fetch(
+    url,
+    sha256,
+    *,
+    cache_dir,
+    mirror=None,
+    mirror_relpath=None,
+    filename=None,
+    processor=None,
+):
+    """Local path of a verified copy of ``url``: cache, then mirror, then download.
+
+    Parameters
+    ----------
+    url : str
+        Public address of the file (http, https or ftp).
+    sha256 : str or None
+        Expected SHA-256 (64 hex digits, optionally prefixed ``sha256:``).  ``None`` or
+        ``"print"`` skips verification and prints/logs the file's hash instead.
+    cache_dir : path-like
+        Directory of the cache; the file is stored as ``cache_dir/filename``.
+    mirror : path-like or None
+        Local mirror directory tried before the URL.  It must exist when given; a
+        file missing from it falls through to the URL.
+    mirror_relpath : str or None
+        Path of the file inside ``mirror`` (default: ``filename``).
+    filename : str or None
+        Name in the cache (default: the last component of the URL's path); may hold
+        sub-directories.
+    processor : callable or None
+        A pooch processor run on the cached file, e.g. :func:`untar` or :func:`unzip`;
+        its return value is returned instead of the path.
+
+    Returns
+    -------
+    path : pathlib.Path or object
+        The cached file, or what ``processor`` returns.
+
+    Raises
+    ------
+    ChecksumError
+        The cache, mirror or downloaded file does not match ``sha256`` (a download is
+        deleted; a cached file is replaced first when the mirror or URL can give a good
+        copy).
+    DownloadError
+        The server is unreachable or answers with an error, or ``mirror`` is not a
+        directory.
+    """
+    expected = _check_sha256(sha256)
+    filename = filename or _filename_from_url(url)
+    cache_dir = Path(cache_dir).resolve()
+    target = cache_dir / filename
+
+    cached = target.is_file() and (expected is None or file_sha256(target) == expected)
+    fresh = False
+    if cached:
+        logger.info("cache hit %s", target)
+    elif mirror is not None:
+        mirror = Path(mirror)
+        if not mirror.is_dir():
+            raise DownloadError(f"mirror directory not found: {mirror}")
+        mirror_file = mirror / (mirror_relpath or filename)
+        if mirror_file.is_file():
+            _from_mirror(mirror_file, target, expected)
+            cached = fresh = True
+        else:
+            logger.info(
+                "%s not in mirror %s: downloading %s", mirror_relpath or filename, mirror, url
+            )
+
+    if not cached and target.exists():
+        logger.warning("cached %s does not match sha256 %s: fetching it again", target, expected)
+        target.unlink()
+
+    downloader = _HashingDownloader()
+    try:
+        path = pooch.retrieve(
+            url,
+            known_hash=expected,
+            fname=filename,
+            path=cache_dir,
+            downloader=downloader,
+            progressbar=False,
+        )
+    except ValueError as exc:
+        if downloader.actual is not None and downloader.actual != expected:
+            raise ChecksumError(url, expected, downloader.actual) from None
+        raise DownloadError(f"cannot download {url}: {_reason(exc)}") from None
+    except Exception as exc:  # requests' connection, timeout and HTTP errors
+        raise DownloadError(f"cannot download {url}: {_reason(exc)}") from None
+    if expected is None and downloader.actual is not None:
+        _report_unverified(path, url)
+    if processor is None:
+        return Path(path)
+    return processor(str(path), "download" if fresh or downloader.actual else "fetch", None)

@@ -1,0 +1,175 @@
+"""kclf.download against a real HTTP server on 127.0.0.1 started by the test."""
+
+import hashlib
+import http.server
+import io
+import socket
+import tarfile
+import threading
+from functools import partial
+
+import pytest
+
+from kclf.download import ChecksumError, DownloadError, fetch, file_sha256, untar
+
+PAYLOAD = b"x1,x2,y\n0.5,1.5,1\n-0.5,0.25,-1\n"
+SHA = hashlib.sha256(PAYLOAD).hexdigest()
+WRONG = "0" * 64
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # keep pytest output clean
+        pass
+
+    def do_GET(self):
+        self.server.requests.append(self.path)
+        super().do_GET()
+
+
+@pytest.fixture
+def server(tmp_path):
+    """Serve ``tmp_path/www`` on a free port; ``server.requests`` lists the paths asked."""
+    www = tmp_path / "www"
+    www.mkdir()
+    (www / "data.csv").write_bytes(PAYLOAD)
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), partial(_Handler, directory=str(www)))
+    httpd.requests = []
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    httpd.url = f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.www = www
+    yield httpd
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def _closed_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_good_file_is_downloaded_and_verified(server, tmp_path):
+    path = fetch(f"{server.url}/data.csv", SHA, cache_dir=tmp_path / "cache")
+    assert path == (tmp_path / "cache" / "data.csv").resolve()
+    assert path.read_bytes() == PAYLOAD
+    assert server.requests == ["/data.csv"]
+
+
+def test_cache_hit_makes_no_request(server, tmp_path):
+    first = fetch(f"{server.url}/data.csv", SHA, cache_dir=tmp_path / "cache")
+    second = fetch(f"{server.url}/data.csv", f"sha256:{SHA.upper()}", cache_dir=tmp_path / "cache")
+    assert first == second
+    assert server.requests == ["/data.csv"]
+
+
+def test_wrong_checksum_deletes_file_and_names_url_and_hashes(server, tmp_path):
+    cache = tmp_path / "cache"
+    url = f"{server.url}/data.csv"
+    with pytest.raises(ChecksumError) as err:
+        fetch(url, WRONG, cache_dir=cache)
+    msg = str(err.value)
+    assert url in msg and WRONG in msg and SHA in msg
+    assert len(msg.splitlines()) == 1
+    assert not cache.exists() or list(cache.iterdir()) == []
+
+
+def test_server_down_gives_one_line_error_naming_url(tmp_path):
+    url = f"http://127.0.0.1:{_closed_port()}/data.csv"
+    with pytest.raises(DownloadError) as err:
+        fetch(url, SHA, cache_dir=tmp_path / "cache")
+    msg = str(err.value)
+    assert url in msg and len(msg.splitlines()) == 1
+    assert "refused" in msg.lower()
+
+
+def test_missing_file_on_server_names_url(server, tmp_path):
+    url = f"{server.url}/absent.csv"
+    with pytest.raises(DownloadError, match="404") as err:
+        fetch(url, SHA, cache_dir=tmp_path / "cache")
+    assert url in str(err.value)
+
+
+def test_mirror_hit_never_contacts_server(server, tmp_path):
+    mirror = tmp_path / "mirror"
+    (mirror / "sub").mkdir(parents=True)
+    (mirror / "sub" / "copy.csv").write_bytes(PAYLOAD)
+    path = fetch(
+        f"{server.url}/data.csv",
+        SHA,
+        cache_dir=tmp_path / "cache",
+        mirror=mirror,
+        mirror_relpath="sub/copy.csv",
+    )
+    assert path.read_bytes() == PAYLOAD and path.name == "data.csv"
+    assert server.requests == []
+    # the server can be gone: the cache answers now
+    server.shutdown()
+    assert fetch(f"{server.url}/data.csv", SHA, cache_dir=tmp_path / "cache") == path
+
+
+def test_mirror_without_the_file_falls_back_to_url(server, tmp_path):
+    (tmp_path / "mirror").mkdir()
+    path = fetch(
+        f"{server.url}/data.csv", SHA, cache_dir=tmp_path / "cache", mirror=tmp_path / "mirror"
+    )
+    assert path.read_bytes() == PAYLOAD
+    assert server.requests == ["/data.csv"]
+
+
+def test_missing_mirror_directory_is_an_error_naming_it(server, tmp_path):
+    absent = tmp_path / "no_such_mirror"
+    with pytest.raises(DownloadError, match="mirror directory not found") as err:
+        fetch(f"{server.url}/data.csv", SHA, cache_dir=tmp_path / "cache", mirror=absent)
+    assert str(absent) in str(err.value)
+    assert server.requests == []
+
+
+def test_corrupt_mirror_file_is_an_error_and_not_cached(server, tmp_path):
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    (mirror / "data.csv").write_bytes(PAYLOAD + b"tampered")
+    with pytest.raises(ChecksumError) as err:
+        fetch(f"{server.url}/data.csv", SHA, cache_dir=tmp_path / "cache", mirror=mirror)
+    assert str(mirror / "data.csv") in str(err.value) and SHA in str(err.value)
+    assert not (tmp_path / "cache" / "data.csv").exists()
+    assert server.requests == []
+
+
+def test_corrupt_cache_is_replaced(server, tmp_path):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "data.csv").write_bytes(b"half a fil")
+    path = fetch(f"{server.url}/data.csv", SHA, cache_dir=cache)
+    assert path.read_bytes() == PAYLOAD
+    assert server.requests == ["/data.csv"]
+
+
+def test_unknown_hash_is_printed_and_then_cached(server, tmp_path, capsys):
+    url = f"{server.url}/data.csv"
+    path = fetch(url, None, cache_dir=tmp_path / "cache")
+    assert SHA in capsys.readouterr().err
+    assert fetch(url, "print", cache_dir=tmp_path / "cache") == path
+    assert server.requests == ["/data.csv"]
+
+
+@pytest.mark.parametrize("bad", ["", "abc", "g" * 64, 42])
+def test_malformed_hash_is_rejected(bad, tmp_path):
+    with pytest.raises(ValueError, match="sha256"):
+        fetch("http://127.0.0.1:9/x.csv", bad, cache_dir=tmp_path)
+
+
+def test_untar_processor_extracts_members(server, tmp_path):
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        info = tarfile.TarInfo("set/data.csv")
+        info.size = len(PAYLOAD)
+        tar.addfile(info, io.BytesIO(PAYLOAD))
+    (server.www / "set.tar.gz").write_bytes(buf.getvalue())
+    sha = file_sha256(server.www / "set.tar.gz")
+    files = fetch(f"{server.url}/set.tar.gz", sha, cache_dir=tmp_path / "c", processor=untar())
+    assert len(files) == 1 and files[0].endswith("set/data.csv")
+    with open(files[0], "rb") as f:
+        assert f.read() == PAYLOAD
+    again = fetch(f"{server.url}/set.tar.gz", sha, cache_dir=tmp_path / "c", processor=untar())
+    assert again == files and server.requests == ["/set.tar.gz"]
