@@ -1,0 +1,308 @@
+"""SURF descriptors and bag of visual words (LSPC-new paper, Sec. 4.1).
+
+The paper extracts SURF [Bay et al. 2008] from every image, clusters the descriptors by
+k-means into 500 *visual words* and describes each image by its 500 word counts.
+
+Pipeline pieces, each usable on its own and each one workflow stage:
+
+* :func:`read_grey` decodes any image Pillow reads (colour, grey, CMYK, PNG, 16-bit) to a
+  grey float image in [0, 1]; an undecodable file raises :class:`BadImageError` naming it.
+* :func:`extract_descriptors` runs the detector: ``"surf"`` is mahotas' SURF (in the PyPI
+  wheels; OpenCV's wheels exclude SURF), ``"opencv-surf"`` OpenCV's SURF where the build
+  has it (:func:`opencv_surf_available`), ``"sift"`` OpenCV's SIFT (128-d).
+* :func:`shard_of` assigns an image to a shard by a stable hash of its id, so adding an
+  image changes only its own shard; :func:`extract_shard` computes one shard's
+  descriptors, :func:`save_shard`/:func:`load_shard` cache them.
+* :func:`fit_vocabulary` fits MiniBatchKMeans on a seeded uniform sample of descriptors
+  drawn across shards; :func:`bag_of_words` counts words per image.
+"""
+
+from __future__ import annotations
+
+import zlib
+from numbers import Integral
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, UnidentifiedImageError
+
+DETECTORS = ("surf", "opencv-surf", "sift")
+SURF_DEFAULTS = {
+    "nr_octaves": 4,
+    "nr_scales": 6,
+    "initial_step_size": 1,
+    "threshold": 0.1,
+    "max_points": 1024,
+}
+SIFT_DEFAULTS = {"nfeatures": 1024}
+OPENCV_SURF_DEFAULTS = {"hessianThreshold": 400.0}
+
+
+class BadImageError(ValueError):
+    """An image file that cannot be decoded; the message names the file."""
+
+    def __init__(self, path, reason):
+        self.path = str(path)
+        self.reason = str(reason)
+        super().__init__(f"cannot read image {self.path}: {self.reason}")
+
+
+def read_grey(path):
+    """Decode ``path`` to a 2-D float64 grey image in [0, 1].
+
+    Colour is converted with ITU-R 601 luma (Pillow's ``"L"``); CMYK goes through RGB
+    first; 16-bit and float images are rescaled by their type's range.  Truncated or
+    corrupt files raise :class:`BadImageError` (Pillow's lenient truncated-image mode
+    is not used, so a broken JPEG is never half-read silently).
+    """
+    try:
+        with Image.open(path) as im:
+            im.load()
+            if im.mode in ("I;16", "I;16B", "I;16L", "I"):
+                a = np.asarray(im, dtype=np.float64)
+                scale = 65535.0 if im.mode.startswith("I;16") or a.max() > 255 else 255.0
+                return np.clip(a / scale, 0.0, 1.0)
+            if im.mode == "F":
+                a = np.asarray(im, dtype=np.float64)
+                return np.clip(a, 0.0, 1.0)
+            if im.mode in ("CMYK", "P", "PA", "RGBA", "LA", "YCbCr", "1"):
+                im = im.convert("RGB")
+            grey = im.convert("L")
+            a = np.asarray(grey, dtype=np.float64) / 255.0
+    except (OSError, UnidentifiedImageError, ValueError, SyntaxError) as exc:
+        raise BadImageError(path, exc) from exc
+    if a.ndim != 2 or min(a.shape) < 16:
+        raise BadImageError(path, f"image too small for feature detection, shape {a.shape}")
+    return a
+
+
+def opencv_surf_available():
+    """True when the installed OpenCV build has SURF (the PyPI wheels do not)."""
+    try:
+        import cv2
+
+        cv2.xfeatures2d.SURF_create()
+        return True
+    except Exception:  # noqa: BLE001 - absent module or "patented, excluded" error
+        return False
+
+
+def _params(detector, params):
+    defaults = {"surf": SURF_DEFAULTS, "sift": SIFT_DEFAULTS, "opencv-surf": OPENCV_SURF_DEFAULTS}
+    if detector not in defaults:
+        raise ValueError(f"detector must be one of {DETECTORS}, got {detector!r}")
+    params = dict(params or {})
+    unknown = set(params) - set(defaults[detector])
+    if unknown:
+        raise ValueError(
+            f"unknown {detector} parameter(s) {sorted(unknown)}; "
+            f"known: {sorted(defaults[detector])}"
+        )
+    return {**defaults[detector], **params}
+
+
+def descriptor_dim(detector, params=None):
+    """Length of one descriptor of ``detector``."""
+    p = _params(detector, params)
+    if detector == "sift":
+        return 128
+    if detector == "opencv-surf":
+        return 128 if p.get("extended") else 64
+    return 64
+
+
+def extract_descriptors(grey, detector="surf", params=None):
+    """Local descriptors of a grey image as a float32 ``(n_points, dim)`` array.
+
+    ``params`` override the detector's defaults (:data:`SURF_DEFAULTS` are mahotas'
+    own defaults; :data:`SIFT_DEFAULTS`, :data:`OPENCV_SURF_DEFAULTS`).
+    """
+    p = _params(detector, params)
+    grey = np.asarray(grey, dtype=np.float64)
+    if grey.ndim != 2:
+        raise ValueError(f"grey image must be 2-D, got shape {grey.shape}")
+    if detector == "surf":
+        import mahotas.features.surf
+
+        # mahotas' threshold refers to the 0..255 intensity scale.
+        d = mahotas.features.surf.surf(grey * 255.0, descriptor_only=True, **p)
+        return np.asarray(d, dtype=np.float32).reshape(-1, 64)
+    import cv2
+
+    u8 = np.clip(grey * 255.0 + 0.5, 0, 255).astype(np.uint8)
+    if detector == "sift":
+        algo = cv2.SIFT_create(**p)
+    else:
+        if not opencv_surf_available():
+            raise ValueError(
+                "detector='opencv-surf' needs an OpenCV build with SURF (the PyPI wheels "
+                "exclude it); use detector='surf' (mahotas) instead"
+            )
+        algo = cv2.xfeatures2d.SURF_create(**p)
+    _, d = algo.detectAndCompute(u8, None)
+    dim = descriptor_dim(detector, params)
+    return np.zeros((0, dim), np.float32) if d is None else np.asarray(d, np.float32)
+
+
+def shard_of(image_id, n_shards):
+    """Shard index of ``image_id``: CRC-32 of the id modulo ``n_shards``.
+
+    Depends on the id alone, so adding or removing images leaves every other image in
+    its shard (as long as ``n_shards`` stays the same).
+    """
+    if not isinstance(n_shards, Integral) or n_shards < 1:
+        raise ValueError(f"n_shards must be a positive integer, got {n_shards!r}")
+    return zlib.crc32(str(image_id).encode("utf-8")) % int(n_shards)
+
+
+def n_shards_for(n_images, images_per_shard):
+    """``ceil(n_images / images_per_shard)`` (at least 1)."""
+    if not isinstance(images_per_shard, Integral) or images_per_shard < 1:
+        raise ValueError(f"images_per_shard must be a positive integer, got {images_per_shard!r}")
+    return max(1, -(-int(n_images) // int(images_per_shard)))
+
+
+def shard_members(ids, n_shards):
+    """``{shard: [ids in their given order]}`` for every shard ``0 .. n_shards-1``."""
+    out = {s: [] for s in range(n_shards)}
+    for i in ids:
+        out[shard_of(i, n_shards)].append(i)
+    return out
+
+
+def extract_shard(ids, paths, detector="surf", params=None, skip_bad_images=False, log=None):
+    """Descriptors of the images of one shard.
+
+    Returns a dict with ``ids`` (the images kept), ``counts`` (descriptors per image),
+    ``descriptors`` (all stacked, float32), ``bad`` (``[(path, reason)]`` of images left
+    out).  A bad image raises :class:`BadImageError` unless ``skip_bad_images``; then it
+    is listed in ``bad`` and reported through ``log`` (a callable taking a message).
+    """
+    if len(ids) != len(paths):
+        raise ValueError(f"ids and paths differ in length: {len(ids)} != {len(paths)}")
+    dim = descriptor_dim(detector, params)
+    kept, counts, descs, bad = [], [], [], []
+    for image_id, path in zip(ids, paths):
+        try:
+            grey = read_grey(path)
+        except BadImageError as exc:
+            if not skip_bad_images:
+                raise
+            bad.append((str(path), exc.reason))
+            if log is not None:
+                log(f"skipping bad image {path}: {exc.reason}")
+            continue
+        d = extract_descriptors(grey, detector, params)
+        kept.append(str(image_id))
+        counts.append(d.shape[0])
+        descs.append(d)
+    return {
+        "ids": kept,
+        "counts": np.asarray(counts, dtype=np.int64),
+        "descriptors": np.concatenate(descs) if descs else np.zeros((0, dim), np.float32),
+        "bad": bad,
+    }
+
+
+def save_shard(shard, path):
+    """Write a shard (from :func:`extract_shard`) to ``path`` (``.npz``), atomically."""
+    from kclf.records import atomic_write
+
+    bad = shard["bad"]
+
+    def _write(tmp):
+        with open(tmp, "wb") as fh:
+            np.savez(
+                fh,
+                ids=np.asarray(shard["ids"], dtype=str),
+                counts=shard["counts"],
+                descriptors=shard["descriptors"],
+                bad_paths=np.asarray([b[0] for b in bad], dtype=str),
+                bad_reasons=np.asarray([b[1] for b in bad], dtype=str),
+            )
+
+    atomic_write(path, _write)
+    return Path(path)
+
+
+def load_shard(path):
+    """Read a shard written by :func:`save_shard`."""
+    with np.load(path, allow_pickle=False) as z:
+        return {
+            "ids": [str(i) for i in z["ids"]],
+            "counts": z["counts"].astype(np.int64),
+            "descriptors": z["descriptors"],
+            "bad": list(zip(map(str, z["bad_paths"]), map(str, z["bad_reasons"]))),
+        }
+
+
+def sample_descriptors(shard_paths, sample_size, random_state):
+    """A uniform sample (without replacement) of ``sample_size`` descriptors across all
+    shards (all of them when there are fewer), loading one shard at a time.
+
+    ``random_state`` is an int or a :class:`numpy.random.Generator`; the sample depends
+    only on it and the shards' contents in the given order.
+    """
+    rng = np.random.default_rng(random_state)
+    sizes = []
+    for p in shard_paths:
+        with np.load(p, allow_pickle=False) as z:
+            sizes.append(int(z["counts"].sum()))
+    total = sum(sizes)
+    if total == 0:
+        raise ValueError("no descriptors in any shard: cannot fit a vocabulary")
+    take = np.sort(rng.choice(total, size=min(int(sample_size), total), replace=False))
+    out, start = [], 0
+    for p, n in zip(shard_paths, sizes):
+        sel = take[(take >= start) & (take < start + n)] - start
+        if sel.size:
+            with np.load(p, allow_pickle=False) as z:
+                out.append(z["descriptors"][sel])
+        start += n
+    return np.concatenate(out).astype(np.float32)
+
+
+def fit_vocabulary(descriptors, n_words=500, random_state=0, batch_size=4096, n_init=3):
+    """MiniBatchKMeans with ``n_words`` centres on ``descriptors``; returns the fitted model."""
+    from sklearn.cluster import MiniBatchKMeans
+
+    X = np.asarray(descriptors, dtype=np.float32)
+    if X.ndim != 2 or X.shape[0] < n_words:
+        raise ValueError(
+            f"descriptors: need at least n_words={n_words} rows to fit the vocabulary, "
+            f"got shape {X.shape}"
+        )
+    km = MiniBatchKMeans(
+        n_clusters=int(n_words),
+        random_state=random_state,
+        batch_size=int(batch_size),
+        n_init=int(n_init),
+    )
+    return km.fit(X)
+
+
+def bag_of_words(descriptors, counts, centres, normalize=False):
+    """One word-count vector per image: ``(n_images, n_words)`` float64.
+
+    ``descriptors`` are the images' descriptors stacked in order, ``counts`` how many
+    belong to each image; each descriptor counts for its nearest centre (Euclidean).
+    With ``normalize=True`` each row is divided by its sum (L1; all-zero rows stay 0).
+    """
+    from sklearn.metrics import pairwise_distances_argmin
+
+    centres = np.asarray(centres, dtype=np.float32)
+    counts = np.asarray(counts, dtype=np.int64)
+    n_words = centres.shape[0]
+    if counts.sum() != len(descriptors):
+        raise ValueError(
+            f"counts sum to {counts.sum()} but there are {len(descriptors)} descriptors"
+        )
+    H = np.zeros((len(counts), n_words))
+    if len(descriptors):
+        words = pairwise_distances_argmin(np.asarray(descriptors, np.float32), centres)
+        owner = np.repeat(np.arange(len(counts)), counts)
+        np.add.at(H, (owner, words), 1.0)
+    if normalize:
+        s = H.sum(axis=1, keepdims=True)
+        H = np.divide(H, s, out=np.zeros_like(H), where=s > 0)
+    return H
