@@ -1,0 +1,276 @@
+"""MAP kernel classifier trained by linear programming (MAPLP).
+
+Nopriadi and Yamashita, "Maximum a Posteriori Based Kernel Classifier Trained by
+Linear Programming" (``../shared/papers/maplp_*``), section 4.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import sparse
+from scipy.optimize import linprog
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from kclf.kernels import check_kernel_name, check_precomputed, check_sigma, gram, median_sigma
+
+#: linprog status codes (scipy.optimize.OptimizeResult.status) and what they mean here.
+_STATUS = {
+    1: "iteration or time limit reached",
+    2: "the LP is infeasible",
+    3: "the LP is unbounded",
+    4: "numerical difficulties",
+}
+
+
+def maplp_lp(K, y_index, n_classes):
+    """The MAPLP linear programme in ``scipy.optimize.linprog`` form (a minimisation).
+
+    Parameters
+    ----------
+    K : ndarray of shape (n_samples, n_samples)
+        Training kernel, ``K[i, j] = k(x_i, x_j)``.
+    y_index : ndarray of shape (n_samples,)
+        Class index ``0 .. n_classes - 1`` of every sample.
+    n_classes : int
+        Number of classes ``C``.
+
+    Returns
+    -------
+    c, A_ub, b_ub, A_eq, b_eq : arrays
+        Variables are ``z = [alpha_{0, .}, ..., alpha_{C-1, .}, xi]`` (``(C + 1) N``
+        entries, all ``>= 0``); ``A_ub`` and ``A_eq`` are sparse CSR arrays.  See
+        :class:`MAPLP` for the derivation.
+    """
+    K = np.asarray(K, dtype=float)
+    n = K.shape[0]
+    onehot = np.zeros((n_classes, n))
+    onehot[y_index, np.arange(n)] = 1.0
+    # objective: sum_i w(x_i, y_i) - sum_i xi_i; coefficient of alpha_{y,j} is
+    # sum_i delta(y, y_i) K[i, j]
+    gain = onehot @ K  # (C, N)
+    c = np.concatenate([-gain.ravel(), np.ones(n)])
+    # cap rows: sum_j alpha_{y_i, j} K[i, j] - xi_i <= 1
+    blocks = [sparse.csr_array(K * onehot[k][:, None]) for k in range(n_classes)]
+    A_ub = sparse.hstack(blocks + [-sparse.eye_array(n, format="csr")], format="csr")
+    b_ub = np.ones(n)
+    # normalisation: sum_i sum_y w(x_i, y) = N, i.e. sum_{y, j} alpha_{y,j} sum_i K[i, j] = N
+    mass = K.sum(axis=0)
+    A_eq = sparse.csr_array(np.concatenate([np.tile(mass, n_classes), np.zeros(n)])[None, :])
+    b_eq = np.array([float(n)])
+    return c, A_ub, b_ub, A_eq, b_eq
+
+
+def maplp_criterion(K, y_index, alpha):
+    """The empirical criterion ``(1/N) sum_i min(w(x_i, y_i), 1)`` for ``alpha`` of shape (C, N)."""
+    w = np.asarray(K, dtype=float) @ np.asarray(alpha, dtype=float).T  # (N, C)
+    return float(np.mean(np.minimum(w[np.arange(len(y_index)), y_index], 1.0)))
+
+
+class MAPLP(ClassifierMixin, BaseEstimator):
+    r"""Maximum a posteriori kernel classifier trained by linear programming.
+
+    A surrogate ``w(x, y) = sum_j alpha_{y,j} k(x, x_j)`` with ``alpha >= 0`` is
+    fitted so that ``argmax_y w(x, y)`` is the MAP decision (paper, section 4).
+
+    **Derivation of the LP.**  The population criterion of section 4 is
+
+    .. math:: \max_w \sum_y E_x P(y|x) \min(w(x,y), 1)
+              \ \text{s.t.}\ \sum_y E_x w(x,y) = 1,\ w \ge 0 .
+
+    Replacing ``E_x P(y|x) f(x, y)`` by the sample mean ``(1/N) sum_i f(x_i, y_i)``
+    and ``E_x g(x)`` by ``(1/N) sum_i g(x_i)`` gives, with
+    ``w_i(y) = sum_j alpha_{y,j} K_ij``:
+
+    * objective ``(1/N) sum_i min(w_i(y_i), 1)`` -- the inner sum runs over ``j``
+      inside ``w`` (the paper prints ``min(alpha_{y_i,j} K_ij, 1)`` without it);
+    * one normalisation ``sum_i sum_y w_i(y) = N`` -- a single equality summed over
+      the samples (the paper prints it per ``i``, which would force
+      ``sum_y w(x_i, y) = 1`` at every sample, a different problem);
+    * ``w >= 0``, replaced as in the paper by ``alpha >= 0`` (sufficient because
+      ``k > 0``).
+
+    The cap is linearised with slacks ``xi_i = max(0, w_i(y_i) - 1)``:
+    ``min(w_i(y_i), 1) = w_i(y_i) - xi_i`` at the optimum of
+    ``max sum_i (w_i(y_i) - xi_i)`` subject to ``w_i(y_i) - xi_i <= 1``,
+    ``xi_i >= 0``.  Exchanging the sums,
+    ``sum_i w_i(y_i) = sum_y sum_j (sum_i delta(y, y_i) K_ij) alpha_{y,j}`` (the
+    paper's objective with ``alpha_{y,j}``, not ``alpha_{y_i,j}``).  The LP in
+    ``(C + 1) N`` variables (``3N`` for two classes) is therefore
+
+    .. math::
+        \max_{\alpha \ge 0, \xi \ge 0}\ &\sum_y \sum_j \Big(\sum_i \delta_{y,y_i} K_{ij}\Big)
+            \alpha_{y,j} - \sum_i \xi_i \\
+        \text{s.t.}\ &\sum_y \sum_j \alpha_{y,j} \sum_i K_{ij} = N, \\
+        &\sum_j \alpha_{y_i,j} K_{ij} - \xi_i \le 1 \quad (i = 1..N).
+
+    Its optimum is bounded (the objective is at most ``N``) and feasible whenever some
+    column sum ``sum_i K_ij`` is positive (always for the Gaussian kernel), so
+    infeasible/unbounded statuses only arise with user kernels and are reported
+    with HiGHS's message.
+
+    **Several classes.**  The same LP with one ``w(., y)`` per class ``y`` in
+    ``classes_`` (``C`` blocks of ``alpha``); two classes give the paper's LP.
+
+    Parameters
+    ----------
+    sigma : float or None, default=None
+        Gaussian width, ``k(x, z) = exp(-||x - z||^2 / (2 sigma^2))``; the paper's
+        ``gamma`` is ``1 / (2 sigma^2)``.  ``None``: median heuristic
+        (:func:`kclf.kernels.median_sigma`) on the training inputs.
+    kernel : {"rbf", "linear", "precomputed"} or callable, default="rbf"
+        With ``"precomputed"``, ``fit`` takes the training Gram matrix and
+        ``predict*`` the ``(n_test, n_train)`` cross-kernel.
+    solver_options : dict or None, default=None
+        Passed as ``options`` to ``scipy.optimize.linprog(method="highs")``.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    alpha_ : ndarray of shape (n_classes, n_support)
+        Coefficients ``alpha_{y, j}`` of the support samples (columns with a
+        non-zero coefficient in some class).
+    support_ : ndarray of shape (n_support,)
+        Indices of the support samples in the training set.
+    support_vectors_ : ndarray of shape (n_support, n_features)
+        The support samples (absent for ``kernel="precomputed"``).
+    sigma_ : float or None
+        Gaussian width used (``None`` for non-rbf kernels).
+    objective_ : float
+        Criterion ``(1/N) sum_i min(w(x_i, y_i), 1)`` at the solution.
+    n_iter_ : int
+        HiGHS iterations.
+
+    Notes
+    -----
+    ``predict_proba`` returns ``w(x, y) / sum_y' w(x, y')``: a *surrogate* whose
+    argmax is the MAP decision, not a calibrated posterior (the ideal ``w`` is 0/1,
+    section 4).  Where every ``w(x, y)`` is 0 (far from all support samples) the
+    surrogate is uniform and ``predict`` returns ``classes_[0]``.
+
+    References
+    ----------
+    Nopriadi, Y. Yamashita. Maximum a posteriori based kernel classifier trained by
+    linear programming. Section 4 (criterion, kernel model, LP).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kclf.maplp import MAPLP
+    >>> X = np.array([[0.0], [0.2], [2.0], [2.2]]); y = np.array([-1, -1, 1, 1])
+    >>> MAPLP(sigma=0.5).fit(X, y).predict([[0.1], [2.1]])
+    array([-1,  1])
+    """
+
+    def __init__(self, sigma=None, kernel="rbf", solver_options=None):
+        self.sigma = sigma
+        self.kernel = kernel
+        self.solver_options = solver_options
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+    def _kernel(self, X, Y=None):
+        return gram(self.kernel, X, Y, self.sigma_)
+
+    def fit(self, X, y):
+        """Solve the MAPLP linear programme on ``(X, y)``.
+
+        Raises
+        ------
+        ValueError
+            Fewer than two classes; a degenerate kernel (the Gram matrix is
+            numerically the identity, e.g. ``sigma`` -> 0); an LP status other than
+            optimal (the message includes HiGHS's).
+        """
+        check_kernel_name(self.kernel)
+        if self.solver_options is not None and not isinstance(self.solver_options, dict):
+            raise ValueError(
+                f"solver_options must be a dict or None, got {type(self.solver_options).__name__}"
+            )
+        X, y = validate_data(self, X, y)
+        check_classification_targets(y)
+        self.classes_, y_index = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(
+                f"MAPLP needs samples of at least 2 classes; got one class {self.classes_[0]!r}"
+            )
+        self.sigma_ = None
+        if self.kernel == "precomputed":
+            K = check_precomputed(X)
+        else:
+            if self.kernel == "rbf":
+                self.sigma_ = median_sigma(X) if self.sigma is None else check_sigma(self.sigma)
+            K = self._kernel(X)
+            if not np.all(np.isfinite(K)):
+                raise ValueError("the kernel matrix contains NaN or infinity")
+        n = K.shape[0]
+        off = K[~np.eye(n, dtype=bool)]
+        if n > 1 and np.max(np.abs(off)) < np.finfo(float).eps * max(
+            np.max(np.abs(np.diag(K))), 1e-300
+        ):
+            raise ValueError(
+                "degenerate kernel: the Gram matrix is numerically the identity "
+                f"(sigma={self.sigma_!r} is too small for these data), so w(x, y) would "
+                "vanish away from the training points; use a larger sigma"
+            )
+        c, A_ub, b_ub, A_eq, b_eq = maplp_lp(K, y_index, len(self.classes_))
+        res = linprog(
+            c,
+            A_ub=A_ub,
+            b_ub=b_ub,
+            A_eq=A_eq,
+            b_eq=b_eq,
+            bounds=(0, None),
+            method="highs",
+            options=self.solver_options or {},
+        )
+        if res.status != 0:
+            what = _STATUS.get(res.status, f"status {res.status}")
+            raise ValueError(f"MAPLP linear programme not solved: {what}. HiGHS: {res.message}")
+        C = len(self.classes_)
+        alpha = np.maximum(res.x[: C * n].reshape(C, n), 0.0)
+        self.support_ = np.flatnonzero(alpha.max(axis=0) > 0)
+        self.alpha_ = alpha[:, self.support_]
+        if self.kernel != "precomputed":
+            self.support_vectors_ = X[self.support_]
+        self.objective_ = maplp_criterion(K[:, self.support_], y_index, self.alpha_)
+        self.n_iter_ = int(res.nit)
+        return self
+
+    def _w(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False)
+        if self.kernel == "precomputed":
+            K = check_precomputed(X, n_train=self.n_features_in_)[:, self.support_]
+        else:
+            K = self._kernel(X, self.support_vectors_)
+        return K @ self.alpha_.T
+
+    def surrogate(self, X):
+        """The surrogate ``w(x, y)`` for every class in ``classes_``, shape (n, C)."""
+        return self._w(X)
+
+    def decision_function(self, X):
+        """``w(x, classes_[1]) - w(x, classes_[0])`` for two classes (``w(x,+1) - w(x,-1)``
+        for labels in {-1, +1}); the surrogate ``w`` of shape (n, C) otherwise."""
+        w = self._w(X)
+        return w[:, 1] - w[:, 0] if w.shape[1] == 2 else w
+
+    def predict(self, X):
+        """``argmax_y w(x, y)``."""
+        w = self._w(X)
+        return self.classes_[np.argmax(w, axis=1)]
+
+    def predict_proba(self, X):
+        """Normalised surrogate ``w(x, y) / sum_y' w(x, y')`` (not a calibrated posterior;
+        uniform where every ``w(x, y)`` is 0)."""
+        w = np.maximum(self._w(X), 0.0)
+        s = w.sum(axis=1, keepdims=True)
+        p = np.full_like(w, 1.0 / w.shape[1])
+        pos = s[:, 0] > 0
+        p[pos] = w[pos] / s[pos]
+        return p
