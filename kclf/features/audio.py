@@ -1,0 +1,239 @@
+"""Frame features of audio clips (librosa), one row per 20 ms hop.
+
+Per frame (columns in :data:`FEATURE_NAMES` order):
+
+* ``n_mfcc`` MFCCs (``librosa.feature.mfcc``) and, with ``deltas=True``, their deltas
+  (``librosa.feature.delta``);
+* six descriptors in the spirit of Wichern et al. (2010), "Segmentation, indexing, and
+  retrieval for environmental and natural sounds" (the HMM indexing work the LSPC-new
+  paper's Freesound kernel builds on), as librosa/numpy equivalents:
+
+  ============================  ===========================================================
+  ``loudness``                  A-weighted power of the STFT frame in dB
+                                (``librosa.A_weighting``), floored at ``-100`` dB
+  ``log_centroid``              ``log2`` of ``librosa.feature.spectral_centroid`` / 1 kHz
+  ``spectral_sparsity``         ``log2(n * max / sum)`` of the frame's ``n``-bin magnitude
+                                spectrum (Wichern's l_inf / l_1 ratio, log-scaled: 0 = flat)
+  ``temporal_sparsity``         the same ratio for ``|x|`` over the frame's samples
+  ``transient_index``           ``log1p`` of ``librosa.onset.onset_strength`` (spectral flux,
+                                librosa's stand-in for Wichern's MFCC-difference index)
+  ``harmonicity``               maximum of the frame's normalised autocorrelation over lags
+                                of 50-1000 Hz pitch periods (Wichern's harmonicity)
+  ============================  ===========================================================
+
+Clips are mixed down to mono, resampled to one rate (``librosa.resample``, soxr) and
+checked by one rule: a clip is *unusable* when it is shorter than ``min_seconds`` or its
+peak is below ``silence_db`` dBFS (digital silence gives degenerate HMMs); unusable and
+undecodable files raise :class:`BadAudioError` naming the path, which callers can turn
+into "skip and list".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+DESCRIPTORS = (
+    "loudness",
+    "log_centroid",
+    "spectral_sparsity",
+    "temporal_sparsity",
+    "transient_index",
+    "harmonicity",
+)
+
+
+class BadAudioError(ValueError):
+    """A clip that cannot be decoded or is unusable (too short, silent); names the path."""
+
+    def __init__(self, path, reason):
+        self.path = str(path)
+        self.reason = str(reason)
+        super().__init__(f"{self.path}: {self.reason}")
+
+
+@dataclass(frozen=True)
+class AudioFeatureConfig:
+    """Settings of :func:`clip_features` (defaults: 22.05 kHz, 20 ms hop, 13 MFCCs + deltas)."""
+
+    sample_rate: int = 22050
+    hop_seconds: float = 0.02
+    n_mfcc: int = 13
+    deltas: bool = True
+    descriptors: bool = True
+    min_seconds: float = 0.25
+    silence_db: float = -60.0
+    max_seconds: float | None = None
+
+    def __post_init__(self):
+        if int(self.sample_rate) < 4000:
+            raise ValueError(f"sample_rate must be >= 4000 Hz, got {self.sample_rate}")
+        if not 0.001 <= self.hop_seconds <= 0.5:
+            raise ValueError(f"hop_seconds must be in [0.001, 0.5], got {self.hop_seconds}")
+        if self.n_mfcc < 1:
+            raise ValueError(f"n_mfcc must be >= 1, got {self.n_mfcc}")
+        if self.max_seconds is not None and self.max_seconds <= self.min_seconds:
+            raise ValueError("max_seconds must be larger than min_seconds")
+
+    @property
+    def hop_length(self):
+        return int(round(self.hop_seconds * self.sample_rate))
+
+    @property
+    def n_fft(self):
+        """Window: the power of two covering two hops (2048 samples at 22.05 kHz / 20 ms)."""
+        return int(2 ** np.ceil(np.log2(2 * self.hop_length)))
+
+    @property
+    def feature_names(self):
+        names = [f"mfcc{k}" for k in range(self.n_mfcc)]
+        if self.deltas:
+            names += [f"delta_mfcc{k}" for k in range(self.n_mfcc)]
+        if self.descriptors:
+            names += list(DESCRIPTORS)
+        return names
+
+
+def load_audio(path, sample_rate=22050, max_seconds=None):
+    """Decode ``path`` (any format soundfile or audioread reads), mix down to mono, resample.
+
+    Raises :class:`BadAudioError` with the path when the file cannot be decoded.
+    """
+    import librosa
+
+    try:
+        y, sr = librosa.load(str(path), sr=None, mono=False, duration=max_seconds, dtype=np.float32)
+    except Exception as exc:  # soundfile, audioread and EOF errors all mean "cannot decode"
+        raise BadAudioError(path, f"cannot decode audio ({type(exc).__name__}: {exc})") from exc
+    y = np.asarray(y, dtype=np.float64)
+    if y.ndim == 2:
+        y = y.mean(axis=0)
+    if y.size == 0:
+        raise BadAudioError(path, "no samples")
+    if not np.all(np.isfinite(y)):
+        raise BadAudioError(path, "samples contain NaN or infinity")
+    if sr != sample_rate:
+        y = librosa.resample(y, orig_sr=sr, target_sr=sample_rate)
+    return y, sample_rate
+
+
+def check_usable(y, sr, config, path="<array>"):
+    """The short/silent rule: raise :class:`BadAudioError` for unusable clips."""
+    seconds = y.size / sr
+    if seconds < config.min_seconds:
+        raise BadAudioError(path, f"too short: {seconds:.3f} s < min_seconds={config.min_seconds}")
+    peak = float(np.max(np.abs(y)))
+    peak_db = 20 * np.log10(peak) if peak > 0 else -np.inf
+    if peak_db < config.silence_db:
+        raise BadAudioError(
+            path, f"silent: peak {peak_db:.1f} dBFS < silence_db={config.silence_db}"
+        )
+
+
+def frame_features(y, sr, config=None):
+    """Frame features of a mono signal ``y`` at rate ``sr``: (n_frames, n_features) array."""
+    import librosa
+
+    config = config or AudioFeatureConfig(sample_rate=sr)
+    hop, n_fft = config.hop_length, config.n_fft
+    y = np.asarray(y, dtype=np.float64)
+    S = np.abs(librosa.stft(y, n_fft=n_fft, hop_length=hop, center=True))
+    P = S**2
+    cols = []
+    mel = librosa.feature.melspectrogram(S=P, sr=sr, n_fft=n_fft, hop_length=hop)
+    mfcc = librosa.feature.mfcc(S=librosa.power_to_db(mel, amin=1e-10), n_mfcc=config.n_mfcc)
+    cols.append(mfcc)
+    if config.deltas:
+        width = min(9, mfcc.shape[1] if mfcc.shape[1] % 2 else mfcc.shape[1] - 1)
+        if width >= 3:
+            cols.append(librosa.feature.delta(mfcc, width=width, mode="nearest"))
+        else:
+            cols.append(np.zeros_like(mfcc))
+    if config.descriptors:
+        cols.append(_descriptors(y, sr, S, P, hop, n_fft))
+    F = np.vstack(cols).T
+    return np.ascontiguousarray(F)
+
+
+def _descriptors(y, sr, S, P, hop, n_fft):
+    import librosa
+
+    freqs = librosa.fft_frequencies(sr=sr, n_fft=n_fft)
+    with np.errstate(divide="ignore"):  # A-weighting's log at 0 Hz; min_db floors it
+        weights = librosa.db_to_power(librosa.A_weighting(freqs, min_db=-100.0))
+    loud = 10 * np.log10(np.maximum((weights[:, None] * P).sum(0) / n_fft, 1e-10))
+    centroid = librosa.feature.spectral_centroid(S=S, sr=sr, n_fft=n_fft)[0]
+    log_centroid = np.log2(np.maximum(centroid, 20.0) / 1000.0)
+    spec_sparsity = _log_sparsity(S)
+    frames = librosa.util.frame(
+        np.pad(y, n_fft // 2, mode="constant"), frame_length=n_fft, hop_length=hop
+    )
+    temp_sparsity = _log_sparsity(np.abs(frames))
+    onset = librosa.onset.onset_strength(S=librosa.power_to_db(P, amin=1e-10), sr=sr)
+    transient = np.log1p(np.maximum(onset, 0.0))
+    harmonicity = _harmonicity(frames, sr)
+    n = S.shape[1]
+    rows = [loud, log_centroid, spec_sparsity, temp_sparsity, transient, harmonicity]
+    return np.vstack([_fit_length(r, n) for r in rows])
+
+
+def _log_sparsity(A):
+    """``log2(n * max / sum)`` per column: 0 for a flat column, ``log2(n)`` for one spike."""
+    n = A.shape[0]
+    return np.log2(np.maximum(n * A.max(0) / np.maximum(A.sum(0), 1e-12), 1.0))
+
+
+def _harmonicity(frames, sr, fmin=50.0, fmax=1000.0):
+    """Max normalised autocorrelation over pitch lags in [sr/fmax, sr/fmin]."""
+    n = frames.shape[0]
+    x = frames - frames.mean(0)
+    spec = np.fft.rfft(x, n=2 * n, axis=0)
+    ac = np.fft.irfft(np.abs(spec) ** 2, axis=0)[:n]
+    lo, hi = int(sr / fmax), min(int(sr / fmin), n - 1)
+    energy = ac[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = ac[lo : hi + 1] / energy
+    r = np.where(energy > 1e-12, r.max(0), 0.0)
+    return np.clip(r, 0.0, 1.0)
+
+
+def _fit_length(v, n):
+    v = np.asarray(v, dtype=float).ravel()
+    if v.size >= n:
+        return v[:n]
+    return np.pad(v, (0, n - v.size), mode="edge")
+
+
+def clip_features(path, config=None):
+    """Load ``path`` and return its frame features (n_frames, n_features).
+
+    Raises :class:`BadAudioError` (with the path) for undecodable or unusable clips.
+    """
+    config = config or AudioFeatureConfig()
+    y, sr = load_audio(path, config.sample_rate, config.max_seconds)
+    check_usable(y, sr, config, path)
+    F = frame_features(y, sr, config)
+    if not np.all(np.isfinite(F)):
+        raise BadAudioError(path, "features contain NaN or infinity")
+    return F
+
+
+def features_for_clips(paths, config=None, on_bad="raise"):
+    """Features of many clips.
+
+    ``on_bad="raise"`` re-raises the first :class:`BadAudioError`; ``"skip"`` leaves the
+    clip out.  Returns ``(features, bad)``: a dict path -> array of the good clips and a
+    list of ``(path, reason)`` for the skipped ones.
+    """
+    if on_bad not in ("raise", "skip"):
+        raise ValueError(f"on_bad must be 'raise' or 'skip', got {on_bad!r}")
+    feats, bad = {}, []
+    for p in paths:
+        try:
+            feats[str(p)] = clip_features(p, config)
+        except BadAudioError as exc:
+            if on_bad == "raise":
+                raise
+            bad.append((exc.path, exc.reason))
+    return feats, bad
