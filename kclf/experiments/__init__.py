@@ -1,0 +1,1 @@
+"""Experiment trials: split, CV, fit, score, records (one module per experiment family)."""

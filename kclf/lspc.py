@@ -1,0 +1,223 @@
+"""Least-squares probabilistic classifier (LSPC, LSPC', LSPC-new).
+
+Yamada, Sugiyama, Wichern & Simm, "Improving the accuracy of least-squares
+probabilistic classifiers", IEICE Trans. Inf. & Syst. (2011); equation numbers below
+refer to that paper.
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+
+import numpy as np
+import scipy.linalg
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .kernels import check_kernel_name, check_precomputed, check_sigma, gram, median_sigma
+
+ROUNDINGS = ("outputs", "parameters", "none")
+
+
+def check_lam(lam, name="lam"):
+    if not isinstance(lam, Real) or not np.isfinite(lam) or lam <= 0:
+        raise ValueError(f"{name} must be a finite positive number, got {lam!r}")
+    return float(lam)
+
+
+def check_rounding(rounding):
+    if rounding not in ROUNDINGS:
+        raise ValueError(f"rounding must be one of {ROUNDINGS}, got {rounding!r}")
+    return rounding
+
+
+def solve_lspc(K, Y, lam):
+    """Solve Eq. (3) for every column of ``Y`` with one Cholesky factorisation.
+
+    ``K`` is the (n_samples, n_basis) design matrix ``[phi(x_i)^T]_i`` and ``Y`` the
+    (n_samples, n_columns) 0/1 class indicators.  Returns
+    ``alpha = (H + lam I)^{-1} h`` with ``H = K^T K / n`` and ``h = K^T Y / n``.
+    """
+    n = K.shape[0]
+    H = scipy.linalg.blas.dsyrk(1.0 / n, np.asfortranarray(K), trans=1)  # upper triangle
+    H[np.diag_indices_from(H)] += lam
+    rhs = K.T @ Y / n
+    try:
+        return scipy.linalg.cho_solve(scipy.linalg.cho_factor(H, lower=False), rhs)
+    except np.linalg.LinAlgError:
+        H = np.triu(H) + np.triu(H, 1).T
+        return scipy.linalg.solve(H, rhs, assume_a="sym")
+
+
+def round_outputs(F, rounding):
+    """Class-posterior estimates from raw outputs ``F = phi(x)^T alpha`` (n, c).
+
+    ``"outputs"`` and ``"parameters"`` (whose ``F`` was computed from the rounded
+    parameters): ``max(0, F)`` normalised, uniform ``1/c`` where the sum is 0 (Eq. 6,
+    Eq. 4).  ``"none"``: ``F`` normalised as is (Eq. 5), which may be negative or
+    exceed one; uniform where the sum is 0.
+    """
+    c = F.shape[1]
+    P = F if rounding == "none" else np.maximum(F, 0.0)
+    Z = P.sum(axis=1, keepdims=True)
+    ok = Z != 0 if rounding == "none" else Z > 0
+    out = np.full_like(P, 1.0 / c)
+    np.divide(P, Z, out=out, where=ok)
+    return out
+
+
+def effective_alpha(alpha, rounding):
+    """The parameters used for prediction: ``max(0, alpha)`` for the original LSPC."""
+    return np.maximum(alpha, 0.0) if rounding == "parameters" else alpha
+
+
+class LSPC(ClassifierMixin, BaseEstimator):
+    """Least-squares probabilistic classifier.
+
+    The class-posterior ``p(y|x)`` is modelled as ``alpha_y^T phi(x)`` with Gaussian
+    kernels centred at the training points (Eq. 2, "LSPC(full)").  The parameters
+    minimise the regularised squared error of Eq. (3), whose minimiser is
+
+        alpha~_y = (H + lam I_n)^{-1} h_y,
+        H = (1/n) sum_i phi(x_i) phi(x_i)^T,  h_y = (1/n) sum_{i: y_i = y} phi(x_i).
+
+    (The closed form printed below Eq. (3) is used; it is the exact minimiser of Eq. (3)
+    with the regulariser written ``(lam/2) alpha^T alpha``.)  All classes share one
+    Cholesky factorisation of ``H + lam I``.
+
+    Parameters
+    ----------
+    sigma : float or None, default=None
+        Gaussian width, ``k(x, x') = exp(-||x - x'||^2 / (2 sigma^2))``.  ``None`` uses the
+        median pairwise distance of the training inputs (:func:`kclf.kernels.median_sigma`).
+    lam : float, default=0.1
+        Regularisation ``lambda > 0`` of Eq. (3).
+    rounding : {"outputs", "parameters", "none"}, default="outputs"
+        ``"outputs"``: LSPC-new, negative outputs rounded up to zero (Eq. 6).
+        ``"parameters"``: the original LSPC, ``max(0, alpha~)`` then Eq. (4).
+        ``"none"``: LSPC', Eq. (5); its "probabilities" can be negative or exceed one.
+    kernel : {"rbf", "linear", "precomputed"} or callable, default="rbf"
+        With ``"precomputed"``, ``fit`` takes the (n, n) training Gram matrix and the
+        prediction methods the (n_test, n_train) cross-kernel.
+    basis : {"full", "classwise"}, default="full"
+        ``"full"``: every class uses kernels at all training points.  ``"classwise"``:
+        Sugiyama's original fast variant, class ``y`` uses only kernels centred at its own
+        samples, so the system is block diagonal (one n_y x n_y solve per class).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    alpha_ : ndarray of shape (n_basis, n_classes)
+        The unrounded solution alpha~ (zero outside a class's own block for "classwise").
+    sigma_ : float or None
+        The kernel width used (None for non-rbf kernels).
+    X_fit_ : ndarray
+        Training inputs (the kernel centres).
+
+    References
+    ----------
+    M. Sugiyama, "Superfast-trainable multi-class probabilistic classifier by
+    least-squares posterior fitting", IEICE Trans. Inf. & Syst. E93-D(10), 2010.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from kclf import LSPC
+    >>> X = np.r_[np.random.default_rng(0).normal(-1, 1, (50, 2)),
+    ...           np.random.default_rng(1).normal(1, 1, (50, 2))]
+    >>> y = np.r_[np.zeros(50), np.ones(50)]
+    >>> clf = LSPC(sigma=1.0, lam=0.1).fit(X, y)
+    >>> clf.predict_proba(X[:2]).sum(axis=1)
+    array([1., 1.])
+    """
+
+    def __init__(self, sigma=None, lam=0.1, rounding="outputs", kernel="rbf", basis="full"):
+        self.sigma = sigma
+        self.lam = lam
+        self.rounding = rounding
+        self.kernel = kernel
+        self.basis = basis
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+    def _check_params(self, X):
+        check_lam(self.lam)
+        check_rounding(self.rounding)
+        check_kernel_name(self.kernel)
+        if self.basis not in ("full", "classwise"):
+            raise ValueError(f"basis must be 'full' or 'classwise', got {self.basis!r}")
+        if self.kernel != "rbf":
+            return None
+        return median_sigma(X) if self.sigma is None else check_sigma(self.sigma)
+
+    def fit(self, X, y):
+        """Fit the model to ``X`` (or a precomputed Gram matrix) and labels ``y``."""
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        if self.kernel == "precomputed":
+            check_precomputed(X)
+        check_classification_targets(y)
+        self.classes_, yi = np.unique(y, return_inverse=True)
+        if self.classes_.size < 2:
+            raise ValueError(
+                f"LSPC needs at least 2 classes in y, got 1 class: {self.classes_[0]!r}"
+            )
+        self.sigma_ = self._check_params(X)
+        K = gram(self.kernel, X, None, self.sigma_)
+        if not np.all(np.isfinite(K)):
+            raise ValueError("kernel matrix of X contains NaN or infinity")
+        Y = np.eye(self.classes_.size)[yi]
+        if self.basis == "full":
+            self.alpha_ = solve_lspc(K, Y, self.lam)
+        else:
+            n = K.shape[0]
+            self.alpha_ = np.zeros_like(Y)
+            for c in range(self.classes_.size):
+                own = yi == c
+                # class-c block: basis at own samples, squared error over all n samples
+                Kc = K[:, own]
+                H = Kc.T @ Kc / n
+                H[np.diag_indices_from(H)] += self.lam
+                self.alpha_[own, c] = scipy.linalg.solve(H, Kc[own].sum(axis=0) / n, assume_a="pos")
+        self.X_fit_ = X
+        return self
+
+    def _raw_outputs(self, X, rounded=True):
+        check_is_fitted(self)
+        if self.kernel == "precomputed":
+            check_precomputed(X, n_train=self.X_fit_.shape[0])
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        if self.kernel == "precomputed":
+            K = X
+        else:
+            K = gram(self.kernel, X, self.X_fit_, self.sigma_)
+        alpha = effective_alpha(self.alpha_, self.rounding) if rounded else self.alpha_
+        return K @ alpha
+
+    def predict_proba(self, X):
+        """Class-posterior estimates, columns in ``classes_`` order (Eq. 4, 5 or 6)."""
+        return round_outputs(self._raw_outputs(X), self.rounding)
+
+    def decision_function(self, X):
+        """Scores ranked like ``predict_proba``: for two classes the log-odds
+        ``log p(classes_[1]|x) - log p(classes_[0]|x)`` (infinite where a posterior is
+        exactly 0, as LSPC-new's rounding allows; ``p1 - p0`` for ``rounding="none"``, whose
+        outputs may be negative), else the (n, n_classes) posterior estimates."""
+        P = self.predict_proba(X)
+        if P.shape[1] != 2:
+            return P
+        return log_odds(P[:, 1]) if self.rounding != "none" else P[:, 1] - P[:, 0]
+
+    def predict(self, X):
+        """The class of largest estimated posterior."""
+        check_is_fitted(self)
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+
+def log_odds(p):
+    """``log p - log(1 - p)`` computed without cancellation, +-inf at exactly 1 or 0."""
+    with np.errstate(divide="ignore"):
+        return np.log(p) - np.log1p(-p)
