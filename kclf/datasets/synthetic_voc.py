@@ -22,7 +22,7 @@ from xml.sax.saxutils import escape
 import numpy as np
 from PIL import Image, ImageDraw
 
-from kclf.datasets.voc import VOC_CLASSES
+from kclf.datasets.voc import VOC_CLASSES, parse_annotation
 from kclf.seeding import rng_for
 
 SHAPES = ("ellipse", "rectangle", "triangle", "star", "hexagon")
@@ -200,6 +200,85 @@ def _encode(rgb, mode):
     return buf.getvalue()
 
 
+def _check_settings(classes, grey_fraction, cmyk_fraction, png_fraction):
+    unknown = [c for c in classes if c not in VOC_CLASSES]
+    if unknown or len(classes) == 0:
+        raise ValueError(f"classes must be a non-empty subset of VOC_CLASSES, bad: {unknown}")
+    fracs = (grey_fraction, cmyk_fraction, png_fraction)
+    if min(fracs) < 0 or sum(fracs) > 1:
+        raise ValueError(f"grey/cmyk/png fractions must be >= 0 with sum <= 1, got {fracs}")
+
+
+def image_mode(seed, image_id, grey_fraction=0.1, cmyk_fraction=0.05, png_fraction=0.1):
+    """How image ``image_id`` is stored: ``"grey"``, ``"cmyk"`` (JPEG), ``"png"`` or ``"rgb"``
+    (JPEG), drawn from the image's own stream."""
+    u = rng_for(seed, "synthetic_voc", image_id, "format").random()
+    if u < grey_fraction:
+        return "grey"
+    if u < grey_fraction + cmyk_fraction:
+        return "cmyk"
+    if u < grey_fraction + cmyk_fraction + png_fraction:
+        return "png"
+    return "rgb"
+
+
+def image_filename(seed, image_id, grey_fraction=0.1, cmyk_fraction=0.05, png_fraction=0.1):
+    """File name of ``image_id`` in ``JPEGImages/`` (known without rendering the image)."""
+    mode = image_mode(seed, image_id, grey_fraction, cmyk_fraction, png_fraction)
+    return f"{image_id}.png" if mode == "png" else f"{image_id}.jpg"
+
+
+def write_images(
+    root,
+    ids,
+    classes=VOC_CLASSES,
+    seed=0,
+    size=(320, 240),
+    max_objects=3,
+    difficult_fraction=0.15,
+    grey_fraction=0.1,
+    cmyk_fraction=0.05,
+    png_fraction=0.1,
+):
+    """Render ``ids`` into ``root/JPEGImages`` and ``root/Annotations``; only changed
+    files are written.  Returns the image paths."""
+    _check_settings(classes, grey_fraction, cmyk_fraction, png_fraction)
+    root = Path(root)
+    paths = []
+    for image_id in ids:
+        rgb, objects = render_image(seed, image_id, classes, size, max_objects, difficult_fraction)
+        mode = image_mode(seed, image_id, grey_fraction, cmyk_fraction, png_fraction)
+        name = f"{image_id}.png" if mode == "png" else f"{image_id}.jpg"
+        path = root / "JPEGImages" / name
+        _write_if_changed(path, _encode(rgb, mode))
+        depth = 1 if mode == "grey" else 3
+        xml = annotation_xml(image_id, name, size[0], size[1], depth, objects)
+        _write_if_changed(root / "Annotations" / f"{image_id}.xml", xml)
+        paths.append(path)
+    return paths
+
+
+def write_image_sets(root, ids, classes=VOC_CLASSES, image_set="trainval"):
+    """Write ``ImageSets/Main/<image_set>.txt`` and ``<class>_<image_set>.txt`` from the
+    annotations the way the VOC devkit labels images: 1 (a non-difficult object of the
+    class), 0 (only difficult ones), -1 (none)."""
+    root = Path(root)
+    labels = {c: [] for c in classes}
+    for image_id in ids:
+        objects = parse_annotation(root / "Annotations" / f"{image_id}.xml")["objects"]
+        for c in classes:
+            present = [o["difficult"] for o in objects if o["name"] == c]
+            lab = 1 if any(not d for d in present) else (0 if present else -1)
+            labels[c].append(f"{image_id} {lab:2d}")
+    main = root / "ImageSets" / "Main"
+    written = [main / f"{image_set}.txt"]
+    _write_if_changed(written[0], "\n".join(ids) + "\n")
+    for c in classes:
+        written.append(main / f"{c}_{image_set}.txt")
+        _write_if_changed(written[-1], "\n".join(labels[c]) + "\n")
+    return written
+
+
 def make_synthetic_voc(
     root,
     n_images=120,
@@ -215,50 +294,24 @@ def make_synthetic_voc(
 ):
     """Write a generated image set in the VOCdevkit layout under ``root`` (the ``VOC<year>``
     folder): ``JPEGImages/``, ``Annotations/``, ``ImageSets/Main/trainval.txt`` and
-    ``<class>_trainval.txt`` with labels 1 (a non-difficult object of the class), 0
-    (only difficult ones), -1 (none).
+    ``<class>_trainval.txt`` (see :func:`write_image_sets`).
 
     Only files whose content changes are written.  Returns the list of image ids.
     """
     if int(n_images) < 1:
         raise ValueError(f"n_images must be >= 1, got {n_images!r}")
-    unknown = [c for c in classes if c not in VOC_CLASSES]
-    if unknown or len(classes) == 0:
-        raise ValueError(f"classes must be a non-empty subset of VOC_CLASSES, bad: {unknown}")
-    fracs = (grey_fraction, cmyk_fraction, png_fraction)
-    if min(fracs) < 0 or sum(fracs) > 1:
-        raise ValueError(f"grey/cmyk/png fractions must be >= 0 with sum <= 1, got {fracs}")
-    root = Path(root)
     ids = image_ids(int(n_images), year)
-    labels = {c: [] for c in classes}
-    for image_id in ids:
-        rgb, objects = render_image(seed, image_id, classes, size, max_objects, difficult_fraction)
-        u = rng_for(seed, "synthetic_voc", image_id, "format").random()
-        mode = (
-            "grey"
-            if u < grey_fraction
-            else "cmyk"
-            if u < grey_fraction + cmyk_fraction
-            else "png"
-            if u < sum(fracs)
-            else "rgb"
-        )
-        ext = ".png" if mode == "png" else ".jpg"
-        _write_if_changed(root / "JPEGImages" / f"{image_id}{ext}", _encode(rgb, mode))
-        depth = 1 if mode == "grey" else 3
-        xml = annotation_xml(image_id, f"{image_id}{ext}", size[0], size[1], depth, objects)
-        _write_if_changed(root / "Annotations" / f"{image_id}.xml", xml)
-        for c in classes:
-            present = [o for o in objects if o["name"] == c]
-            if any(not o["difficult"] for o in present):
-                lab = 1
-            elif present:
-                lab = 0
-            else:
-                lab = -1
-            labels[c].append(f"{image_id} {lab:2d}")
-    main = root / "ImageSets" / "Main"
-    _write_if_changed(main / "trainval.txt", "\n".join(ids) + "\n")
-    for c in classes:
-        _write_if_changed(main / f"{c}_trainval.txt", "\n".join(labels[c]) + "\n")
+    write_images(
+        root,
+        ids,
+        classes,
+        seed,
+        size,
+        max_objects,
+        difficult_fraction,
+        grey_fraction,
+        cmyk_fraction,
+        png_fraction,
+    )
+    write_image_sets(root, ids, classes)
     return ids
