@@ -1,0 +1,290 @@
+"""ManifoldGPC: MLA against scikit-learn's GPC, EP against brute-force integration."""
+
+import warnings
+
+import numpy as np
+import pytest
+from numpy.polynomial.hermite_e import hermegauss
+from scipy import integrate, stats
+from scipy.special import expit, ndtr
+from sklearn.datasets import load_digits, make_classification
+from sklearn.gaussian_process import GaussianProcessClassifier
+from sklearn.gaussian_process.kernels import RBF
+from sklearn.gaussian_process.kernels import ConstantKernel as C
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from kclf.kernels import rbf_kernel
+from kclf.mgpc import (
+    ManifoldGPC,
+    ep_sites,
+    laplace_mode,
+    logistic_erf_mixture,
+    logistic_gaussian_integral,
+)
+
+
+def _data(n=60, p=4, seed=0):
+    X, y = make_classification(n, p, n_informative=3, n_redundant=0, random_state=seed)
+    Xt, _ = make_classification(25, p, n_informative=3, n_redundant=0, random_state=seed + 1)
+    return X, y, Xt
+
+
+# ---------------------------------------------------------------- MLA vs scikit-learn
+
+
+@pytest.mark.parametrize("ls, amp, seed", [(1.5, 3.0, 0), (0.7, 10.0, 1), (3.0, 1.0, 2)])
+def test_identity_map_laplace_equals_sklearn_gpc(ls, amp, seed):
+    X, y, Xt = _data(seed=seed)
+    ours = ManifoldGPC(n_centers=None, length_scale=ls, amplitude=amp, tol=1e-12).fit(X, y)
+    ref = GaussianProcessClassifier(C(amp, "fixed") * RBF(ls, "fixed"), optimizer=None).fit(X, y)
+    mean, var = ours.predict_latent(Xt, return_var=True)
+    ref_mean, ref_var = ref.base_estimator_.latent_mean_and_variance(Xt)
+    np.testing.assert_allclose(mean, ref_mean, atol=1e-6, rtol=0)
+    np.testing.assert_allclose(var, ref_var, atol=1e-6, rtol=0)
+    np.testing.assert_allclose(ours.predict_proba(Xt), ref.predict_proba(Xt), atol=1e-6, rtol=0)
+    np.testing.assert_allclose(ours.decision_function(Xt), ref_mean, atol=1e-6, rtol=0)
+    np.testing.assert_array_equal(ours.predict(Xt), ref.predict(Xt))
+    assert ours.log_marginal_likelihood_ == pytest.approx(ref.log_marginal_likelihood(), abs=1e-6)
+
+
+def test_laplace_mode_is_stationary_and_eq5_eq6_hold():
+    X, y, Xt = _data(40)
+    ypm = 2.0 * y - 1.0
+    K = 2.0 * rbf_kernel(X, X, 1.2)
+    r = laplace_mode(K, ypm, tol=1e-14)
+    # gradient of g(M) = log p(y|M) - M' C^-1 M / 2 vanishes: M = C (t - pi(M))
+    np.testing.assert_allclose(r["f"], K @ (y - expit(r["f"])), atol=1e-9)
+    clf = ManifoldGPC(n_centers=None, length_scale=1.2, amplitude=2.0, tol=1e-14).fit(X, y)
+    Ks = 2.0 * rbf_kernel(X, Xt, 1.2)
+    W = expit(r["f"]) * (1 - expit(r["f"]))
+    mean_eq5 = Ks.T @ np.linalg.solve(K, r["f"])
+    var_eq6 = 2.0 - np.einsum("ij,ij->j", Ks, np.linalg.solve(K + np.diag(1.0 / W), Ks))
+    mean, var = clf.predict_latent(Xt, return_var=True)
+    np.testing.assert_allclose(mean, mean_eq5, atol=1e-6)
+    np.testing.assert_allclose(var, var_eq6, atol=1e-8)
+
+
+def test_erf_mixture_integral_against_quadrature():
+    # |int (sigma - s_mix) N| <= sup |sigma - s_mix| (about 4e-4 for the five-erf mixture)
+    grid = np.linspace(-30, 30, 200001)
+    sup_err = np.abs(expit(grid) - logistic_erf_mixture(grid)).max()
+    assert sup_err < 1e-2
+    for m, v in [(0.0, 1.0), (1.3, 0.2), (-2.0, 5.0), (4.0, 30.0)]:
+        exact, _ = integrate.quad(
+            lambda f, m=m, v=v: expit(f) * stats.norm.pdf(f, m, np.sqrt(v)), -np.inf, np.inf
+        )
+        assert abs(logistic_gaussian_integral(m, v) - exact) <= sup_err + 1e-9
+    assert logistic_gaussian_integral(0.0, 3.0) == pytest.approx(0.5, abs=sup_err)
+
+
+# ---------------------------------------------------------------- EP
+
+
+def _gauss_expectation(K, g, n_nodes=60):
+    """E[g(f)] for f ~ N(0, K), n <= 3, by a tensor Gauss-Hermite rule on f = L u."""
+    n = K.shape[0]
+    x, w = hermegauss(n_nodes)
+    w = w / np.sqrt(2 * np.pi)
+    U = np.stack(np.meshgrid(*([x] * n), indexing="ij"), -1).reshape(-1, n)
+    Wt = np.prod(np.stack(np.meshgrid(*([w] * n), indexing="ij"), -1).reshape(-1, n), axis=1)
+    F = U @ np.linalg.cholesky(K).T
+    return float(Wt @ g(F))
+
+
+def _true_log_z(K, y):
+    return np.log(_gauss_expectation(K, lambda F: np.prod(ndtr(F * y), axis=1)))
+
+
+def _ep_site_log_z(K, y, r):
+    """log int N(f|0,K) prod_i Ztilde_i N(f_i | mutilde_i, 1/tau_i) df by quadrature, with
+    Ztilde_i from its definition (the tilted normaliser over the Gaussian's normaliser)."""
+    tau, nu = r["tau"], r["nu"]
+    mt, vt = nu / tau, 1.0 / tau
+    mc, vc = r["cavity_mean"], r["cavity_var"]
+    log_zi = np.log(ndtr(y * mc / np.sqrt(1 + vc)))
+    log_zt = log_zi - stats.norm.logpdf(mc, mt, np.sqrt(vc + vt))
+    integral = _gauss_expectation(K, lambda F: np.prod(stats.norm.pdf(F, mt, np.sqrt(vt)), 1))
+    return log_zt.sum() + np.log(integral)
+
+
+def test_brute_force_integration_matches_orthant_probability():
+    # the quadrature used below is itself checked against scipy's MVN CDF:
+    # Z = P(y_i (f_i + e_i) > 0) with e ~ N(0, I)
+    K = np.array([[1.5, 0.9, 0.4], [0.9, 2.0, 0.7], [0.4, 0.7, 1.0]])
+    y = np.array([1.0, -1.0, 1.0])
+    D = np.diag(y)
+    cdf = stats.multivariate_normal.cdf(
+        np.zeros(3), np.zeros(3), D @ (K + np.eye(3)) @ D, abseps=1e-10, releps=1e-10
+    )
+    assert _true_log_z(K, y) == pytest.approx(np.log(cdf), abs=1e-6)
+
+
+@pytest.mark.parametrize("k, y", [(0.7, 1.0), (4.0, -1.0), (25.0, 1.0)])
+def test_ep_exact_for_one_point(k, y):
+    # one site: the tilted distribution is the posterior, so EP's Z and moments are exact;
+    # Z = Phi(0) = 1/2, mean = y k N(0) / (Phi(0) sqrt(1 + k)) (R&W Eq. (3.82) with mu = 0)
+    r = ep_sites(np.array([[k]]), np.array([y]), tol=1e-12)
+    assert r["log_marginal_likelihood"] == pytest.approx(np.log(0.5), abs=1e-12)
+    assert r["mu"][0] == pytest.approx(y * k * stats.norm.pdf(0) / (0.5 * np.sqrt(1 + k)))
+    assert r["log_marginal_likelihood"] == pytest.approx(
+        _true_log_z(np.array([[k]]), np.array([y])), abs=1e-10
+    )
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_ep_exact_for_diagonal_prior(n):
+    # a diagonal K factorises into n one-site problems, each solved exactly by EP
+    K = np.diag([0.5, 3.0, 9.0][:n])
+    y = np.array([1.0, -1.0, 1.0][:n])
+    r = ep_sites(K, y, tol=1e-12)
+    exact = n * np.log(0.5)
+    assert r["log_marginal_likelihood"] == pytest.approx(exact, abs=1e-10)
+    assert r["log_marginal_likelihood"] == pytest.approx(_true_log_z(K, y), abs=1e-9)
+
+
+@pytest.mark.parametrize(
+    "K, y",
+    [
+        (np.array([[1.0, 0.8], [0.8, 1.0]]), np.array([1.0, -1.0])),
+        (np.array([[4.0, 3.0], [3.0, 4.0]]), np.array([1.0, 1.0])),
+        (np.array([[1.5, 0.9, 0.4], [0.9, 2.0, 0.7], [0.4, 0.7, 1.0]]), np.array([1.0, -1.0, 1.0])),
+        (
+            np.array([[6.0, 5.0, 4.0], [5.0, 6.0, 5.0], [4.0, 5.0, 6.0]]),
+            np.array([1.0, 1.0, -1.0]),
+        ),
+    ],
+)
+def test_ep_log_marginal_likelihood_by_brute_force(K, y):
+    r = ep_sites(K, y, tol=1e-13, max_iter=500)
+    assert r["converged"]
+    # 1. the closed form (R&W Eq. 3.65, stable form) is the integral of EP's approximation
+    assert r["log_marginal_likelihood"] == pytest.approx(_ep_site_log_z(K, y, r), abs=1e-8)
+    # 2. at EP's fixed point every tilted distribution N(f_i|cavity) Phi(y_i f_i) has the
+    #    moments of the posterior marginal (moment matching), checked by 1-D quadrature
+    for i in range(len(y)):
+        m, s = r["cavity_mean"][i], np.sqrt(r["cavity_var"][i])
+
+        def tilted(f, k, i=i, m=m, s=s):
+            return f**k * stats.norm.pdf(f, m, s) * ndtr(y[i] * f)
+
+        z0 = integrate.quad(tilted, -np.inf, np.inf, args=(0,), epsabs=1e-13)[0]
+        m1 = integrate.quad(tilted, -np.inf, np.inf, args=(1,), epsabs=1e-13)[0] / z0
+        m2 = integrate.quad(tilted, -np.inf, np.inf, args=(2,), epsabs=1e-13)[0] / z0
+        assert m1 == pytest.approx(r["mu"][i], abs=1e-8)
+        assert m2 - m1**2 == pytest.approx(r["Sigma"][i, i], abs=1e-8)
+    # 3. EP approximates (does not equal) the true evidence: for the probit likelihood the
+    #    gap on these small problems is known to be small (Kuss & Rasmussen 2005)
+    assert abs(r["log_marginal_likelihood"] - _true_log_z(K, y)) < 0.05
+
+
+def test_ep_prediction_is_eq8():
+    X, y, Xt = _data(30)
+    ypm = 2.0 * y - 1.0
+    K = 3.0 * rbf_kernel(X, X, 1.1)
+    r = ep_sites(K, ypm, tol=1e-12)
+    clf = ManifoldGPC(
+        n_centers=None, inference="ep", length_scale=1.1, amplitude=3.0, tol=1e-12
+    ).fit(X, y)
+    Ks = 3.0 * rbf_kernel(X, Xt, 1.1)
+    A = K + np.diag(1.0 / r["tau"])
+    mean = Ks.T @ np.linalg.solve(A, r["nu"] / r["tau"])
+    var = 3.0 - np.einsum("ij,ij->j", Ks, np.linalg.solve(A, Ks))
+    m, v = clf.predict_latent(Xt, return_var=True)
+    np.testing.assert_allclose(m, mean, atol=1e-7)
+    np.testing.assert_allclose(v, var, atol=1e-7)
+    np.testing.assert_allclose(
+        clf.predict_proba(Xt)[:, 1], ndtr(mean / np.sqrt(1 + var)), atol=1e-7
+    )
+
+
+# ---------------------------------------------------------------- feature map, hyper-parameters
+
+
+def test_feature_map_is_kernel_to_seeded_kmeans_centres():
+    X, y, Xt = _data(50)
+    a = ManifoldGPC(n_centers=6, sigma=2.0, length_scale=1.0, amplitude=1.0, random_state=3)
+    b = ManifoldGPC(n_centers=6, sigma=2.0, length_scale=1.0, amplitude=1.0, random_state=3)
+    a.fit(X, y)
+    b.fit(X, y)
+    np.testing.assert_array_equal(a.centers_, b.centers_)
+    assert a.centers_.shape == (6, X.shape[1])
+    np.testing.assert_allclose(a.Z_train_, rbf_kernel(X, a.centers_, 2.0))
+    # every centre is the mean of the training points closest to it (k-means fixed point)
+    lab = np.argmin(((X[:, None, :] - a.centers_[None]) ** 2).sum(-1), axis=1)
+    for j in range(6):
+        np.testing.assert_allclose(a.centers_[j], X[lab == j].mean(0), atol=1e-6)
+
+
+@pytest.mark.parametrize("inference", ["laplace", "ep"])
+def test_grid_choice_maximises_marginal_likelihood(inference):
+    X, y, _ = _data(40)
+    ls, amp = [0.5, 1.0, 2.0], [1.0, 8.0]
+    clf = ManifoldGPC(n_centers=None, inference=inference, length_scale=ls, amplitude=amp).fit(X, y)
+    i, j = np.unravel_index(np.argmax(clf.hyperparameter_scores_), (3, 2))
+    assert (clf.length_scale_, clf.amplitude_) == (ls[i], amp[j])
+    for i, a in enumerate(ls):
+        for j, b in enumerate(amp):
+            single = ManifoldGPC(n_centers=None, inference=inference, length_scale=a, amplitude=b)
+            lml = single.fit(X, y).log_marginal_likelihood_
+            assert clf.hyperparameter_scores_[i, j] == pytest.approx(lml, abs=1e-9)
+
+
+@pytest.mark.parametrize("inference", ["laplace", "ep"])
+def test_digits_3_vs_8(inference):
+    d = load_digits()
+    m = np.isin(d.target, (3, 8))
+    X, y = d.data[m] / 16.0, d.target[m]
+    idx = np.random.default_rng(0).permutation(len(y))
+    tr, te = idx[: len(y) // 2], idx[len(y) // 2 :]
+    clf = ManifoldGPC(n_centers=20, inference=inference, random_state=0).fit(X[tr], y[tr])
+    assert clf.score(X[te], y[te]) >= 0.95
+    proba = clf.predict_proba(X[te])
+    np.testing.assert_allclose(proba.sum(1), 1.0)
+    np.testing.assert_array_equal(clf.classes_[(proba[:, 1] > 0.5).astype(int)], clf.predict(X[te]))
+
+
+# ---------------------------------------------------------------- input validation
+
+
+def test_bad_input():
+    X, y, _ = _data(30)
+    with pytest.raises(ValueError, match="exactly two classes.*got one class"):
+        ManifoldGPC(n_centers=3).fit(X, np.zeros(30))
+    with pytest.raises(ValueError, match="Only binary classification"):
+        ManifoldGPC(n_centers=3).fit(X, np.arange(30) % 3)
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        ManifoldGPC(n_centers=3).fit(Xn, y)
+    with pytest.raises(ValueError, match="n_centers=31 must not exceed"):
+        ManifoldGPC(n_centers=31).fit(X, y)
+    with pytest.raises(ValueError, match="n_centers must be a positive integer"):
+        ManifoldGPC(n_centers=0).fit(X, y)
+    with pytest.raises(ValueError, match="inference must be one of"):
+        ManifoldGPC(inference="vb").fit(X, y)
+    with pytest.raises(ValueError, match="length_scale must be"):
+        ManifoldGPC(n_centers=None, length_scale=[1.0, -1.0]).fit(X, y)
+    with pytest.raises(ValueError, match="sigma must be"):
+        ManifoldGPC(n_centers=3, sigma=0.0).fit(X, y)
+
+
+EXPECTED_FAILED = {
+    "check_decision_proba_consistency": (
+        "decision_function is the latent mean (Eq. (5)); the predictive probability also "
+        "depends on the latent variance, so the two rankings can differ"
+    ),
+}
+
+
+@parametrize_with_checks(
+    [
+        ManifoldGPC(n_centers=3, length_scale=1.0, amplitude=[1.0, 4.0], random_state=0),
+        ManifoldGPC(n_centers=3, inference="ep", amplitude=4.0, max_iter=20, random_state=0),
+        ManifoldGPC(n_centers=None, length_scale=[1.0, 3.0], amplitude=4.0),
+    ],
+    expected_failed_checks=lambda est: EXPECTED_FAILED,
+)
+def test_sklearn_compatible(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", category=UserWarning)
+        check(estimator)
