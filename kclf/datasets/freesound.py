@@ -1,0 +1,264 @@
+"""Tagged audio collections: Freesound-style folders, ESC-50 and UrbanSound8K.
+
+Every loader returns the same table, one row per clip, columns :data:`COLUMNS`:
+
+* ``id`` -- a unique clip id (string);
+* ``path`` -- absolute path of the audio file;
+* ``duration`` -- seconds;
+* ``tags`` -- a tuple of tag strings (several per clip for Freesound; ESC-50 and
+  UrbanSound8K give the one category as the tag).
+
+Layouts:
+
+* **Freesound-style** (:func:`load_freesound_folder`): a folder with ``metadata.csv``
+  (columns ``id, file, tags, duration``; ``file`` relative to the folder, ``tags``
+  separated by spaces or commas, as Freesound's tags are single tokens);
+  :mod:`kclf.datasets.synthetic_audio` writes this layout.
+* **ESC-50** (:func:`load_esc50`): ``audio/*.wav`` and ``meta/esc50.csv`` (K. J.
+  Piczak, 2015; clips cut from Freesound recordings; GitHub ``karolpiczak/ESC-50``,
+  fetched by :func:`fetch_esc50`).
+* **UrbanSound8K** (:func:`load_urbansound8k`): ``metadata/UrbanSound8K.csv`` and
+  ``audio/foldN/<slice_file_name>``.  The csv is the authority for labels (the class
+  id is also the 2nd field of the file name); a file not found in the fold the csv
+  names is looked up in the other ``audio/`` folders.
+
+:func:`select_clips` is the LSPC-new paper's selection (Sec. 4.2): clips carrying any
+of the 50 most used tags, 3-60 s long; :func:`tag_matrix` gives the 0/1 label matrix.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+COLUMNS = ["id", "path", "duration", "tags"]
+LAYOUTS = ("freesound", "esc50", "urbansound8k")
+
+ESC50_URL = "https://github.com/karolpiczak/ESC-50/archive/refs/heads/master.zip"
+
+_TAG_SPLIT = re.compile(r"[\s,]+")
+
+
+def parse_tags(text):
+    """``"dog  bark,street"`` -> ``("dog", "bark", "street")`` (lower-cased, order kept)."""
+    if text is None or (isinstance(text, float) and np.isnan(text)):
+        return ()
+    seen = []
+    for t in _TAG_SPLIT.split(str(text).strip().lower()):
+        if t and t not in seen:
+            seen.append(t)
+    return tuple(seen)
+
+
+def _durations(paths):
+    import soundfile as sf
+
+    out = []
+    for p in paths:
+        try:
+            out.append(float(sf.info(str(p)).duration))
+        except Exception:  # undecodable header: leave it to the feature step to report
+            out.append(float("nan"))
+    return out
+
+
+def _check_files(df, root, missing):
+    exists = np.array([Path(p).is_file() for p in df["path"]], dtype=bool)
+    if exists.all():
+        return df
+    gone = df.loc[~exists, "path"].tolist()
+    if missing == "error":
+        raise FileNotFoundError(
+            f"{len(gone)} audio files listed in the metadata of {root} are missing, e.g. {gone[:3]}"
+        )
+    return df.loc[exists].reset_index(drop=True)
+
+
+def _check_missing(missing):
+    if missing not in ("error", "drop"):
+        raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
+
+
+def _require(df, columns, source):
+    absent = [c for c in columns if c not in df.columns]
+    if absent:
+        raise ValueError(f"{source}: missing columns {absent} (has {list(df.columns)})")
+
+
+def _finish(df):
+    df = df[COLUMNS].copy()
+    df["id"] = df["id"].astype(str)
+    if df["id"].duplicated().any():
+        dup = df.loc[df["id"].duplicated(), "id"].tolist()[:3]
+        raise ValueError(f"clip ids must be unique, duplicated: {dup}")
+    df["duration"] = df["duration"].astype(float)
+    return df.reset_index(drop=True)
+
+
+def load_freesound_folder(root, metadata="metadata.csv", missing="error"):
+    """A Freesound-style folder: ``root/metadata.csv`` (id, file, tags, duration) + files.
+
+    A missing or empty ``duration`` is read from the file header.  ``missing="drop"``
+    leaves out rows whose file is absent instead of raising ``FileNotFoundError``.
+    """
+    _check_missing(missing)
+    root = Path(root).resolve()
+    meta_path = root / metadata
+    if not meta_path.is_file():
+        raise FileNotFoundError(f"metadata file not found: {meta_path}")
+    meta = pd.read_csv(meta_path, dtype={"id": str, "file": str, "tags": str})
+    _require(meta, ["id", "file", "tags"], meta_path)
+    df = pd.DataFrame(
+        {
+            "id": meta["id"],
+            "path": [str(root / f) for f in meta["file"]],
+            "duration": meta["duration"] if "duration" in meta else np.nan,
+            "tags": [parse_tags(t) for t in meta["tags"]],
+        }
+    )
+    df = _check_files(df, root, missing)
+    need = df["duration"].isna().to_numpy()
+    if need.any():
+        df.loc[need, "duration"] = _durations(df.loc[need, "path"])
+    return _finish(df)
+
+
+def load_esc50(root, missing="error"):
+    """The ESC-50 layout: ``root/meta/esc50.csv`` and ``root/audio/<filename>``.
+
+    Tags: the clip's ``category`` (one of 50).  Durations are read from the headers
+    (5 s for every ESC-50 clip).
+    """
+    _check_missing(missing)
+    root = Path(root).resolve()
+    meta_path = root / "meta" / "esc50.csv"
+    if not meta_path.is_file():
+        raise FileNotFoundError(f"ESC-50 metadata not found: {meta_path}")
+    meta = pd.read_csv(meta_path, dtype={"filename": str, "category": str})
+    _require(meta, ["filename", "category"], meta_path)
+    df = pd.DataFrame(
+        {
+            "id": [Path(f).stem for f in meta["filename"]],
+            "path": [str(root / "audio" / f) for f in meta["filename"]],
+            "duration": np.nan,
+            "tags": [(c.strip().lower(),) for c in meta["category"]],
+        }
+    )
+    df = _check_files(df, root, missing)
+    df["duration"] = _durations(df["path"])
+    return _finish(df)
+
+
+def load_urbansound8k(root, missing="error"):
+    """The UrbanSound8K layout: ``root/metadata/UrbanSound8K.csv`` + ``root/audio/foldN/``.
+
+    Labels come from the csv (``class``), never from folder names.  ``duration`` is the
+    csv's ``end - start``.
+    """
+    _check_missing(missing)
+    root = Path(root).resolve()
+    meta_path = root / "metadata" / "UrbanSound8K.csv"
+    if not meta_path.is_file():
+        raise FileNotFoundError(f"UrbanSound8K metadata not found: {meta_path}")
+    meta = pd.read_csv(meta_path, dtype={"slice_file_name": str, "class": str})
+    _require(meta, ["slice_file_name", "fold", "start", "end", "class"], meta_path)
+    elsewhere = {p.name: p for p in sorted((root / "audio").glob("*/*")) if p.is_file()}
+    paths = []
+    for name, fold in zip(meta["slice_file_name"], meta["fold"]):
+        p = root / "audio" / f"fold{int(fold)}" / name
+        paths.append(str(p if p.is_file() else elsewhere.get(name, p)))
+    df = pd.DataFrame(
+        {
+            "id": [Path(n).stem for n in meta["slice_file_name"]],
+            "path": paths,
+            "duration": (meta["end"] - meta["start"]).astype(float),
+            "tags": [(c.strip().lower(),) for c in meta["class"]],
+        }
+    )
+    df = _check_files(df, root, missing)
+    return _finish(df)
+
+
+def load_collection(layout, root, **kwargs):
+    """Dispatch on ``layout`` in :data:`LAYOUTS`."""
+    loaders = {
+        "freesound": load_freesound_folder,
+        "esc50": load_esc50,
+        "urbansound8k": load_urbansound8k,
+    }
+    if layout not in loaders:
+        raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")
+    return loaders[layout](root, **kwargs)
+
+
+def top_tags(df, n_top_tags=50):
+    """The ``n_top_tags`` most used tags (ties broken alphabetically, so the order is stable)."""
+    counts = Counter(t for tags in df["tags"] for t in tags)
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [t for t, _ in ranked[: int(n_top_tags)]]
+
+
+def select_clips(df, n_top_tags=50, min_seconds=3.0, max_seconds=60.0):
+    """The paper's selection: clips with any of the ``n_top_tags`` most used tags and
+    ``min_seconds <= duration <= max_seconds`` (``None`` disables a bound).
+
+    Tags are counted over the whole collection; each kept clip's ``tags`` is reduced to
+    the selected tags.  Returns ``(clips, tags)``.
+    """
+    if int(n_top_tags) < 1:
+        raise ValueError(f"n_top_tags must be >= 1, got {n_top_tags}")
+    if min_seconds is not None and max_seconds is not None and min_seconds > max_seconds:
+        raise ValueError(f"min_seconds={min_seconds} exceeds max_seconds={max_seconds}")
+    tags = top_tags(df, n_top_tags)
+    keep_tags = set(tags)
+    reduced = [tuple(t for t in ts if t in keep_tags) for ts in df["tags"]]
+    ok = np.array([len(r) > 0 for r in reduced], dtype=bool)
+    dur = df["duration"].to_numpy(dtype=float)
+    if min_seconds is not None:
+        ok &= dur >= min_seconds
+    if max_seconds is not None:
+        ok &= dur <= max_seconds
+    out = df.copy()
+    out["tags"] = reduced
+    out = out.loc[ok].reset_index(drop=True)
+    # a tag may lose all its clips to the duration bounds: keep only tags still present
+    present = {t for ts in out["tags"] for t in ts}
+    return out, [t for t in tags if t in present]
+
+
+def tag_matrix(df, tags):
+    """0/1 matrix (n_clips, n_tags): ``Y[i, k] = 1`` iff clip ``i`` carries ``tags[k]``."""
+    index = {t: k for k, t in enumerate(tags)}
+    Y = np.zeros((len(df), len(tags)), dtype=np.int8)
+    for i, ts in enumerate(df["tags"]):
+        for t in ts:
+            if t in index:
+                Y[i, index[t]] = 1
+    return Y
+
+
+def fetch_esc50(cache_dir, sha256, url=ESC50_URL, mirror=None, mirror_relpath=None):
+    """Download (or take from ``mirror``) the ESC-50 GitHub archive, verify and unpack it.
+
+    Returns the ESC-50 root (the folder holding ``audio/`` and ``meta/``).  ``sha256``
+    is required (``None`` or ``"print"`` prints the archive's hash instead of checking).
+    """
+    from kclf.download import fetch, unzip
+
+    files = fetch(
+        url,
+        sha256,
+        cache_dir=cache_dir,
+        mirror=mirror,
+        mirror_relpath=mirror_relpath,
+        filename="ESC-50.zip",
+        processor=unzip(extract_dir="ESC-50"),
+    )
+    metas = sorted(Path(f) for f in files if str(f).endswith("meta/esc50.csv"))
+    if not metas:
+        raise ValueError(f"the archive from {url} holds no meta/esc50.csv: not ESC-50")
+    return metas[0].parent.parent
