@@ -1,4 +1,4 @@
-"""One trial of the LSPC toy experiment (LSPC-new paper, Section 3.1, Figure 1)."""
+"""The LSPC toy experiment (LSPC-new paper, Section 3.1, Figure 1)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,11 @@ from ..lspc_cv import LSPCCV
 from ..records import record
 from ..seeding import rng_for, seed_for
 
-METHODS = {"LSPC-new": "outputs", "LSPC": "parameters", "LSPC'": "none"}
+METHODS = {
+    "lspc_new": ("LSPC-new", "outputs"),
+    "lspc": ("LSPC", "parameters"),
+    "lspc_prime": ("LSPC'", "none"),
+}
 GRID = np.linspace(-5.0, 5.0, 1001)
 KL_EPS = 1e-6
 
@@ -26,29 +30,37 @@ def posterior_distances(P_hat, P_true, eps=KL_EPS):
     return l1, kl
 
 
-def run_trial(
-    seed, trial, n_train_per_class=250, n_test_per_class=250, cv=2, sigmas=None, lams=None
-):
-    """Fit LSPC-new, LSPC and LSPC' with (sigma, lambda) by ``cv``-fold CV on fresh samples.
+def make_samples(seed, trials, n_train_per_class=250, n_test_per_class=250):
+    """Training and test samples of each trial (a count or a list of trial indices),
+    each trial from its own seed stream."""
+    out = {}
+    for t in range(trials) if isinstance(trials, int) else trials:
+        rng = rng_for(seed, "lspc_toy", "trial", t)
+        out[f"X_{t}"], out[f"y_{t}"] = lspc_toy.sample(n_train_per_class, rng)
+        out[f"Xt_{t}"], out[f"yt_{t}"] = lspc_toy.sample(n_test_per_class, rng)
+    return out
 
-    Returns ``(records, curves)``: tidy records (accuracy, L1 and KL distance to the true
-    posterior on a grid over [-5, 5]) and, per method, the estimated p(y=1|x) on the grid
-    and the unrounded alpha~_1 at the sorted training inputs (Figure 1 (a), (b)).
+
+def fit_method(samples, method, seed, cv=2, sigmas=None, lams=None):
+    """Fit one method on every trial with (sigma, lambda) by ``cv``-fold CV.
+
+    Returns ``(records, curves)``: records of accuracy, L1 and KL distance to the true
+    posterior on a grid over [-5, 5]; curves of trial 0: p^(y=1|x) on the grid and the
+    unrounded alpha~_1 at the sorted training inputs (Figure 1 (a), (b)).
     """
-    rng = rng_for(seed, "lspc_toy", "trial", trial)
-    X, y = lspc_toy.sample(n_train_per_class, rng)
-    Xt, yt = lspc_toy.sample(n_test_per_class, rng)
+    name, rounding = METHODS[method]
+    trials = sorted(int(k[2:]) for k in samples if k.startswith("X_"))
     P_true = lspc_toy.true_posterior(GRID)
-    order = np.argsort(X[:, 0])
-    rows, curves = [], {"grid": GRID, "true": P_true[:, 0], "x_sorted": X[order, 0]}
-    for method, rounding in METHODS.items():
+    rows, curves = [], {}
+    for t in trials:
+        X, y, Xt, yt = (samples[f"{k}_{t}"] for k in ("X", "y", "Xt", "yt"))
         t0 = time.perf_counter()
         model = LSPCCV(
             sigmas=sigmas,
             lams=lams,
             cv=cv,
             rounding=rounding,
-            random_state=seed_for(seed, "lspc_toy", "cv", trial),
+            random_state=seed_for(seed, "lspc_toy", "cv", t),
         ).fit(X, y)
         secs = time.perf_counter() - t0
         params = {"sigma": model.sigma_, "lam": model.lam_}
@@ -56,7 +68,24 @@ def run_trial(
         P_hat = model.predict_proba(GRID[:, None])
         l1, kl = posterior_distances(P_hat, P_true)
         for metric, value in (("accuracy", acc), ("l1_posterior", l1), ("kl_posterior", kl)):
-            rows.append(record("lspc_toy", "y", method, trial, metric, value, secs, params))
-        curves[method] = P_hat[:, 0]
-        curves[f"{method}/alpha1"] = model.best_estimator_.alpha_[order, 0]
+            rows.append(record("lspc_toy", "y", name, t, metric, value, secs, params))
+        if t == trials[0]:
+            order = np.argsort(X[:, 0])
+            curves = {
+                "grid": GRID,
+                "p1": P_hat[:, 0],
+                "x_sorted": X[order, 0],
+                "alpha1": model.best_estimator_.alpha_[order, 0],
+            }
     return rows, curves
+
+
+def run_trial(
+    seed, trial, n_train_per_class=250, n_test_per_class=250, cv=2, sigmas=None, lams=None
+):
+    """All three methods on one trial (the tests' entry point)."""
+    samples = make_samples(seed, [trial], n_train_per_class, n_test_per_class)
+    rows = []
+    for method in METHODS:
+        rows += fit_method(samples, method, seed, cv, sigmas, lams)[0]
+    return rows, None

@@ -1,0 +1,21 @@
+# kclf: reproduce the kernel probabilistic classifiers' papers end to end.
+# Run `snakemake --cores N`; see README.md.
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config.yaml"
+
+
+report: "workflow/report/workflow.rst"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/lspc_toy.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        FINAL_OUTPUTS,

@@ -1,0 +1,1 @@
+"""Per-experiment report builders: tables and figures from records (see kclf.reporting)."""

@@ -1,0 +1,84 @@
+"""Table and Figure 1 (a), (b) of the LSPC toy experiment."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from ..datasets import lspc_toy  # noqa: E402
+from ..experiments.lspc_toy import METHODS  # noqa: E402
+from ..records import read_records  # noqa: E402
+from ..reporting import save_figure, summarize, wide_table, write_table  # noqa: E402
+
+METRICS = {
+    "accuracy": ("accuracy (%)", True, 100.0, 1),
+    "l1_posterior": ("L1 to true posterior", False, 1.0, 3),
+    "kl_posterior": ("KL to true posterior", False, 1.0, 3),
+}
+ORDER = [name for name, _ in METHODS.values()]
+
+
+def _table(records):
+    summaries, md, tex = [], {}, {}
+    for metric, (label, higher, scale, digits) in METRICS.items():
+        s = summarize(records, metric, row="task", higher_is_better=higher, average=False)
+        s.insert(0, "metric", metric)
+        summaries.append(s)
+        md[label] = wide_table(s, "task", ORDER, scale, digits, "md").iloc[0]
+        tex[label] = wide_table(s, "task", ORDER, scale, digits, "tex").iloc[0]
+    import pandas as pd
+
+    summary = pd.concat(summaries, ignore_index=True)
+    md_t = pd.DataFrame(md)
+    tex_t = pd.DataFrame(tex)
+    md_t.index.name = tex_t.index.name = "method"
+    return summary, md_t, tex_t
+
+
+def write_report(record_files, curve_files, out):
+    """Write ``out.csv/md/tex`` (table) and ``out.posterior`` / ``out.alpha`` (figures)."""
+    records = read_records(record_files)
+    summary, md_t, tex_t = _table(records)
+    n = records["trial"].nunique()
+    caption = (
+        f"LSPC toy problem (LSPC-new paper, Sec. 3.1): mean (std) over {n} trials; "
+        "sigma and lambda by cross-validation for each method; distances on a grid over [-5, 5]."
+    )
+    write_table(str(out.csv)[:-4], summary, md_t, tex_t, caption)
+
+    curves = {}
+    for f in curve_files:
+        key = f.rsplit("/", 1)[-1].replace("_curves.npz", "")
+        with np.load(f) as z:
+            curves[key] = dict(z)
+    grid = curves["lspc_new"]["grid"]
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.plot(grid, lspc_toy.true_posterior(grid)[:, 0], "k-", lw=2, label="true")
+    styles = {"lspc_new": "r-", "lspc": "b--", "lspc_prime": "g:"}
+    for key, (name, _) in METHODS.items():
+        ax.plot(grid, curves[key]["p1"], styles[key], label=name)
+    ax.axhline(0, color="0.7", lw=0.5)
+    ax.set(xlabel="x", ylabel="p(y=1 | x)", title="Class-posterior estimates (trial 0)")
+    ax.legend()
+    save_figure(fig, out.posterior)
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for key, style in (("lspc", "b-"), ("lspc_new", "r:")):
+        c = curves[key]
+        ax.plot(
+            np.arange(1, c["alpha1"].size + 1),
+            c["alpha1"],
+            style,
+            label=f"{METHODS[key][0]}'s CV choice",
+        )
+    ax.axhline(0, color="k", lw=0.5)
+    ax.set(
+        xlabel="training samples sorted by x",
+        ylabel=r"$\tilde\alpha_1$",
+        title="Unrounded parameters (trial 0)",
+    )
+    ax.legend()
+    save_figure(fig, out.alpha)

@@ -1,0 +1,55 @@
+# Shared by every stage: config validation, the list of final outputs, small helpers.
+import os
+from pathlib import Path
+
+import jsonschema
+import yaml
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
+SCHEMAS = Path(workflow.basedir) / "workflow" / "schemas"
+
+
+def _check_against(schema_file, cfg, where):
+    """Reject the config before any job, in one line naming the key and the problem."""
+    schema = yaml.safe_load(Path(schema_file).read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(cfg), key=lambda e: list(e.absolute_path))
+    if errors:
+        e = errors[0]
+        key = ".".join([where, *map(str, e.absolute_path)]).strip(".") or "(top level)"
+        raise WorkflowError(f"invalid config: key '{key}': {e.message}")
+    validate(cfg, str(schema_file), set_default=True)
+
+
+_check_against(SCHEMAS / "config.schema.yaml", config, "")
+for _family, _cfg in config.items():
+    if isinstance(_cfg, dict) and (SCHEMAS / f"{_family}.schema.yaml").exists():
+        _check_against(SCHEMAS / f"{_family}.schema.yaml", _cfg, _family)
+
+# Same numbers whatever --cores is: BLAS threads are fixed by the config, not the job.
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = str(config["blas_threads"])
+
+FINAL_OUTPUTS = []
+
+
+def enabled(family):
+    return bool(config.get(family, {}).get("enabled", False))
+
+
+def mirror_file(relpath):
+    """Path of ``relpath`` inside the local data mirror, or None when it is not there."""
+    mirror = config.get("mirror")
+    if not mirror:
+        return None
+    path = Path(mirror) / relpath
+    return str(path) if path.exists() else None
+
+
+def log_path(rule_name, pattern=""):
+    return f"results/logs/{rule_name}/{pattern or 'all'}.log"
+
+
+def bench_path(rule_name, pattern=""):
+    return f"results/benchmarks/{rule_name}/{pattern or 'all'}.tsv"

@@ -1,0 +1,22 @@
+import logging
+
+import numpy as np
+
+from kclf.experiments.lspc_toy import fit_method
+from kclf.records import atomic_write, write_records
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
+cfg = snakemake.params.cfg
+with np.load(snakemake.input[0]) as f:
+    samples = dict(f)
+rows, curves = fit_method(
+    samples,
+    snakemake.wildcards.method,
+    snakemake.params.seed,
+    cfg["folds"],
+    cfg["sigmas"],
+    cfg["lams"],
+)
+write_records(rows, snakemake.output.records)
+atomic_write(snakemake.output.curves, lambda p: np.savez(open(p, "wb"), **curves))
+logging.info("%d records", len(rows))
