@@ -1,0 +1,36 @@
+# Provenance of the run: config hash, code version, packages, machine, per-rule run times.
+# Its input is every other final output (a function, so families included after this
+# file count too): it runs last, when the benchmark files it summarises are all written.
+PROVENANCE_OUTPUTS = ["results/provenance.json", "results/provenance.html"]
+
+
+def provenance_inputs(wildcards):
+    return [str(f) for f in FINAL_OUTPUTS if str(f) not in PROVENANCE_OUTPUTS]
+
+
+rule provenance:
+    input:
+        provenance_inputs,
+    output:
+        json=PROVENANCE_OUTPUTS[0],
+        html=report(
+            PROVENANCE_OUTPUTS[1],
+            caption="../report/provenance.rst",
+            category="Provenance",
+        ),
+    log:
+        "results/logs/provenance/all.log",
+    localrule: True
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    params:
+        repo=workflow.basedir,
+        lock=str(Path(workflow.basedir) / "requirements.lock"),
+        benchmarks="results/benchmarks",
+    script:
+        "../scripts/provenance.py"
+
+
+FINAL_OUTPUTS += PROVENANCE_OUTPUTS
