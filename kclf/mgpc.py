@@ -102,6 +102,7 @@ def laplace_mode(K, y, max_iter=100, tol=1e-10):
     psi_old = -np.inf
     converged = False
     for it in range(1, max_iter + 1):
+        n_iter = it
         pi = expit(f)
         W = pi * (1.0 - pi)
         sW = np.sqrt(W)
@@ -134,7 +135,7 @@ def laplace_mode(K, y, max_iter=100, tol=1e-10):
         "sqrt_w": sW,
         "L": L,
         "log_marginal_likelihood": float(lml),
-        "n_iter": it,
+        "n_iter": n_iter,
         "converged": converged,
     }
 
@@ -178,6 +179,7 @@ def ep_sites(K, y, max_iter=100, tol=1e-8):
     mu = np.zeros(n)
     converged = False
     for sweep in range(1, max_iter + 1):
+        n_iter = sweep
         tau_old, nu_old = tau.copy(), nu.copy()
         for i in range(n):
             tau_c = 1.0 / Sigma[i, i] - tau[i]
@@ -238,7 +240,7 @@ def ep_sites(K, y, max_iter=100, tol=1e-8):
         "cavity_mean": mean_c,
         "cavity_var": var_c,
         "log_marginal_likelihood": float(lml),
-        "n_iter": sweep,
+        "n_iter": n_iter,
         "converged": converged,
     }
 
