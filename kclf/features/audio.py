@@ -30,6 +30,7 @@ into "skip and list".
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -103,7 +104,13 @@ def load_audio(path, sample_rate=22050, max_seconds=None):
     import librosa
 
     try:
-        y, sr = librosa.load(str(path), sr=None, mono=False, duration=max_seconds, dtype=np.float32)
+        with warnings.catch_warnings():
+            # librosa warns before falling back from soundfile to audioread: both are tried
+            warnings.simplefilter("ignore", UserWarning)
+            warnings.simplefilter("ignore", FutureWarning)
+            y, sr = librosa.load(
+                str(path), sr=None, mono=False, duration=max_seconds, dtype=np.float32
+            )
     except Exception as exc:  # soundfile, audioread and EOF errors all mean "cannot decode"
         raise BadAudioError(path, f"cannot decode audio ({type(exc).__name__}: {exc})") from exc
     y = np.asarray(y, dtype=np.float64)
