@@ -11,6 +11,8 @@ rule lspc_toy_data:
         seed=config["seed"],
         cfg=config["lspc_toy"],
     threads: 1
+    conda:
+        "../../envs/core.yaml"
     resources:
         mem_mb=500,
         runtime=5,
@@ -34,6 +36,8 @@ rule lspc_toy_fit:
     wildcard_constraints:
         method="|".join(LSPC_TOY_METHODS),
     threads: 1
+    conda:
+        "../../envs/core.yaml"
     resources:
         mem_mb=1000,
         runtime=10,
@@ -66,6 +70,8 @@ rule lspc_toy_report:
     log:
         "results/logs/lspc_toy_report/all.log",
     threads: 1
+    conda:
+        "../../envs/core.yaml"
     resources:
         mem_mb=500,
         runtime=5,

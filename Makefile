@@ -1,0 +1,35 @@
+# The two commands of the README:
+#   make run  CORES=2   # set up .venv from the lock, run the default workflow
+#   make test           # set up .venv from the lock, run the tests
+# The install step reruns only when requirements.lock or pyproject.toml changed.
+PYTHON ?= python3
+CORES ?= 2
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install run test report lint clean-results
+
+$(STAMP): requirements.lock pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/snakemake --cores $(CORES)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+report: $(STAMP)
+	$(BIN)/snakemake --cores $(CORES) --report results/report.html
+
+lint: $(STAMP)
+	$(BIN)/ruff check kclf tests benchmarks workflow/scripts
+	$(BIN)/snakemake --lint
+
+clean-results:
+	rm -rf results/data results/records results/tables results/figures results/logs results/benchmarks

@@ -1,0 +1,68 @@
+"""The config is checked against its schema before any job runs, with one-line errors."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+SNAKEMAKE = Path(sys.executable).parent / "snakemake"
+
+
+def dry_run(tmp_path, changes):
+    cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
+    for dotted, value in changes.items():
+        *parents, last = dotted.split(".")
+        node = cfg
+        for p in parents:
+            node = node[p]
+        node[last] = value
+    path = tmp_path / "config.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    return subprocess.run(
+        [
+            str(SNAKEMAKE),
+            "-n",
+            "-q",
+            "--configfile",
+            str(path),
+            "--directory",
+            str(tmp_path),
+            "--snakefile",
+            str(ROOT / "Snakefile"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+
+
+@pytest.mark.skipif(shutil.which(str(SNAKEMAKE)) is None, reason="snakemake not installed")
+@pytest.mark.parametrize(
+    "changes,key,words",
+    [
+        ({"lspc_toy.folds": 1}, "lspc_toy.folds", "minimum"),
+        ({"lspc_toy.trials": 0}, "lspc_toy.trials", "minimum"),
+        ({"lspc_toy.trails": 3}, "lspc_toy", "trails"),
+        ({"sed": 3}, "(top level)", "sed"),
+        ({"seed": "abc"}, "seed", "integer"),
+        ({"lspc_toy.lams": [0.1, -1]}, "lspc_toy.lams.1", "minimum"),
+    ],
+)
+def test_bad_config_stops_before_any_job_naming_the_key(tmp_path, changes, key, words):
+    res = dry_run(tmp_path, changes)
+    assert res.returncode != 0
+    out = res.stdout + res.stderr
+    lines = [ln for ln in out.splitlines() if "invalid config" in ln]
+    assert len(lines) == 1, out
+    assert f"key '{key}'" in lines[0] and words in lines[0]
+    assert not (tmp_path / "results").exists()
+
+
+def test_default_config_is_valid(tmp_path):
+    res = dry_run(tmp_path, {})
+    assert res.returncode == 0, res.stderr
