@@ -10,9 +10,10 @@ One mechanism for every public file the workflow needs (DESIGN.md, "Reproducibil
    the cache.
 
 A checksum mismatch deletes the downloaded file and raises :class:`ChecksumError`
-naming the URL (or mirror path), the expected and the actual hash.  An unreachable
-server or a missing mirror directory raises :class:`DownloadError` with a one-line
-message naming the URL or the path.  Both derive from :class:`ValueError`.
+naming the URL (or mirror path), the expected and the actual hash.  A mirror that is
+absent or lacks the file falls through to the URL; when the URL cannot be reached
+either, :class:`DownloadError` says so in one line naming the URL and the missing
+mirror path.  Both errors derive from :class:`ValueError`.
 
 Some public files' hashes cannot be known in advance.  Passing ``sha256=None`` (or the
 string ``"print"``) explicitly skips the check: the file's SHA-256 is computed, printed
@@ -181,8 +182,8 @@ def fetch(
     cache_dir : path-like
         Directory of the cache; the file is stored as ``cache_dir/filename``.
     mirror : path-like or None
-        Local mirror directory tried before the URL.  It must exist when given; a
-        file missing from it falls through to the URL.
+        Local mirror directory tried before the URL.  When it does not exist or lacks
+        the file, the URL is used (logged); if that fails too, the error names both.
     mirror_relpath : str or None
         Path of the file inside ``mirror`` (default: ``filename``).
     filename : str or None
@@ -204,8 +205,9 @@ def fetch(
         deleted; a cached file is replaced first when the mirror or URL can give a good
         copy).
     DownloadError
-        The server is unreachable or answers with an error, or ``mirror`` is not a
-        directory.
+        The file is neither cached nor in the mirror and the server is unreachable or
+        answers with an error; the message names the URL and, if one was given, the
+        missing mirror directory or file.
     """
     expected = _check_sha256(sha256)
     filename = filename or _filename_from_url(url)
@@ -214,20 +216,21 @@ def fetch(
 
     cached = target.is_file() and (expected is None or file_sha256(target) == expected)
     fresh = False
+    note = ""
     if cached:
         logger.info("cache hit %s", target)
     elif mirror is not None:
         mirror = Path(mirror)
-        if not mirror.is_dir():
-            raise DownloadError(f"mirror directory not found: {mirror}")
         mirror_file = mirror / (mirror_relpath or filename)
-        if mirror_file.is_file():
+        if not mirror.is_dir():
+            note = f" (mirror directory not found: {mirror})"
+            logger.warning("mirror directory not found: %s; downloading %s", mirror, url)
+        elif mirror_file.is_file():
             _from_mirror(mirror_file, target, expected)
             cached = fresh = True
         else:
-            logger.info(
-                "%s not in mirror %s: downloading %s", mirror_relpath or filename, mirror, url
-            )
+            note = f" (not in mirror: {mirror_file})"
+            logger.info("%s not in mirror: downloading %s", mirror_file, url)
 
     if not cached and target.exists():
         logger.warning("cached %s does not match sha256 %s: fetching it again", target, expected)
@@ -246,9 +249,9 @@ def fetch(
     except ValueError as exc:
         if downloader.actual is not None and downloader.actual != expected:
             raise ChecksumError(url, expected, downloader.actual) from None
-        raise DownloadError(f"cannot download {url}: {_reason(exc)}") from None
+        raise DownloadError(f"cannot download {url}: {_reason(exc)}{note}") from None
     except Exception as exc:  # requests' connection, timeout and HTTP errors
-        raise DownloadError(f"cannot download {url}: {_reason(exc)}") from None
+        raise DownloadError(f"cannot download {url}: {_reason(exc)}{note}") from None
     if expected is None and downloader.actual is not None:
         _report_unverified(path, url)
     if processor is None:

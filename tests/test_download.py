@@ -3,10 +3,14 @@
 import hashlib
 import http.server
 import io
+import json
 import socket
+import subprocess
+import sys
 import tarfile
 import threading
 from functools import partial
+from pathlib import Path
 
 import pytest
 
@@ -117,12 +121,20 @@ def test_mirror_without_the_file_falls_back_to_url(server, tmp_path):
     assert server.requests == ["/data.csv"]
 
 
-def test_missing_mirror_directory_is_an_error_naming_it(server, tmp_path):
+def test_missing_mirror_directory_falls_back_to_url(server, tmp_path):
     absent = tmp_path / "no_such_mirror"
-    with pytest.raises(DownloadError, match="mirror directory not found") as err:
-        fetch(f"{server.url}/data.csv", SHA, cache_dir=tmp_path / "cache", mirror=absent)
-    assert str(absent) in str(err.value)
-    assert server.requests == []
+    path = fetch(f"{server.url}/data.csv", SHA, cache_dir=tmp_path / "cache", mirror=absent)
+    assert path.read_bytes() == PAYLOAD and server.requests == ["/data.csv"]
+
+
+def test_missing_mirror_and_server_down_names_both(tmp_path):
+    absent = tmp_path / "no_such_mirror"
+    url = f"http://127.0.0.1:{_closed_port()}/data.csv"
+    with pytest.raises(DownloadError) as err:
+        fetch(url, SHA, cache_dir=tmp_path / "cache", mirror=absent)
+    msg = str(err.value)
+    assert url in msg and f"mirror directory not found: {absent}" in msg
+    assert len(msg.splitlines()) == 1
 
 
 def test_corrupt_mirror_file_is_an_error_and_not_cached(server, tmp_path):
@@ -173,3 +185,85 @@ def test_untar_processor_extracts_members(server, tmp_path):
         assert f.read() == PAYLOAD
     again = fetch(f"{server.url}/set.tar.gz", sha, cache_dir=tmp_path / "c", processor=untar())
     assert again == files and server.requests == ["/set.tar.gz"]
+
+
+# --- the Snakemake rule (workflow/rules/download.smk) -----------------------------------
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _snakemake(workdir, *args):
+    return subprocess.run(
+        [sys.executable, "-m", "snakemake", "--cores", "1", "--directory", str(workdir), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def _workflow(tmp_path, entries, mirror=None):
+    wd = tmp_path / "wf"
+    wd.mkdir(exist_ok=True)
+    (wd / "Snakefile").write_text(
+        'configfile: "config.yaml"\n'
+        f'include: "{REPO}/workflow/rules/download.smk"\n'
+        "rule all:\n    input: list(DOWNLOADS)\n    default_target: True\n"
+    )
+    config = {
+        "cache_dir": "resources",
+        "mirror": None if mirror is None else str(mirror),
+        "downloads": entries,
+    }
+    (wd / "config.yaml").write_text(json.dumps(config))
+    return wd
+
+
+@pytest.mark.slow
+def test_download_rule_fetches_once_and_fails_naming_the_culprit(server, tmp_path):
+    mirror = tmp_path / "mirror"
+    (mirror / "m").mkdir(parents=True)
+    (mirror / "m" / "other.csv").write_bytes(PAYLOAD)
+    entries = {
+        "toy/data.csv": {"url": f"{server.url}/data.csv", "sha256": SHA},
+        "toy/from_mirror.csv": {
+            "url": f"{server.url}/never.csv",
+            "sha256": SHA,
+            "mirror_relpath": "m/other.csv",
+        },
+    }
+    wd = _workflow(tmp_path, entries, mirror=mirror)
+    run = _snakemake(wd, "-s", str(wd / "Snakefile"))
+    assert run.returncode == 0, run.stderr
+    assert (wd / "resources/toy/data.csv").read_bytes() == PAYLOAD
+    assert (wd / "resources/toy/from_mirror.csv").read_bytes() == PAYLOAD
+    assert server.requests == ["/data.csv"]
+    assert (wd / "results/logs/download/toy/data.csv.log").exists()
+    again = _snakemake(wd, "-s", str(wd / "Snakefile"))
+    assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr
+    assert server.requests == ["/data.csv"]
+
+    bad = _workflow(tmp_path, {"toy/bad.csv": {"url": f"{server.url}/data.csv", "sha256": WRONG}})
+    run = _snakemake(bad, "-s", str(bad / "Snakefile"))
+    assert run.returncode != 0
+    line = next(x for x in run.stderr.splitlines() if "download failed" in x)
+    assert f"{server.url}/data.csv" in line and WRONG in line and SHA in line
+    assert not (bad / "resources/toy/bad.csv").exists()
+
+
+def _schema_errors(downloads):
+    import jsonschema
+    import yaml
+
+    schema = yaml.safe_load((REPO / "workflow/schemas/downloads.schema.yaml").read_text())
+    return [e.message for e in jsonschema.Draft202012Validator(schema).iter_errors(downloads)]
+
+
+def test_downloads_schema():
+    good = {"ida/b.mat": {"url": "https://x.org/b.mat", "sha256": SHA, "mirror_relpath": "i/b"}}
+    assert _schema_errors(good) == []
+    assert _schema_errors({"a.csv": {"url": "https://x.org/a.csv", "sha256": None}}) == []
+    assert _schema_errors({"a.csv": {"url": "https://x.org/a.csv", "sha256": "abc"}})
+    assert _schema_errors({"a.csv": {"url": "x.org/a.csv", "sha256": SHA}})
+    assert _schema_errors({"a.csv": {"url": "https://x.org/a.csv"}})  # sha256 required
+    assert _schema_errors({"a.csv": {"url": "https://x.org/a", "sha256": SHA, "md5": "1"}})
+    assert _schema_errors({"/etc/a": {"url": "https://x.org/a", "sha256": SHA}})

@@ -1,0 +1,70 @@
+# Verified downloads (kclf.download.fetch): cache, then the local mirror, then the URL.
+#
+# Every public file the workflow needs becomes one rule download_<name> whose output is
+# <cache_dir>/<name> (cache_dir and mirror are top-level config keys).  Declare a file
+#   * in the config (schema: workflow/schemas/downloads.schema.yaml):
+#         downloads:
+#           ida/benchmarks.mat:
+#             url: https://.../benchmarks.mat
+#             sha256: 0123...cdef         # null: unknown, its hash is written to the log
+#             mirror_relpath: ida/benchmarks.mat
+#   * or from a family's .smk, included after this file:
+#         VOC_TAR = download_file("voc/VOCtrainval_03-May-2010.tar", url=..., sha256=...)
+#     and use VOC_TAR (the path <cache_dir>/<name>) as an input of the rule that reads it.
+# An absent mirror, or one without the file, falls through to the URL.  Downloads run on
+# the submitting host (localrule: compute nodes often have no internet); each takes one
+# unit of the resource `downloads`, so `--resources downloads=1` fetches one at a time.
+
+import os
+import re
+
+DOWNLOADS = {}  # <cache_dir>/<name> -> its entry, one rule each
+
+
+def download_path(name):
+    """Output path of the download named `name` (its path under cache_dir)."""
+    return f"{config['cache_dir']}/{name}"
+
+
+def download_file(name, url, sha256, mirror_relpath=None):
+    """Define rule download_<name> producing <cache_dir>/<name>; return that path."""
+    if not name or os.path.isabs(name) or ".." in name.split("/"):
+        raise ValueError(f"download name must be a relative path inside cache_dir, got {name!r}")
+    target = download_path(name)
+    entry = {"url": url, "sha256": sha256, "mirror_relpath": mirror_relpath or name}
+    if target in DOWNLOADS:
+        if DOWNLOADS[target] != entry:
+            raise ValueError(
+                f"download {name!r} declared twice with different url/sha256/mirror_relpath: "
+                f"{DOWNLOADS[target]} and {entry}"
+            )
+        return target
+    DOWNLOADS[target] = entry
+
+    rule:
+        name:
+            f"download_{re.sub('[^0-9A-Za-z_]', '_', name)}"
+        output:
+            target,
+        log:
+            f"results/logs/download/{name}.log",
+        params:
+            url=url,
+            sha256=sha256,
+            mirror=config.get("mirror"),
+            mirror_relpath=mirror_relpath or name,
+        threads: 1
+        resources:
+            mem_mb=500,
+            downloads=1,
+        localrule: True
+        conda:
+            "../../envs/core.yaml"
+        script:
+            "../scripts/download_fetch.py"
+
+    return target
+
+
+for _name, _entry in config.get("downloads", {}).items():
+    download_file(_name, _entry["url"], _entry["sha256"], _entry.get("mirror_relpath"))

@@ -1,0 +1,27 @@
+"""Fetch one public file into resources/ via kclf.download (cache, mirror, URL)."""
+
+import logging
+import sys
+from pathlib import Path
+
+from kclf.download import DownloadError, fetch
+
+logging.basicConfig(
+    filename=snakemake.log[0],  # noqa: F821
+    level=logging.INFO,
+    format="%(asctime)s %(name)s %(levelname)s %(message)s",
+)
+p = snakemake.params  # noqa: F821
+out = Path(snakemake.output[0])  # noqa: F821
+try:
+    fetch(
+        p.url,
+        p.sha256,
+        cache_dir=out.parent,
+        filename=out.name,
+        mirror=p.mirror,
+        mirror_relpath=p.mirror_relpath,
+    )
+except DownloadError as err:
+    logging.error("%s", err)
+    sys.exit(f"download failed: {err}")
