@@ -60,7 +60,7 @@ def _loopy_bp(unary, coupling, update, max_iter, damping, tol):
     n, m = unary.shape
     mu = np.zeros((n, m, m))  # mu[:, i, j]: message i -> j; uniform start (log-ratio 0)
     field = 2.0 * unary
-    n_iter, converged = 0, False
+    n_iter, converged = 0, np.ones(n, dtype=bool)
     for n_iter in range(1, max_iter + 1):  # noqa: B007 - n_iter is reported
         incoming = mu.sum(axis=1)  # incoming[:, i] = sum_k mu[:, k, i]
         h = (field + incoming)[:, :, None] - mu.transpose(0, 2, 1)
@@ -68,10 +68,9 @@ def _loopy_bp(unary, coupling, update, max_iter, damping, tol):
         new[:, np.arange(m), np.arange(m)] = 0.0
         if damping:
             new = damping * mu + (1.0 - damping) * new
-        delta = np.max(np.abs(new - mu)) if new.size else 0.0
+        converged = np.abs(new - mu).reshape(n, -1).max(axis=1, initial=0.0) <= tol
         mu = new
-        if delta <= tol:
-            converged = True
+        if converged.all():
             break
     belief = field + mu.sum(axis=1)  # log P(+1) - log P(-1), up to the BP approximation
     return belief, n_iter, converged
@@ -93,7 +92,8 @@ def max_product(unary, coupling, max_iter=50, damping=0.0, tol=1e-9, return_info
     tol : float, default=1e-9
         Converged when no message log-ratio moves by more than ``tol``.
     return_info : bool, default=False
-        Also return ``(max_marginal_log_ratios, n_iter, converged)``.
+        Also return ``(max_marginal_log_ratios, n_iter, converged)``, ``converged`` a
+        boolean per instance (its messages moved by at most ``tol`` in the last sweep).
 
     Returns
     -------

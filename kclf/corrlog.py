@@ -35,6 +35,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import KFold
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from kclf import belief_propagation as bp
@@ -374,7 +375,16 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         if Y.shape[0] != n:
             raise ValueError(f"X and Y have different numbers of rows: {n} != {Y.shape[0]}")
         if Y.dtype.kind not in "biuf" or not np.all((Y == 0) | (Y == 1)):
-            raise ValueError("Y must contain only 0 and 1 (a multilabel indicator matrix)")
+            kind = type_of_target(Y, input_name="Y") if Y.dtype.kind in "biuf" else "unknown"
+            if kind.startswith("continuous"):
+                raise ValueError(
+                    f"Unknown label type: {kind}. Y must contain only 0 and 1 "
+                    "(a multilabel indicator matrix)"
+                )
+            raise ValueError(
+                "Only binary labels are supported: Y must contain only 0 and 1 "
+                f"(a multilabel indicator matrix); got target type {kind!r}"
+            )
         return Y.astype(int)
 
     # -- fitting -----------------------------------------------------------------------
@@ -525,12 +535,6 @@ class CorrLog(ClassifierMixin, BaseEstimator):
             out[:, j] = v
         return out
 
-    def decision_function(self, X):
-        """Fields ``beta_i^T x + b_i`` of Eq. (4), shape (n, m) (couplings not included)."""
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return X @ self.coef_.T + self.intercept_
-
     def predict(self, X):
         """Joint MAP label vectors, Eq. (21), as an (n, m) 0/1 matrix."""
         check_is_fitted(self)
@@ -557,10 +561,10 @@ class CorrLog(ClassifierMixin, BaseEstimator):
                 )
         return out
 
-    def score(self, X, Y, sample_weight=None):
-        """Subset (0/1) accuracy of :meth:`predict`."""
+    def score(self, X, y, sample_weight=None):
+        """Subset (0/1) accuracy of :meth:`predict` against the 0/1 matrix ``y``."""
         pred = self.predict(X)
-        Y = self._check_Y(Y, pred.shape[0])
+        Y = self._check_Y(y, pred.shape[0])
         hit = np.all(pred == Y, axis=1).astype(float)
         return float(np.average(hit, weights=sample_weight))
 
