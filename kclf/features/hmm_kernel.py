@@ -212,14 +212,15 @@ def _forward_batch(logB, lengths, startprob, transmat):
 
     logB : (Tmax, S, B, M) log emissions (states before clips so every per-step
     operation works on contiguous (B, M) slices), padded beyond each clip's length;
-    clips sorted by decreasing length.  Returns (B, M) log-likelihoods and a (B, M)
+    clips sorted by decreasing length.  Overwritten.  Returns (B, M) log-likelihoods and a (B, M)
     mask of pairs whose rescaled pass underflowed (to be recomputed in log space).
     """
     Tmax, S, B, M = logB.shape
     # per (t, clip, model) shift so the largest state emission is exp(0) = 1
     c = np.maximum.reduce(logB, axis=1)
     c[~np.isfinite(c)] = 0.0
-    E = logB - c[:, None]
+    E = logB  # overwritten in place: the emissions are not needed afterwards
+    E -= c[:, None]
     np.exp(E, out=E)
     A = np.ascontiguousarray(transmat.transpose(1, 2, 0))  # (S, S, M): A[s, t, m]
     a = startprob.T[:, None, :] * E[0]
@@ -285,8 +286,7 @@ def cross_loglik(sequences, bank, max_bytes=256 * 2**20):
             logB[: lengths[i], :, b, :] = log_emissions(seqs[i], bank).transpose(0, 2, 1)
         ll, bad = _forward_batch(logB, lengths[idx], bank.startprob, bank.transmat)
         for b, m in zip(*np.nonzero(bad)):
-            T = lengths[idx[b]]
-            logBm = logB[:T, :, b, m][:, None, :]
+            logBm = log_emissions(seqs[idx[b]], bank.subset([m]))
             ll[b, m] = _forward_log(logBm, log_start[m : m + 1], log_trans[m : m + 1])[0]
         L[idx] = ll
     return L
