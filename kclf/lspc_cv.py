@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
+from scipy.stats import rankdata
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -49,9 +49,19 @@ def score_proba(P, yi, scoring):
     if scoring == "log_loss":
         p = np.clip(P[np.arange(yi.size), yi], LOG_EPS, 1.0)
         return float(-np.mean(np.log(p)))
-    if np.unique(yi).size < 2:
+    return rank_auc(yi, P[:, 1])
+
+
+def rank_auc(y, score):
+    """ROC AUC by the Mann-Whitney rank statistic (ties count one half), equal to
+    ``sklearn.metrics.roc_auc_score`` without its validation overhead; NaN for one class."""
+    pos = y == 1
+    n_pos = int(pos.sum())
+    n_neg = y.size - n_pos
+    if n_pos == 0 or n_neg == 0:
         return np.nan
-    return float(roc_auc_score(yi, P[:, 1]))
+    ranks = rankdata(score)
+    return float((ranks[pos].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
 
 
 def best_index(scores, scoring):

@@ -197,3 +197,15 @@ def test_lspccv_bad_grid_and_cv():
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_rank_auc_equals_sklearn_with_ties():
+    from sklearn.metrics import roc_auc_score
+
+    from kclf.lspc_cv import rank_auc
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 300)
+    s = np.round(rng.normal(size=300) + y, 1)  # many ties
+    assert abs(rank_auc(y, s) - roc_auc_score(y, s)) < 1e-12
+    assert np.isnan(rank_auc(np.ones(5, int), s[:5]))
