@@ -1,0 +1,112 @@
+"""The AUC table of a multi-task experiment beside the paper's (LSPC-new paper, Tables 1-2),
+its per-task figure, and its calibration companions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from ..calibration import reliability_figure, write_calibration_table  # noqa: E402
+from ..records import read_records  # noqa: E402
+from ..reporting import AVERAGE, save_figure, summarize, wide_table, write_table  # noqa: E402
+
+ORDER = ["LSPC-new", "LSPC", "KLR", "SVC"]
+PAPER_COLUMNS = {"LSPC-new": "lspc_new", "LSPC": "lspc", "KLR": "klr"}
+TIME_ROW = "train time (s)"
+REFERENCE_ALIASES = {"average": AVERAGE, "auc": AVERAGE, "train_time_s": TIME_ROW}
+
+
+def read_reference(path):
+    """Published table: first column the row (task name, ``average``/``auc``,
+    ``train_time_s``), then ``<method>_mean`` / ``<method>_std`` columns."""
+    ref = pd.read_csv(path)
+    key = ref.columns[0]
+    ref[key] = [REFERENCE_ALIASES.get(str(k).lower(), str(k).lower()) for k in ref[key]]
+    return ref.set_index(key)
+
+
+def _paper_cell(ref, row, col):
+    lookup = row if row in (AVERAGE, TIME_ROW) else str(row).lower()
+    if lookup not in ref.index or f"{col}_mean" not in ref:
+        return "–"
+    m, s = ref.loc[lookup, f"{col}_mean"], ref.loc[lookup].get(f"{col}_std", np.nan)
+    if pd.isna(m):
+        return "–"
+    return f"{m:g}" if pd.isna(s) else f"{m:.1f} ({s:.1f})"
+
+
+def _time_row(records, methods):
+    auc = records[records["metric"] == "auc"]
+    secs = auc.groupby("method")["fit_seconds"].mean()
+    return {m: (f"{secs[m]:.3g}" if m in secs else "–") for m in methods}
+
+
+def write_auc_report(
+    record_files, stem, figure, *, title, reference=None, reliability=None, methods=None
+):
+    """Write ``<stem>.{csv,md,tex}``, ``<stem>_calibration.{csv,md}``, the per-task figure
+    and (optionally) the reliability diagram, from the records only."""
+    records = read_records(record_files)
+    present = list(dict.fromkeys(records["method"]))
+    methods = [m for m in (methods or ORDER) if m in present] + [
+        m for m in present if m not in (methods or ORDER)
+    ]
+    summary = summarize(records, "auc", row="task", higher_is_better=True, paired=True)
+    tables = {}
+    for markup in ("md", "tex"):
+        t = wide_table(summary, "task", methods, scale=100.0, digits=1, markup=markup)
+        t.loc[TIME_ROW] = _time_row(records, methods)
+        if reference is not None:
+            ref = read_reference(reference)
+            for label, col in PAPER_COLUMNS.items():
+                t[f"paper {label}"] = [_paper_cell(ref, r, col) for r in t.index]
+        tables[markup] = t
+    n_trials = records["trial"].nunique()
+    caption = (
+        f"{title}: test AUC x 100, mean (std) over {n_trials} trials; per-task training time "
+        "(CV included; a multi-task fit's time shared by its tasks)."
+    )
+    if reference is not None:
+        caption += " Paper columns: the published table."
+    write_table(stem, summary, tables["md"], tables["tex"], caption)
+    write_calibration_table(records, stem)
+    if reliability is not None:
+        reliability_figure(records, reliability, title=f"{title}: reliability")
+    _figure(summary, figure, methods, title, read_reference(reference) if reference else None)
+    return Path(stem)
+
+
+def _figure(summary, path, methods, title, ref):
+    tasks = [t for t in dict.fromkeys(summary["task"]) if t != AVERAGE]
+    fig, ax = plt.subplots(figsize=(max(6, 0.45 * len(tasks) + 2), 4))
+    x = np.arange(len(tasks))
+    width = 0.8 / max(len(methods), 1)
+    for i, m in enumerate(methods):
+        s = summary[summary["method"] == m].set_index("task")
+        mean = [100 * s["mean"].get(t, np.nan) for t in tasks]
+        std = [100 * s["std"].get(t, np.nan) for t in tasks]
+        pos = x - 0.4 + width * (i + 0.5)
+        ax.errorbar(pos, mean, yerr=std, fmt="o", ms=4, capsize=2, label=m, color=f"C{i}")
+        if ref is not None and m in PAPER_COLUMNS:
+            col = f"{PAPER_COLUMNS[m]}_mean"
+            paper = [ref[col].get(str(t).lower(), np.nan) if col in ref else np.nan for t in tasks]
+            ax.plot(
+                pos,
+                paper,
+                "x",
+                color=f"C{i}",
+                ms=6,
+                label=f"{m} (paper)" if i < len(PAPER_COLUMNS) else None,
+            )
+    ax.set_xticks(x, tasks, rotation=60, ha="right")
+    ax.set(ylabel="AUC x 100", title=title)
+    ax.axhline(50, color="0.7", lw=0.5)
+    ax.legend(fontsize=7, ncols=2)
+    fig.tight_layout()
+    save_figure(fig, path)
