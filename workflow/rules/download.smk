@@ -29,7 +29,9 @@ def download_path(name):
 def download_file(name, url, sha256, mirror_relpath=None):
     """Define rule download_<name> producing <cache_dir>/<name>; return that path."""
     if not name or os.path.isabs(name) or ".." in name.split("/"):
-        raise ValueError(f"download name must be a relative path inside cache_dir, got {name!r}")
+        raise ValueError(
+            f"download name must be a relative path inside cache_dir, got {name!r}"
+        )
     target = download_path(name)
     entry = {"url": url, "sha256": sha256, "mirror_relpath": mirror_relpath or name}
     if target in DOWNLOADS:
@@ -48,18 +50,18 @@ def download_file(name, url, sha256, mirror_relpath=None):
             target,
         log:
             f"results/logs/download/{name}.log",
+        localrule: True
+        conda:
+            "../../envs/core.yaml"
+        threads: 1
+        resources:
+            mem_mb=500,
+            downloads=1,
         params:
             url=url,
             sha256=sha256,
             mirror=config.get("mirror"),
             mirror_relpath=mirror_relpath or name,
-        threads: 1
-        resources:
-            mem_mb=500,
-            downloads=1,
-        localrule: True
-        conda:
-            "../../envs/core.yaml"
         script:
             "../scripts/download_fetch.py"
 
