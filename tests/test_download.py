@@ -267,3 +267,18 @@ def test_downloads_schema():
     assert _schema_errors({"a.csv": {"url": "https://x.org/a.csv"}})  # sha256 required
     assert _schema_errors({"a.csv": {"url": "https://x.org/a", "sha256": SHA, "md5": "1"}})
     assert _schema_errors({"/etc/a": {"url": "https://x.org/a", "sha256": SHA}})
+
+
+def test_real_mirror_file_with_its_published_hash(shared_data, tmp_path):
+    sums = dict(
+        reversed(line.split(maxsplit=1))
+        for line in (shared_data / "SHA256SUMS").read_text().splitlines()
+        if line.strip()
+    )
+    sha = sums["./ida/unique_xt/thyroid.mat"]
+    url = f"http://127.0.0.1:{_closed_port()}/thyroid.mat"  # never contacted
+    path = fetch(
+        url, sha, cache_dir=tmp_path, mirror=shared_data, mirror_relpath="ida/unique_xt/thyroid.mat"
+    )
+    assert file_sha256(path) == sha
+    assert path.read_bytes() == (shared_data / "ida/unique_xt/thyroid.mat").read_bytes()
