@@ -1,0 +1,222 @@
+"""Pairwise coupling of binary probabilistic classifiers (Hastie & Tibshirani, 1998).
+
+Roth, "Probabilistic discriminative kernel classifiers for multi-class problems"
+(DAGM 2001), Section 3, Eq. (10)-(11) and the iteration after them; equation numbers
+below refer to that paper.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils import get_tags
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .kernels import check_precomputed
+
+# r_ij is kept inside [R_EPS, 1 - R_EPS] so that mu_ij, p_i never hit 0/0.
+R_EPS = 1e-15
+
+
+def couple(R, N=None, tol=1e-10, max_iter=1000, return_n_iter=False):
+    """Couple pairwise probabilities ``r_ij = P(i | i or j)`` into class probabilities.
+
+    Minimises the weighted Kullback-Leibler divergence of Eq. (10),
+    ``sum_{i<j} n_ij [r_ij log(r_ij / mu_ij) + (1 - r_ij) log((1 - r_ij) / (1 - mu_ij))]``
+    with ``mu_ij = p_i / (p_i + p_j)``, over the simplex, by the iteration after Eq. (11):
+    ``p_i <- p_i sum_j n_ij r_ij / sum_j n_ij mu_ij``, renormalise, recompute ``mu``.
+    The classes are updated one at a time (a cyclic sweep), the order for which the
+    iteration is proven to converge (Hunter 2004; Wu, Lin & Weng 2004); at its fixed
+    point the score equations (11) hold.
+
+    Parameters
+    ----------
+    R : array-like of shape (c, c) or (n_samples, c, c)
+        ``R[..., i, j] = r_ij`` for ``i != j``; only the upper triangle ``i < j`` is read,
+        ``r_ji = 1 - r_ij`` is implied.  The diagonal is ignored.
+    N : array-like of shape (c, c) or None
+        Pair weights ``n_ij`` (training samples of the pair); ``None``: all equal, as in
+        Eq. (10)-(11).  Symmetric, only ``i < j`` is read.
+    tol : float
+        Stop when no probability changes by more than ``tol`` in a sweep.
+    max_iter : int
+        Maximum number of sweeps.
+    return_n_iter : bool
+        Also return the number of sweeps done.
+
+    Returns
+    -------
+    P : ndarray of shape (c,) or (n_samples, c)
+        Non-negative rows summing to one.
+    """
+    R = np.asarray(R, dtype=float)
+    single = R.ndim == 2
+    if single:
+        R = R[None]
+    if R.ndim != 3 or R.shape[1] != R.shape[2] or R.shape[1] < 2:
+        raise ValueError(f"R must have shape (c, c) or (n, c, c) with c >= 2, got {R.shape}")
+    c = R.shape[1]
+    iu = np.triu_indices(c, k=1)
+    r = R[:, iu[0], iu[1]]
+    if not np.all(np.isfinite(r)) or np.any((r < 0) | (r > 1)):
+        raise ValueError("R must hold probabilities in [0, 1] above the diagonal")
+    r = np.clip(r, R_EPS, 1.0 - R_EPS)
+    full = np.zeros_like(R)
+    full[:, iu[0], iu[1]] = r
+    full[:, iu[1], iu[0]] = 1.0 - r
+    if N is None:
+        W = np.ones((c, c))
+    else:
+        N = np.asarray(N, dtype=float)
+        if N.shape != (c, c):
+            raise ValueError(f"N must have shape ({c}, {c}), got {N.shape}")
+        if np.any(N[iu] <= 0) or not np.all(np.isfinite(N[iu])):
+            raise ValueError("N must hold positive finite pair weights above the diagonal")
+        W = np.zeros((c, c))
+        W[iu] = N[iu]
+        W = W + W.T
+    np.fill_diagonal(W, 0.0)
+    # sum_j n_ij r_ij, fixed during the iteration
+    target = np.einsum("ij,nij->ni", W, full)
+    P = np.full((R.shape[0], c), 1.0 / c)
+    n_iter = 0
+    for n_iter in range(1, max_iter + 1):  # noqa: B007
+        P_old = P.copy()
+        for i in range(c):
+            mu = P[:, [i]] / (P[:, [i]] + P)  # mu_ij for all j (j = i gives 1/2, weight 0)
+            P[:, i] *= target[:, i] / (mu @ W[i])
+            P /= P.sum(axis=1, keepdims=True)
+        if np.max(np.abs(P - P_old)) <= tol:
+            break
+    return (P[0] if single else P, n_iter) if return_n_iter else (P[0] if single else P)
+
+
+def _pairwise_input(estimator):
+    return get_tags(estimator).input_tags.pairwise
+
+
+class PairwiseCoupling(ClassifierMixin, BaseEstimator):
+    """Multi-class classifier from ``c (c - 1) / 2`` binary probabilistic classifiers.
+
+    One clone of ``estimator`` is fitted for every pair of classes ``i < j`` on the
+    samples of those two classes only; at prediction its ``r_ij(x) = P(i | x, i or j)``
+    are coupled by :func:`couple` with the pair sizes ``n_ij`` as weights (Hastie &
+    Tibshirani's weighted form of Eq. (10)), giving a distribution over all classes for
+    every row.  With a precomputed-kernel estimator (``pairwise`` input tag), ``X`` is
+    the (n, n) Gram matrix at fit and (n_test, n_train) at prediction; rows and columns
+    are restricted to the pair's samples.
+
+    Parameters
+    ----------
+    estimator : classifier with ``predict_proba``
+        Binary probabilistic base classifier, cloned for every pair.
+    tol : float, default=1e-10
+        Convergence tolerance of the coupling iteration (see :func:`couple`).
+    max_iter : int, default=1000
+        Maximum number of coupling sweeps.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    estimators_ : list of fitted estimators, one per pair in ``pairs_`` order
+    pairs_ : ndarray of shape (n_pairs, 2)
+        Class indices ``(i, j)``, ``i < j``.
+    pair_counts_ : ndarray of shape (n_classes, n_classes)
+        ``n_ij``, training samples of classes ``i`` and ``j``.
+    pair_index_ : list of ndarray
+        Training rows of each pair.
+    n_train_ : int
+        Number of training samples.
+
+    References
+    ----------
+    T. Hastie and R. Tibshirani, "Classification by pairwise coupling", NIPS 10, 1998.
+    V. Roth, "Probabilistic discriminative kernel classifiers for multi-class
+    problems", DAGM 2001, Eq. (10)-(11).
+    """
+
+    def __init__(self, estimator, tol=1e-10, max_iter=1000):
+        self.estimator = estimator
+        self.tol = tol
+        self.max_iter = max_iter
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = _pairwise_input(self.estimator)
+        return tags
+
+    def fit(self, X, y):
+        """Fit one clone of ``estimator`` per pair of classes on that pair's samples."""
+        if not hasattr(self.estimator, "predict_proba"):
+            raise ValueError("estimator must implement predict_proba")
+        if not (isinstance(self.tol, float | int) and self.tol > 0):
+            raise ValueError(f"tol must be a positive number, got {self.tol!r}")
+        if not (isinstance(self.max_iter, int) and self.max_iter >= 1):
+            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        pairwise = _pairwise_input(self.estimator)
+        if pairwise:
+            check_precomputed(X)
+        check_classification_targets(y)
+        self.classes_, yi = np.unique(y, return_inverse=True)
+        self.n_train_ = X.shape[0]
+        c = self.classes_.size
+        if c < 2:
+            raise ValueError(
+                f"PairwiseCoupling needs at least 2 classes in y, got 1 class: {self.classes_[0]!r}"
+            )
+        counts = np.bincount(yi, minlength=c)
+        self.pairs_ = np.array(list(combinations(range(c), 2)))
+        self.pair_counts_ = counts[:, None] + counts[None, :]
+        np.fill_diagonal(self.pair_counts_, 0)
+        self.estimators_ = []
+        self.pair_index_ = []
+        for i, j in self.pairs_:
+            idx = np.flatnonzero((yi == i) | (yi == j))
+            Xp = X[np.ix_(idx, idx)] if pairwise else X[idx]
+            # label 1 <=> class i, so r_ij is the probability of label 1
+            est = clone(self.estimator).fit(Xp, (yi[idx] == i).astype(int))
+            self.estimators_.append(est)
+            self.pair_index_.append(idx)
+        return self
+
+    def pairwise_proba(self, X):
+        """``R[n, i, j] = r_ij(x_n)`` for ``i < j`` (and ``1 - r_ij`` below the diagonal)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        pairwise = _pairwise_input(self.estimator)
+        if pairwise:
+            check_precomputed(X, n_train=self.n_train_)
+        c = self.classes_.size
+        R = np.full((X.shape[0], c, c), 0.5)
+        for (i, j), est, idx in zip(self.pairs_, self.estimators_, self.pair_index_):
+            Xp = X[:, idx] if pairwise else X
+            proba = est.predict_proba(Xp)
+            r = proba[:, list(est.classes_).index(1)]
+            R[:, i, j] = r
+            R[:, j, i] = 1.0 - r
+        return R
+
+    def predict_proba(self, X):
+        """Coupled class probabilities, columns in ``classes_`` order; rows sum to 1."""
+        R = self.pairwise_proba(X)
+        return couple(R, self.pair_counts_, tol=self.tol, max_iter=self.max_iter)
+
+    def predict_log_proba(self, X):
+        check_is_fitted(self)
+        return np.log(np.clip(self.predict_proba(X), np.finfo(float).tiny, None))
+
+    def decision_function(self, X):
+        """Binary: log-odds of ``classes_[1]``; multi-class: log-probabilities."""
+        check_is_fitted(self)
+        logp = self.predict_log_proba(X)
+        if self.classes_.size == 2:
+            return logp[:, 1] - logp[:, 0]
+        return logp
+
+    def predict(self, X):
+        check_is_fitted(self)
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]

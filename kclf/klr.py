@@ -1,0 +1,496 @@
+"""Kernel logistic regression (kLOGREG) by iteratively re-weighted least squares.
+
+Roth, "Probabilistic discriminative kernel classifiers for multi-class problems"
+(DAGM 2001); equation numbers below refer to that paper.
+
+The model is ``P(1 | x) = 1 / (1 + exp(-f(x)))`` with ``f(x) = sum_i alpha_i k(x_i, x)``
+(Eq. 2 with the expansion Eq. 7).  ``alpha`` maximises the penalised conditional
+log-likelihood
+
+    Phi(alpha) = sum_i [y_i log pi_i + (1 - y_i) log(1 - pi_i)] - lam / 2 alpha^T K alpha,
+
+the kernel form of Eq. (3) with the Gaussian prior of Eq. (6) (``w = X^T alpha``, so
+``||w||^2 = alpha^T K alpha``).  Its Newton / Fisher-scoring step is Eq. (9),
+``(K + lam W^{-1}) alpha_{r+1} = K alpha_r + e``.  With ``fit_intercept=True`` every
+feature vector is augmented by a constant 1 (footnote 3), i.e. ``K`` becomes ``K + 1``
+and the intercept is penalised like the other weights.
+
+With the linear kernel and ``fit_intercept=False`` this is exactly scikit-learn's
+``LogisticRegression(C=1 / lam, fit_intercept=False)``.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.linalg
+from scipy.special import expit
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.kernel_approximation import Nystroem
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .coupling import PairwiseCoupling
+from .kernels import check_kernel_name, check_precomputed, check_sigma, gram, median_sigma
+
+MULTI_CLASS = ("pairwise", "ovr")
+SOLVERS = ("auto", "cg", "direct")
+# solver="auto" uses CG above this many training samples, a direct solve below
+AUTO_CG_MIN_N = 300
+# smallest relative CG residual asked for when a step has to be recomputed
+CG_TOL_FLOOR = 1e-14
+# memory cap (float64 entries) for one batch of stacked direct-solve matrices
+CHOLESKY_BATCH_ENTRIES = 2**24
+
+
+def check_positive(value, name):
+    if isinstance(value, bool) or not isinstance(value, Real) or not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite positive number, got {value!r}")
+    if value <= 0:
+        raise ValueError(f"{name} must be a finite positive number, got {value!r}")
+    return float(value)
+
+
+def check_int(value, name, minimum=1):
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def penalised_loglik(F, A, Y, lam):
+    """``Phi`` per column: ``sum_i [y_i f_i - log(1 + e^{f_i})] - lam/2 alpha^T K alpha``,
+    where ``F = K A`` so ``alpha^T K alpha = sum(A * F)``."""
+    return np.sum(Y * F - np.logaddexp(0.0, F), axis=0) - 0.5 * lam * np.sum(A * F, axis=0)
+
+
+def batched_cg(matvec, B, X0, tol, max_iter):
+    """Conjugate gradients for ``T`` independent SPD systems ``A_t x_t = b_t`` at once.
+
+    ``matvec(V, cols)`` returns ``[A_t v_t]`` for the columns ``cols`` of ``V``; the
+    products of all columns still running are formed together, so a shared matrix is
+    applied as one matrix-matrix product.  A column stops when
+    ``||b_t - A_t x_t|| <= tol_t ||b_t||`` (``tol`` a scalar or one per column).
+    Returns ``(X, n_iterations)``.
+    """
+    X = np.array(X0, dtype=float, copy=True)
+    all_cols = np.arange(B.shape[1])
+    R = B - matvec(X, all_cols)
+    thresh = (np.asarray(tol) * np.linalg.norm(B, axis=0)) ** 2
+    rr = np.einsum("ij,ij->j", R, R)
+    P = R.copy()
+    active = rr > thresh
+    it = 0
+    while active.any() and it < max_iter:
+        a = np.flatnonzero(active)
+        Pa = P[:, a]
+        AP = matvec(Pa, a)
+        step = rr[a] / np.einsum("ij,ij->j", Pa, AP)
+        X[:, a] += step * Pa
+        Ra = R[:, a] - step * AP
+        rr_new = np.einsum("ij,ij->j", Ra, Ra)
+        R[:, a] = Ra
+        P[:, a] = Ra + (rr_new / rr[a]) * Pa
+        rr[a] = rr_new
+        active[a] = rr_new > thresh[a]
+        it += 1
+    return X, it
+
+
+def _direct_solve(K, S, rhs, lam):
+    """Solve ``(lam_t I + S_t K S_t) v_t = rhs_t`` per column by stacked LAPACK solves."""
+    n, T = rhs.shape
+    out = np.empty_like(rhs)
+    step = max(1, CHOLESKY_BATCH_ENTRIES // max(n * n, 1))
+    eye = np.eye(n)
+    for lo in range(0, T, step):
+        sl = slice(lo, min(T, lo + step))
+        s = S[:, sl].T
+        M = s[:, :, None] * K[None] * s[:, None, :]
+        M += lam[sl, None, None] * eye
+        out[:, sl] = np.linalg.solve(M, rhs[:, sl].T[:, :, None])[:, :, 0].T
+    return out
+
+
+def irls(
+    K,
+    Y,
+    lam,
+    tol=1e-6,
+    max_iter=100,
+    cg_tol=1e-6,
+    solver="auto",
+    A0=None,
+    cg_max_iter=None,
+):
+    """Fit kLOGREG for every column of ``Y`` (n, T) by IRLS, Eq. (9).
+
+    Each step solves Eq. (9), ``(K + lam W^{-1}) alpha_new = K alpha + e`` with
+    ``e = (y - pi) / W``, in the equivalent form that needs no ``W^{-1}`` (the guard for
+    ``W -> 0``: confidently fitted points have ``W_ii = pi_i (1 - pi_i) -> 0``).  With
+    ``b = W f + (y - pi)`` and ``S = W^{1/2}``,
+
+        (lam I + S K S) v = S K b,     alpha_new = (b - S v) / lam,
+
+    which follows from ``(WK + lam I) alpha_new = b`` (Eq. 9 multiplied by ``W``) and
+    ``(WK + lam I)^{-1} = (I - S (lam I + S K S)^{-1} S K) / lam``.  The matrix
+    ``lam I + S K S`` is symmetric with eigenvalues in ``[lam, lam + ||K|| / 4]``.  It is
+    solved by conjugate gradients warm-started from the previous step's ``v``
+    (``solver="cg"``; a step that fails to raise ``Phi`` is recomputed with a 1000 times
+    smaller CG tolerance, down to 1e-14), or by a dense LAPACK solve (``"direct"``;
+    ``"auto"`` picks it for n < 300, where it is exact and cheaper than CG's Python
+    loop).  A step that lowers ``Phi`` is halved (at most 30 times).  A column stops when
+    the relative change of ``Phi`` is at most ``tol``.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Symmetric positive semi-definite kernel (with the intercept's ``+1`` if wanted).
+    Y : ndarray of shape (n, T)
+        0/1 targets, one column per problem.
+    lam : float or ndarray of shape (T,)
+        Regularisation per column.
+    A0 : ndarray of shape (n, T) or None
+        Starting ``alpha`` (warm start), default 0.
+
+    Returns
+    -------
+    A : ndarray of shape (n, T)
+    n_iter : ndarray of shape (T,)
+        IRLS steps per column.
+    converged : ndarray of shape (T,) of bool
+    """
+    n, T = Y.shape
+    lam = np.broadcast_to(np.asarray(lam, dtype=float), (T,)).copy()
+    if solver == "auto":
+        solver = "direct" if n < AUTO_CG_MIN_N else "cg"
+    cg_max_iter = max(2 * n, 100) if cg_max_iter is None else cg_max_iter
+    A = np.zeros((n, T)) if A0 is None else np.array(A0, dtype=float, copy=True)
+    F = K @ A
+    V = np.zeros((n, T))
+    obj = penalised_loglik(F, A, Y, lam)
+    ctol = np.full(T, float(cg_tol))
+    n_iter = np.zeros(T, dtype=int)
+    converged = np.zeros(T, dtype=bool)
+    active = np.ones(T, dtype=bool)
+    for _ in range(max_iter):
+        a = np.flatnonzero(active)
+        if a.size == 0:
+            break
+        Fa, Ya, la = F[:, a], Y[:, a], lam[a]
+        Pa = expit(Fa)
+        Wa = Pa * (1.0 - Pa)
+        S = np.sqrt(Wa)
+        Bm = Wa * Fa + (Ya - Pa)
+        rhs = S * (K @ Bm)
+        if solver == "cg":
+
+            def matvec(Vc, cols, S=S, la=la):
+                s = S[:, cols]
+                return la[cols] * Vc + s * (K @ (s * Vc))
+
+            Va, _ = batched_cg(matvec, rhs, V[:, a], ctol[a], cg_max_iter)
+        else:
+            Va = _direct_solve(K, S, rhs, la)
+        A_new = (Bm - S * Va) / la
+        F_new = K @ A_new
+        obj_new = penalised_loglik(F_new, A_new, Ya, la)
+        A_old, F_old, obj_old = A[:, a], F[:, a], obj[a]
+        bad = obj_new < obj_old - 1e-12 * np.abs(obj_old)
+        for _ in range(30):
+            if not bad.any():
+                break
+            b = np.flatnonzero(bad)
+            A_new[:, b] = 0.5 * (A_new[:, b] + A_old[:, b])
+            F_new[:, b] = 0.5 * (F_new[:, b] + F_old[:, b])
+            obj_new[b] = penalised_loglik(F_new[:, b], A_new[:, b], Ya[:, b], la[b])
+            bad[b] = obj_new[b] < obj_old[b] - 1e-12 * np.abs(obj_old[b])
+        keep = ~bad
+        A[:, a[keep]] = A_new[:, keep]
+        F[:, a[keep]] = F_new[:, keep]
+        V[:, a] = Va
+        n_iter[a] += 1
+        change = np.abs(obj_new - obj_old) / np.maximum(np.abs(obj_new), 1e-300)
+        converged[a] = keep & (change <= tol)
+        obj[a[keep]] = obj_new[keep]
+        # an inexact CG step that cannot be improved by halving: retry it more exactly
+        retry = bad & (ctol[a] > CG_TOL_FLOOR) if solver == "cg" else np.zeros_like(bad)
+        ctol[a[retry]] = np.maximum(ctol[a[retry]] * 1e-3, CG_TOL_FLOOR)
+        active[a[converged[a] | (bad & ~retry)]] = False
+    return A, n_iter, converged
+
+
+def irls_primal(Phi, Y, lam, tol=1e-6, max_iter=100):
+    """kLOGREG with the low-rank kernel ``K ~ Phi Phi^T`` (Nystroem features).
+
+    The same objective in the weights ``w = Phi^T alpha`` (Eq. 6 with design matrix
+    ``Phi``): each step solves ``(Phi^T W Phi + lam I) w = Phi^T W q`` of size
+    ``n_components`` by Cholesky.  Returns ``(Wt, n_iter, converged)``, ``Wt`` of shape
+    (n_components, T).
+    """
+    n, m = Phi.shape
+    T = Y.shape[1]
+    lam = np.broadcast_to(np.asarray(lam, dtype=float), (T,))
+    Wt = np.zeros((m, T))
+    n_iter = np.zeros(T, dtype=int)
+    converged = np.zeros(T, dtype=bool)
+    for t in range(T):
+        w = np.zeros(m)
+        f = np.zeros(n)
+        obj = -n * np.log(2.0)  # Phi at w = 0
+        for _ in range(max_iter):
+            p = expit(f)
+            W = p * (1.0 - p)
+            H = (Phi * W[:, None]).T @ Phi
+            H[np.diag_indices(m)] += lam[t]
+            g = Phi.T @ (Y[:, t] - p) - lam[t] * w
+            step = scipy.linalg.cho_solve(scipy.linalg.cho_factor(H), g)
+            size = 1.0
+            for _ in range(30):
+                w_new = w + size * step
+                f_new = Phi @ w_new
+                obj_new = np.sum(Y[:, t] * f_new - np.logaddexp(0.0, f_new)) - 0.5 * lam[t] * (
+                    w_new @ w_new
+                )
+                if obj_new >= obj - 1e-12 * abs(obj):
+                    break
+                size *= 0.5
+            n_iter[t] += 1
+            change = abs(obj_new - obj) / max(abs(obj_new), 1e-300)
+            w, f, obj = w_new, f_new, obj_new
+            if change <= tol:
+                converged[t] = True
+                break
+        Wt[:, t] = w
+    return Wt, n_iter, converged
+
+
+class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
+    """Kernel logistic regression (kLOGREG) fitted by IRLS with conjugate gradients.
+
+    Binary problems are solved directly (module docstring: the objective ``Phi`` and
+    its IRLS step, Eq. 9).  Multi-class problems use ``c (c - 1) / 2`` pairwise
+    classifiers coupled by :class:`kclf.PairwiseCoupling` (Section 3, Eq. 10-11; the
+    default) or ``c`` one-vs-rest classifiers whose probabilities are normalised to sum
+    to one (``"ovr"``; the ``c`` problems share one kernel and are solved together).
+
+    Parameters
+    ----------
+    sigma : float or None, default=None
+        Gaussian kernel width, ``k(x, x') = exp(-||x - x'||^2 / (2 sigma^2))``; ``None``:
+        the median pairwise distance of the training inputs (computed once on all of
+        them, also in pairwise mode).
+    lam : float, default=0.1
+        ``lambda`` of Eq. (6) / (9): the penalty ``lam / 2 alpha^T K alpha`` against the
+        summed (not averaged) log-likelihood; ``LogisticRegression``'s ``C`` is
+        ``1 / lam``.
+    kernel : {"rbf", "linear", "precomputed"} or callable, default="rbf"
+        With ``"precomputed"``, ``X`` is the (n, n) Gram matrix at fit and the
+        (n_test, n_train) cross-kernel at prediction.
+    multi_class : {"pairwise", "ovr"}, default="pairwise"
+    tol : float, default=1e-6
+        Stop IRLS when the relative change of the penalised log-likelihood is <= tol.
+    max_iter : int, default=100
+        Maximum IRLS steps.
+    cg_tol : float, default=1e-6
+        Relative residual at which conjugate gradients stop in each IRLS step.
+    n_components : int or None, default=None
+        Use a Nystroem approximation ``K ~ Phi Phi^T`` of this rank (for n >> 1e4):
+        memory O(n m) instead of O(n^2).  Not available with ``kernel="precomputed"``
+        (scikit-learn's ``Nystroem`` needs the inputs, not the Gram matrix).
+    fit_intercept : bool, default=True
+        Augment the inputs by a constant 1 (footnote 3): ``K + 1``, penalised intercept.
+    solver : {"auto", "cg", "direct"}, default="auto"
+        Linear solver of each IRLS step: conjugate gradients (the paper's), a direct
+        LAPACK solve, or ``"auto"`` (direct below 300 training samples).
+    random_state : int or None, default=None
+        Seed of the Nystroem landmark sample.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    sigma_ : float or None
+        The width used (``None`` for non-rbf kernels).
+    dual_coef_ : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        ``alpha`` (binary, or one column per class for ``"ovr"``); not set for
+        ``"pairwise"`` or Nystroem mode.
+    coef_ : ndarray
+        Nystroem mode: the weights in feature space.
+    intercept_ : float or ndarray
+        ``sum(alpha)`` (the weight of the constant feature), 0 without intercept.
+    n_iter_ : ndarray
+        IRLS steps per binary problem.
+    coupling_ : PairwiseCoupling
+        The fitted pairwise classifiers (``"pairwise"`` with more than two classes).
+
+    References
+    ----------
+    V. Roth, "Probabilistic discriminative kernel classifiers for multi-class problems",
+    DAGM 2001, LNCS 2191, pp. 246-253.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from kclf.klr import KernelLogisticRegression
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = KernelLogisticRegression(lam=0.01).fit(X, y)
+    >>> clf.predict_proba(X[:2]).sum(axis=1).round(8).tolist()
+    [1.0, 1.0]
+    """
+
+    def __init__(
+        self,
+        sigma=None,
+        lam=0.1,
+        kernel="rbf",
+        multi_class="pairwise",
+        tol=1e-6,
+        max_iter=100,
+        cg_tol=1e-6,
+        n_components=None,
+        fit_intercept=True,
+        solver="auto",
+        random_state=None,
+    ):
+        self.sigma = sigma
+        self.lam = lam
+        self.kernel = kernel
+        self.multi_class = multi_class
+        self.tol = tol
+        self.max_iter = max_iter
+        self.cg_tol = cg_tol
+        self.n_components = n_components
+        self.fit_intercept = fit_intercept
+        self.solver = solver
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+    def _check_params(self):
+        check_kernel_name(self.kernel)
+        check_positive(self.lam, "lam")
+        check_positive(self.tol, "tol")
+        check_positive(self.cg_tol, "cg_tol")
+        check_int(self.max_iter, "max_iter")
+        if self.sigma is not None:
+            check_sigma(self.sigma)
+        if self.multi_class not in MULTI_CLASS:
+            raise ValueError(f"multi_class must be one of {MULTI_CLASS}, got {self.multi_class!r}")
+        if self.solver not in SOLVERS:
+            raise ValueError(f"solver must be one of {SOLVERS}, got {self.solver!r}")
+        if self.n_components is not None:
+            check_int(self.n_components, "n_components")
+            if self.kernel == "precomputed":
+                raise ValueError(
+                    "n_components (Nystroem mode) is not available with kernel='precomputed'"
+                )
+
+    def _kernel(self, X, Y=None):
+        return gram(self.kernel, X, Y, self.sigma_)
+
+    def _nystroem(self, n_train):
+        if self.kernel == "rbf":
+            kw = {"kernel": "rbf", "gamma": 1.0 / (2.0 * self.sigma_**2)}
+        elif self.kernel == "linear":
+            kw = {"kernel": "linear"}
+        else:
+            kw = {"kernel": self.kernel}
+        return Nystroem(
+            n_components=min(self.n_components, n_train), random_state=self.random_state, **kw
+        )
+
+    def _features(self, X):
+        Phi = self.nystroem_.transform(X)
+        if self.fit_intercept:
+            Phi = np.hstack([Phi, np.ones((Phi.shape[0], 1))])
+        return Phi
+
+    def fit(self, X, y):
+        """Fit by IRLS (Eq. 9); multi-class by pairwise coupling or one-vs-rest."""
+        self._check_params()
+        for name in ("coupling_", "nystroem_", "coef_", "dual_coef_", "intercept_", "X_fit_"):
+            self.__dict__.pop(name, None)
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        if self.kernel == "precomputed":
+            check_precomputed(X)
+        check_classification_targets(y)
+        self.classes_, yi = np.unique(y, return_inverse=True)
+        c = self.classes_.size
+        if c < 2:
+            raise ValueError(
+                f"KernelLogisticRegression needs at least 2 classes in y, got 1 class: "
+                f"{self.classes_[0]!r}"
+            )
+        if self.kernel == "rbf":
+            self.sigma_ = float(self.sigma) if self.sigma is not None else median_sigma(X)
+        else:
+            self.sigma_ = None
+        if c > 2 and self.multi_class == "pairwise":
+            base = self.get_params()
+            base.update(sigma=self.sigma_, multi_class="ovr")
+            self.coupling_ = PairwiseCoupling(KernelLogisticRegression(**base)).fit(X, y)
+            self.n_iter_ = np.concatenate([e.n_iter_ for e in self.coupling_.estimators_])
+            return self
+        Y = (yi == 1)[:, None].astype(float) if c == 2 else np.eye(c)[yi]
+        lam = float(self.lam)
+        if self.n_components is not None:
+            self.nystroem_ = self._nystroem(X.shape[0]).fit(X)
+            coef, self.n_iter_, conv = irls_primal(
+                self._features(X), Y, lam, self.tol, self.max_iter
+            )
+            self.coef_ = coef[:, 0] if c == 2 else coef
+        else:
+            K = self._kernel(X)
+            if self.fit_intercept:
+                K = K + 1.0
+            A, self.n_iter_, conv = irls(
+                K, Y, lam, self.tol, self.max_iter, self.cg_tol, self.solver
+            )
+            self.dual_coef_ = A[:, 0] if c == 2 else A
+            self.intercept_ = self.dual_coef_.sum(axis=0) * float(self.fit_intercept)
+            self.X_fit_ = X
+        self.converged_ = bool(np.all(conv))
+        return self
+
+    def _check_X(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        if self.kernel == "precomputed":
+            check_precomputed(X, n_train=self.X_fit_.shape[0])
+        return X
+
+    def _raw(self, X):
+        if hasattr(self, "nystroem_"):
+            return self._features(X) @ self.coef_
+        return self._kernel(X, self.X_fit_) @ self.dual_coef_ + self.intercept_
+
+    def decision_function(self, X):
+        """Binary: ``f(x)``, the log-odds of ``classes_[1]``.  Multi-class: one column per
+        class, ``f_k(x)`` (one-vs-rest) or the log of the coupled probabilities."""
+        check_is_fitted(self)
+        if hasattr(self, "coupling_"):
+            return self.coupling_.decision_function(X)
+        return self._raw(self._check_X(X))
+
+    def predict_proba(self, X):
+        """Class probabilities, columns in ``classes_`` order; rows sum to one."""
+        check_is_fitted(self)
+        if hasattr(self, "coupling_"):
+            return self.coupling_.predict_proba(X)
+        F = self._raw(self._check_X(X))
+        if F.ndim == 1:
+            p = expit(F)
+            return np.column_stack([1.0 - p, p])
+        P = expit(F)
+        return P / P.sum(axis=1, keepdims=True)
+
+    def predict_log_proba(self, X):
+        check_is_fitted(self)
+        return np.log(np.clip(self.predict_proba(X), np.finfo(float).tiny, None))
+
+    def predict(self, X):
+        check_is_fitted(self)
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]

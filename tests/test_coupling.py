@@ -1,0 +1,164 @@
+"""Pairwise coupling (klogreg paper Eq. 10-11): exactness, the score equations, the KL
+optimum, and the scikit-learn contract."""
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from scipy.special import softmax
+from sklearn.datasets import load_iris
+from sklearn.linear_model import LogisticRegression
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from kclf.coupling import PairwiseCoupling, couple
+from kclf.kernels import rbf_kernel
+from kclf.klr import KernelLogisticRegression
+
+
+def consistent_R(P):
+    """r_ij = p_i / (p_i + p_j) for every row of P (n, c)."""
+    return P[:, :, None] / (P[:, :, None] + P[:, None, :])
+
+
+def random_R(rng, n, c):
+    R = np.empty((n, c, c))
+    iu = np.triu_indices(c, 1)
+    r = rng.uniform(0.01, 0.99, size=(n, iu[0].size))
+    R[:, iu[0], iu[1]] = r
+    R[:, iu[1], iu[0]] = 1 - r
+    return R
+
+
+def kl(p, R, N):
+    c = p.size
+    total = 0.0
+    for i in range(c):
+        for j in range(i + 1, c):
+            mu = p[i] / (p[i] + p[j])
+            r = R[i, j]
+            total += N[i, j] * (r * np.log(r / mu) + (1 - r) * np.log((1 - r) / (1 - mu)))
+    return total
+
+
+@pytest.mark.parametrize("c", [2, 3, 5, 26])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_consistent_pairs_give_p_back(c, weighted):
+    rng = np.random.default_rng(c)
+    P = rng.dirichlet(np.ones(c), size=20)
+    N = None
+    if weighted:
+        N = rng.integers(5, 50, size=(c, c)).astype(float)
+        N = N + N.T
+    out = couple(consistent_R(P), N, tol=1e-14)
+    np.testing.assert_allclose(out, P, atol=1e-10, rtol=0)
+
+
+def test_single_matrix_and_uniform():
+    c = 4
+    R = np.full((c, c), 0.5)
+    np.testing.assert_allclose(couple(R), np.full(c, 0.25), atol=1e-15)
+
+
+def test_rows_are_distributions_and_score_equations_hold():
+    rng = np.random.default_rng(1)
+    c = 6
+    R = random_R(rng, 50, c)
+    N = rng.integers(10, 100, size=(c, c)).astype(float)
+    N = N + N.T
+    P = couple(R, N, tol=1e-13)
+    assert np.all(P >= 0)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-8)
+    W = N.copy()
+    np.fill_diagonal(W, 0.0)
+    mu = P[:, :, None] / (P[:, :, None] + P[:, None, :])
+    lhs = np.einsum("ij,nij->ni", W, mu)
+    rhs = np.einsum("ij,nij->ni", W, R)
+    np.testing.assert_allclose(lhs, rhs, atol=1e-8 * W.sum())
+
+
+def test_coupling_minimises_the_kl_divergence():
+    rng = np.random.default_rng(2)
+    c = 5
+    R = random_R(rng, 1, c)[0]
+    N = np.ones((c, c))
+    p = couple(R, N, tol=1e-14)
+    res = minimize(
+        lambda z: kl(softmax(np.r_[0.0, z]), R, N),
+        np.zeros(c - 1),
+        method="BFGS",
+        options={"gtol": 1e-12},
+    )
+    q = softmax(np.r_[0.0, res.x])
+    assert kl(p, R, N) <= kl(q, R, N) + 1e-12
+    np.testing.assert_allclose(p, q, atol=1e-5)
+
+
+def test_couple_rejects_bad_input():
+    with pytest.raises(ValueError, match="shape"):
+        couple(np.ones((3, 4)))
+    with pytest.raises(ValueError, match="probabilities"):
+        couple(np.array([[0.5, 1.5], [-0.5, 0.5]]))
+    with pytest.raises(ValueError, match="N must have shape"):
+        couple(np.full((3, 3), 0.5), np.ones((2, 2)))
+
+
+def test_pairwise_coupling_fits_pairs_on_their_own_samples():
+    X, y = load_iris(return_X_y=True)
+    clf = PairwiseCoupling(LogisticRegression(C=10.0)).fit(X, y)
+    assert len(clf.estimators_) == 3
+    counts = np.bincount(y)
+    for (i, j), est, idx in zip(clf.pairs_, clf.estimators_, clf.pair_index_):
+        assert idx.size == counts[i] + counts[j] == clf.pair_counts_[i, j]
+        np.testing.assert_array_equal(np.sort(np.unique(y[idx])), [i, j])
+        assert est.n_features_in_ == 4
+    P = clf.predict_proba(X)
+    assert np.all(P >= 0)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-8)
+    # the coupled posteriors reproduce each pair's conditional where they are consistent
+    R = clf.pairwise_proba(X)
+    np.testing.assert_allclose(couple(R, clf.pair_counts_), P)
+    assert np.mean(clf.predict(X) == y) > 0.95
+
+
+def test_precomputed_kernel_is_sliced_per_pair():
+    X, y = load_iris(return_X_y=True)
+    rng = np.random.default_rng(0)
+    test = rng.choice(150, 30, replace=False)
+    train = np.setdiff1d(np.arange(150), test)
+    sigma = 1.0
+    a = PairwiseCoupling(KernelLogisticRegression(sigma=sigma, lam=0.01)).fit(X[train], y[train])
+    b = PairwiseCoupling(KernelLogisticRegression(kernel="precomputed", lam=0.01))
+    b.fit(rbf_kernel(X[train], sigma=sigma), y[train])
+    Pa = a.predict_proba(X[test])
+    Pb = b.predict_proba(rbf_kernel(X[test], X[train], sigma=sigma))
+    np.testing.assert_allclose(Pa, Pb, atol=1e-8)
+    with pytest.raises(ValueError, match="120"):
+        b.predict_proba(rbf_kernel(X[test], X[train[:-1]], sigma=sigma))
+
+
+def test_pairwise_coupling_errors():
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match="1 class"):
+        PairwiseCoupling(LogisticRegression()).fit(X, np.zeros(150))
+    with pytest.raises(ValueError, match="predict_proba"):
+        from sklearn.svm import LinearSVC
+
+        PairwiseCoupling(LinearSVC()).fit(X, y)
+    Xn = X.copy()
+    Xn[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        PairwiseCoupling(LogisticRegression()).fit(Xn, y)
+
+
+# max_iter bounds the coupling iteration, which runs at prediction, so there is no
+# fit-time n_iter_ to expose.
+SKIPPED = {
+    "check_non_transformer_estimators_n_iter": "max_iter bounds the coupling at predict time"
+}
+
+
+@parametrize_with_checks(
+    [PairwiseCoupling(KernelLogisticRegression()), PairwiseCoupling(LogisticRegression())],
+    expected_failed_checks=lambda est: SKIPPED,
+)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
