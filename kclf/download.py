@@ -201,9 +201,9 @@ def fetch(
     Raises
     ------
     ChecksumError
-        The cache, mirror or downloaded file does not match ``sha256`` (a download is
-        deleted; a cached file is replaced first when the mirror or URL can give a good
-        copy).
+        The mirror or downloaded file does not match ``sha256`` (a download is deleted,
+        a bad mirror file is not copied).  A cached file that does not match is not an
+        error: it is replaced from the mirror or the URL.
     DownloadError
         The file is neither cached nor in the mirror and the server is unreachable or
         answers with an error; the message names the URL and, if one was given, the
@@ -236,6 +236,10 @@ def fetch(
         logger.warning("cached %s does not match sha256 %s: fetching it again", target, expected)
         target.unlink()
 
+    if cached:  # already verified: no second hashing of a large file by pooch
+        if processor is None:
+            return target
+        return processor(str(target), "download" if fresh else "fetch", None)
     downloader = _HashingDownloader()
     try:
         path = pooch.retrieve(
@@ -252,8 +256,6 @@ def fetch(
         raise DownloadError(f"cannot download {url}: {_reason(exc)}{note}") from None
     except Exception as exc:  # requests' connection, timeout and HTTP errors
         raise DownloadError(f"cannot download {url}: {_reason(exc)}{note}") from None
-    if expected is None and downloader.actual is not None:
+    if expected is None:
         _report_unverified(path, url)
-    if processor is None:
-        return Path(path)
-    return processor(str(path), "download" if fresh or downloader.actual else "fetch", None)
+    return Path(path) if processor is None else processor(str(path), "download", None)
