@@ -1,0 +1,16 @@
+"""List the clips left out as undecodable or unusable (empty when none)."""
+
+import logging
+from pathlib import Path
+
+import numpy as np
+
+from kclf.records import atomic_write
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
+lines = []
+for shard in snakemake.input:
+    with np.load(shard, allow_pickle=False) as z:
+        lines += z["bad"].astype(str).tolist()
+atomic_write(snakemake.output[0], lambda f: Path(f).write_text("".join(s + "\n" for s in lines)))
+logging.info("%d bad clips", len(lines))

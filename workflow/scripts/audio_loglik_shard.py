@@ -1,0 +1,18 @@
+"""Row block r of the cross log-likelihood matrix: its clips against every clip's HMM."""
+
+import logging
+
+import numpy as np
+
+from kclf.features.hmm_kernel import cross_loglik, load_shards, row_shards
+from kclf.records import atomic_write
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
+bank, ids, feats, _ = load_shards(snakemake.input)
+rows = row_shards(len(ids), snakemake.params.n_shards)[int(snakemake.wildcards.r)]
+L = cross_loglik([feats[i] for i in rows], bank)
+atomic_write(
+    snakemake.output[0],
+    lambda f: np.savez(open(f, "wb"), rows=rows, ids=np.array(ids, dtype=str)[rows], L=L),
+)
+logging.info("%d of %d rows x %d models", rows.size, len(ids), len(bank))
