@@ -1,0 +1,30 @@
+import logging
+
+import numpy as np
+
+from kclf.datasets.voc import load_voc_labels
+from kclf.records import atomic_write
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
+p = snakemake.params
+ids, Y = load_voc_labels(p.root, p.image_set, p.classes, p.difficult)
+rows = {}
+for path in snakemake.input.bow:
+    with np.load(path) as z:
+        rows.update(zip(map(str, z["ids"]), z["X"]))
+keep = [k for k, i in enumerate(ids) if i in rows]
+X = np.stack([rows[ids[k]] for k in keep])
+out = {
+    "X": X,
+    "Y": Y[keep],
+    "ids": np.asarray(ids, dtype=str)[keep],
+    "classes": np.asarray(p.classes),
+}
+atomic_write(snakemake.output[0], lambda tmp: np.savez(open(tmp, "wb"), **out))
+logging.info(
+    "%d images x %d words, %d classes; %d left out (see %s)",
+    *X.shape,
+    Y.shape[1],
+    len(ids) - len(keep),
+    snakemake.input.bad,
+)

@@ -1,0 +1,10 @@
+import logging
+import tarfile
+from pathlib import Path
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
+out = Path(snakemake.output[0])
+out.mkdir(parents=True, exist_ok=True)
+with tarfile.open(snakemake.input[0]) as tar:
+    tar.extractall(out, filter="data")
+logging.info("extracted %s into %s", snakemake.input[0], out)
