@@ -12,6 +12,7 @@ Williams, *Gaussian Processes for Machine Learning* (2006), Algorithms 3.1-3.2 a
 
 from __future__ import annotations
 
+import math
 from numbers import Integral, Real
 
 import numpy as np
@@ -25,7 +26,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from kclf.kernels import check_sigma, median_sigma, rbf_kernel
+from kclf.kernels import median_sigma, rbf_kernel
 
 # Williams & Barber (1998), Appendix A: the logistic sigmoid as a combination of five
 # error functions, sigma(f) ~ 0.5 * sum(COEFS) + sum_k COEFS_k * erf(LAMBDAS_k * f) / 2 ...;
@@ -35,6 +36,7 @@ _COEFS = np.array([-1854.8214151, 3516.89893646, 221.29346712, 128.12323805, -20
     :, None
 ]
 
+_SQRT_2PI = math.sqrt(2.0 * math.pi)
 DEFAULT_LENGTH_SCALE_FACTORS = (0.25, 0.5, 1.0, 2.0, 4.0)
 DEFAULT_AMPLITUDES = (1.0, 4.0, 16.0, 64.0)
 INFERENCES = ("laplace", "ep")
@@ -156,14 +158,30 @@ def _ep_posterior(K, tau, nu):
     return Sigma, Sigma @ nu, L
 
 
-def ep_sites(K, y, max_iter=100, tol=1e-8):
+def _tilted_moments(mean_c, var_c, y):
+    """Mean and variance of ``N(f | mean_c, var_c) Phi(y f)`` normalised (R&W Eq. 3.58),
+    on Python floats (called once per site update)."""
+    denom = math.sqrt(1.0 + var_c)
+    z = y * mean_c / denom
+    if z > -25.0:
+        ratio = math.exp(-0.5 * z * z) / (_SQRT_2PI * 0.5 * math.erfc(-z / math.sqrt(2.0)))
+    else:  # Phi(z) underflows: use log Phi
+        ratio = math.exp(-0.5 * z * z - math.log(_SQRT_2PI) - float(log_ndtr(z)))
+    mean_hat = mean_c + y * var_c * ratio / denom
+    var_hat = var_c - var_c * var_c * ratio * (z + ratio) / (1.0 + var_c)
+    return mean_hat, var_hat
+
+
+def ep_sites(K, y, max_iter=100, tol=1e-8, sites=None):
     """Expectation propagation with the probit likelihood (MEP, Sec. 3.4).
 
     Sites ``t_i(M_i) = Z_i N(M_i | mu_i, sigma_i^2)`` (Eq. (7)) are updated one at a time,
     in order, by matching the moments of the tilted distributions, with rank-one updates
     of the posterior covariance and a fresh Cholesky recomputation after every sweep
     (R&W Algorithm 3.5).  Sweeps stop when no site precision or location moves by more
-    than ``tol`` (relative), or after ``max_iter`` sweeps.
+    than ``tol`` (relative), or after ``max_iter`` sweeps.  ``sites=(tau, nu)`` starts
+    from given site parameters (e.g. those of a neighbouring hyper-parameter value)
+    instead of ``tau = nu = 0``.
 
     Returns
     -------
@@ -173,35 +191,38 @@ def ep_sites(K, y, max_iter=100, tol=1e-8):
         (R&W Eq. (3.65) in a form free of ``1 / tau``), ``n_iter``, ``converged``.
     """
     n = K.shape[0]
-    tau = np.zeros(n)
-    nu = np.zeros(n)
-    Sigma = np.array(K, dtype=float, order="F")
-    mu = np.zeros(n)
+    if sites is None:
+        tau = np.zeros(n)
+        nu = np.zeros(n)
+        Sigma = np.array(K, dtype=float, order="F")
+        mu = np.zeros(n)
+    else:
+        tau = np.array(sites[0], dtype=float)
+        nu = np.array(sites[1], dtype=float)
+        Sigma, mu, _ = _ep_posterior(K, tau, nu)
+        Sigma = np.asfortranarray(Sigma)
+    yl = [float(v) for v in y]
     converged = False
     for sweep in range(1, max_iter + 1):
         n_iter = sweep
         tau_old, nu_old = tau.copy(), nu.copy()
         for i in range(n):
-            tau_c = 1.0 / Sigma[i, i] - tau[i]
-            nu_c = mu[i] / Sigma[i, i] - nu[i]
+            s_ii, mu_i, tau_i, nu_i = float(Sigma[i, i]), float(mu[i]), float(tau[i]), float(nu[i])
+            tau_c = 1.0 / s_ii - tau_i
+            nu_c = mu_i / s_ii - nu_i
             var_c = 1.0 / tau_c
-            mean_c = nu_c * var_c
-            denom = np.sqrt(1.0 + var_c)
-            z = y[i] * mean_c / denom
-            ratio = np.exp(-0.5 * z * z - 0.5 * np.log(2.0 * np.pi) - log_ndtr(z))
-            mean_hat = mean_c + y[i] * var_c * ratio / denom
-            var_hat = var_c - var_c**2 * ratio * (z + ratio) / (1.0 + var_c)
+            mean_hat, var_hat = _tilted_moments(nu_c * var_c, var_c, yl[i])
             tau_new = max(1.0 / var_hat - tau_c, 0.0)
-            d_tau = tau_new - tau[i]
+            d_tau = tau_new - tau_i
             nu_new = mean_hat / var_hat - nu_c
-            d_nu = nu_new - nu[i]
+            d_nu = nu_new - nu_i
             tau[i] = tau_new
             nu[i] = nu_new
             # Sigma <- Sigma - c s s' (Sherman-Morrison), and mu = Sigma nu updated in O(n):
             # mu <- mu - c s mu_i + d_nu (1 - c s_i) s, since s' nu_old = mu_i.
             s = Sigma[:, i].copy()
-            c = d_tau / (1.0 + d_tau * s[i])
-            mu += (d_nu * (1.0 - c * s[i]) - c * mu[i]) * s
+            c = d_tau / (1.0 + d_tau * s_ii)
+            mu += (d_nu * (1.0 - c * s_ii) - c * mu_i) * s
             Sigma = _rank_one_update(-c, s, Sigma)
         Sigma, mu, L = _ep_posterior(K, tau, nu)
         Sigma = np.asfortranarray(Sigma)
@@ -266,9 +287,11 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         Number ``m`` of k-means centres ``c_j`` of the feature map
         ``psi(x) = (K(x, c_1), ..., K(x, c_m))`` (Sec. 3.2, Eq. (2)).  ``None`` uses the
         identity map ``psi(x) = x`` (a plain GP classifier).
-    sigma : float or None, default=None
+    sigma : float, sequence of float or None, default=None
         Width of the Gaussian kernel ``K`` of the feature map; ``None`` is the median
-        heuristic on the training inputs.  Unused when ``n_centers=None``.
+        heuristic on the training inputs; a sequence is a grid searched (jointly with the
+        covariance's hyper-parameters) by the approximate log marginal likelihood.  Unused
+        when ``n_centers=None``.
     inference : {"laplace", "ep"}, default="laplace"
         ``"laplace"``: MLA, logistic likelihood, Newton's method for the mode (Eq. (3)),
         predictive mean and variance Eq. (5)-(6), predictive probability
@@ -279,10 +302,13 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
     length_scale : float, sequence of float or None, default=None
         Length scale of the GP covariance on the feature space.  A sequence is a grid
         searched by the approximate log marginal likelihood; ``None`` is the grid
-        ``median distance of psi(X) * (0.25, 0.5, 1, 2, 4)``.
+        ``median distance of psi(X) * length_scale_factors``.
     amplitude : float, sequence of float or None, default=None
         Signal variance of the GP covariance; a sequence is searched like
         ``length_scale``; ``None`` is the grid ``(1, 4, 16, 64)``.
+    length_scale_factors : sequence of float, default=(0.25, 0.5, 1, 2, 4)
+        Multiples of the median pairwise distance of ``psi(X)`` searched when
+        ``length_scale=None``.
     max_iter : int, default=100
         Newton iterations (Laplace) or EP sweeps.
     tol : float, default=1e-8
@@ -301,8 +327,9 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         Covariance hyper-parameters chosen by the approximate marginal likelihood.
     log_marginal_likelihood_ : float
         Laplace (R&W Eq. (3.32)) or EP (R&W Eq. (3.65)) approximation at the chosen values.
-    hyperparameter_scores_ : ndarray of shape (n_length_scales, n_amplitudes)
-        Approximate log marginal likelihood over the searched grid.
+    hyperparameter_scores_ : ndarray of shape (n_sigmas, n_length_scales, n_amplitudes)
+        Approximate log marginal likelihood over the searched grid (``n_sigmas=1`` for a
+        single or no feature-map width).
     n_iter_ : int
         Newton iterations or EP sweeps of the final fit.
 
@@ -337,6 +364,7 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         inference="laplace",
         length_scale=None,
         amplitude=None,
+        length_scale_factors=DEFAULT_LENGTH_SCALE_FACTORS,
         max_iter=100,
         tol=1e-8,
         random_state=None,
@@ -346,6 +374,7 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         self.inference = inference
         self.length_scale = length_scale
         self.amplitude = amplitude
+        self.length_scale_factors = length_scale_factors
         self.max_iter = max_iter
         self.tol = tol
         self.random_state = random_state
@@ -367,8 +396,6 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
                     f"n_centers={self.n_centers} must not exceed the number of training "
                     f"samples ({n_samples})"
                 )
-        if self.sigma is not None:
-            check_sigma(self.sigma)
         if not isinstance(self.max_iter, Integral) or self.max_iter < 1:
             raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
         if not isinstance(self.tol, Real) or not self.tol > 0:
@@ -379,11 +406,11 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
             return X
         return rbf_kernel(X, self.centers_, self.sigma_)
 
-    def _infer(self, K, y):
+    def _infer(self, K, y, warm=None):
         if self.inference == "laplace":
             r = laplace_mode(K, y, self.max_iter, self.tol)
             return r, r["grad"], r["sqrt_w"]
-        r = ep_sites(K, y, self.max_iter, self.tol)
+        r = ep_sites(K, y, self.max_iter, self.tol, sites=warm)
         # R&W Algorithm 3.6, line 5: mean = k_*' (nu - S^1/2 B^-1 S^1/2 K nu)
         sS = r["sqrt_tau"]
         alpha = r["nu"] - sS * cho_solve((r["L"], True), sS * (K @ r["nu"]))
@@ -415,42 +442,50 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
                 f"{self.classes_}"
             )
         self._check_params(X.shape[0])
-        ls_grid = _grid(self.length_scale, "length_scale", None)
+        ls_fixed = _grid(self.length_scale, "length_scale", None)
         amp_grid = _grid(self.amplitude, "amplitude", None)
+        if amp_grid is None:
+            amp_grid = np.asarray(DEFAULT_AMPLITUDES)
+        if ls_fixed is None:
+            factors = _grid(self.length_scale_factors, "length_scale_factors", None)
+            if factors is None:
+                raise ValueError("length_scale_factors must not be None")
         y_pm = 2.0 * y_idx - 1.0
 
         if self.n_centers is None:
             self.centers_ = None
-            self.sigma_ = None
+            sigmas = [None]
         else:
-            self.sigma_ = median_sigma(X) if self.sigma is None else float(self.sigma)
+            sigmas = _grid(self.sigma, "sigma", None)
+            sigmas = [median_sigma(X)] if sigmas is None else list(sigmas)
             km = KMeans(
                 n_clusters=self.n_centers,
                 n_init=4,
                 random_state=check_random_state(self.random_state),
             ).fit(X)
             self.centers_ = km.cluster_centers_
-        Z = self._map(X)
-        if ls_grid is None:
-            ls_grid = median_sigma(Z) * np.asarray(DEFAULT_LENGTH_SCALE_FACTORS)
-        if amp_grid is None:
-            amp_grid = np.asarray(DEFAULT_AMPLITUDES)
-
-        D = rbf_kernel(Z, None, 1.0)  # exp(-d^2/2); powers of it give other length scales
-        logD = np.log(np.maximum(D, np.finfo(float).tiny))
-        scores = np.full((ls_grid.size, amp_grid.size), -np.inf)
+        n_ls = ls_fixed.size if ls_fixed is not None else factors.size
+        scores = np.full((len(sigmas), n_ls, amp_grid.size), -np.inf)
         best = None
-        for i, ls in enumerate(ls_grid):
-            R = np.exp(logD / ls**2)
-            for j, amp in enumerate(amp_grid):
-                K = amp * R
-                r, alpha, sw = self._infer(K, y_pm)
-                scores[i, j] = r["log_marginal_likelihood"]
-                if best is None or scores[i, j] > best[0]:
-                    best = (scores[i, j], ls, amp, r, alpha, sw)
-        _, self.length_scale_, self.amplitude_, r, self.alpha_, self.sqrt_w_ = best
-        self.length_scale_ = float(self.length_scale_)
-        self.amplitude_ = float(self.amplitude_)
+        for h, sig in enumerate(sigmas):
+            Z = X if sig is None else rbf_kernel(X, self.centers_, sig)
+            ls_grid = ls_fixed if ls_fixed is not None else median_sigma(Z) * factors
+            D = rbf_kernel(Z, None, 1.0)  # exp(-d^2/2); powers of it give other length scales
+            logD = np.log(np.maximum(D, np.finfo(float).tiny))
+            for i, ls in enumerate(ls_grid):
+                R = np.exp(logD / ls**2)
+                warm = None  # EP starts from the sites of the previous amplitude
+                for j, amp in enumerate(amp_grid):
+                    r, alpha, sw = self._infer(amp * R, y_pm, warm)
+                    if self.inference == "ep":
+                        warm = (r["tau"], r["nu"])
+                    scores[h, i, j] = r["log_marginal_likelihood"]
+                    if best is None or scores[h, i, j] > best[0]:
+                        best = (scores[h, i, j], sig, Z, ls, amp, r, alpha, sw)
+        _, sig, Z, ls, amp, r, self.alpha_, self.sqrt_w_ = best
+        self.sigma_ = None if sig is None else float(sig)
+        self.length_scale_ = float(ls)
+        self.amplitude_ = float(amp)
         self.L_ = r["L"]
         self.log_marginal_likelihood_ = r["log_marginal_likelihood"]
         self.n_iter_ = r["n_iter"]

@@ -50,6 +50,13 @@ def test_gabor_prefers_its_own_orientation_and_ignores_flat_regions():
         R = gabor_responses(_grating(theta, 6.0)[None], wavelengths=(6.0,)).reshape(4, 41, 41)
         centre = R[:, 15:26, 15:26].mean(axis=(1, 2))
         assert np.argmax(centre) == k
+    pooled = gabor_responses(_grating(0.0, 6.0)[None, :40, :40], wavelengths=(6.0,), pool=4)
+    full = gabor_responses(_grating(0.0, 6.0)[None, :40, :40], wavelengths=(6.0,))
+    np.testing.assert_allclose(
+        pooled.reshape(4, 10, 10), full.reshape(4, 10, 4, 10, 4).mean(axis=(2, 4))
+    )
+    with pytest.raises(ValueError, match="pool must be"):
+        gabor_responses(np.zeros((1, 10, 10)), pool=3)
     flat = gabor_responses(np.full((1, 20, 20), 7.0), wavelengths=(3.0,))
     np.testing.assert_allclose(flat, 0.0, atol=1e-9)
 

@@ -220,13 +220,27 @@ def test_grid_choice_maximises_marginal_likelihood(inference):
     X, y, _ = _data(40)
     ls, amp = [0.5, 1.0, 2.0], [1.0, 8.0]
     clf = ManifoldGPC(n_centers=None, inference=inference, length_scale=ls, amplitude=amp).fit(X, y)
-    i, j = np.unravel_index(np.argmax(clf.hyperparameter_scores_), (3, 2))
+    assert clf.hyperparameter_scores_.shape == (1, 3, 2)
+    _, i, j = np.unravel_index(np.argmax(clf.hyperparameter_scores_), (1, 3, 2))
     assert (clf.length_scale_, clf.amplitude_) == (ls[i], amp[j])
     for i, a in enumerate(ls):
         for j, b in enumerate(amp):
             single = ManifoldGPC(n_centers=None, inference=inference, length_scale=a, amplitude=b)
             lml = single.fit(X, y).log_marginal_likelihood_
-            assert clf.hyperparameter_scores_[i, j] == pytest.approx(lml, abs=1e-9)
+            assert clf.hyperparameter_scores_[0, i, j] == pytest.approx(lml, abs=1e-9)
+
+
+def test_feature_map_width_grid_is_searched_jointly():
+    X, y, _ = _data(40)
+    sigmas = [0.5, 2.0, 8.0]
+    kw = dict(n_centers=5, length_scale=[0.3, 1.0], amplitude=[1.0, 8.0], random_state=0)
+    clf = ManifoldGPC(sigma=sigmas, **kw).fit(X, y)
+    assert clf.hyperparameter_scores_.shape == (3, 2, 2)
+    h = np.unravel_index(np.argmax(clf.hyperparameter_scores_), (3, 2, 2))[0]
+    assert clf.sigma_ == sigmas[h]
+    single = ManifoldGPC(sigma=sigmas[h], **kw).fit(X, y)
+    assert single.log_marginal_likelihood_ == pytest.approx(clf.log_marginal_likelihood_)
+    np.testing.assert_allclose(single.decision_function(X), clf.decision_function(X))
 
 
 @pytest.mark.parametrize("inference", ["laplace", "ep"])

@@ -71,23 +71,33 @@ def gabor_bank(n_orientations=4, wavelengths=(3.0, 6.0), bandwidth_sigma=0.56, g
 
 
 def gabor_responses(
-    images, image_shape=None, n_orientations=4, wavelengths=(3.0, 6.0), bandwidth_sigma=0.56
+    images,
+    image_shape=None,
+    n_orientations=4,
+    wavelengths=(3.0, 6.0),
+    bandwidth_sigma=0.56,
+    pool=1,
 ):
     """Gabor energy ``sqrt(even^2 + odd^2)`` per pixel for every filter of :func:`gabor_bank`.
 
-    Rows are ``[filter 0 map, filter 1 map, ...]`` (length ``n_filters * h * w``); borders
-    are reflected (``cv2.BORDER_REFLECT_101``).
+    Rows are ``[filter 0 map, filter 1 map, ...]``; borders are reflected
+    (``cv2.BORDER_REFLECT_101``).  ``pool > 1`` averages each map over ``pool x pool``
+    blocks (``h`` and ``w`` must be multiples of ``pool``), giving
+    ``n_filters * (h/pool) * (w/pool)`` features.
     """
     X = as_images(images, image_shape)
+    n, h, w = X.shape
+    if not isinstance(pool, int) or pool < 1 or h % pool or w % pool:
+        raise ValueError(f"pool must be a positive integer dividing h={h} and w={w}, got {pool!r}")
     bank = gabor_bank(n_orientations, wavelengths, bandwidth_sigma)
-    n = X.shape[0]
-    out = np.empty((n, len(bank), X.shape[1] * X.shape[2]))
+    out = np.empty((n, len(bank), h // pool, w // pool))
     for i in range(n):
         im = X[i]
         for j, (_, _, even, odd) in enumerate(bank):
             re = cv2.filter2D(im, cv2.CV_64F, even, borderType=cv2.BORDER_REFLECT_101)
             im_ = cv2.filter2D(im, cv2.CV_64F, odd, borderType=cv2.BORDER_REFLECT_101)
-            out[i, j] = np.hypot(re, im_).ravel()
+            energy = np.hypot(re, im_)
+            out[i, j] = energy.reshape(h // pool, pool, w // pool, pool).mean(axis=(1, 3))
     return out.reshape(n, -1)
 
 

@@ -1,0 +1,236 @@
+"""The MGPC paper's experiment (Fradi et al., Sec. 4) on public images.
+
+The paper's 2042 defect images are not public; the binary tasks here are scikit-learn's
+bundled digits (UCI optdigits, 8x8 images; e.g. "3v8": 3 negative, 8 positive) with the
+three image representations of the paper's Table 1, and the six labels of MULAN scene
+(294 precomputed colour/texture features, so only the ``"features"`` representation).
+Every task is split at random into training and test halves (stratified) ``trials`` times;
+each method is fitted on the training half and scored on the test half by
+
+* FN: positives classified negative / positives, FP: negatives classified positive /
+  negatives, CE: misclassified / all (the paper's error rates), AUC;
+* the test scores (for ROC curves) and, for the ridge baselines, the test FN/FP/CE of
+  every lambda of the grid (the paper's Figure 1).
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+from sklearn.datasets import load_digits
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.gaussian_process import GaussianProcessClassifier
+from sklearn.gaussian_process.kernels import RBF, ConstantKernel
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import StratifiedKFold
+from sklearn.preprocessing import StandardScaler
+
+from ..features.image_repr import represent
+from ..kernels import median_sigma
+from ..mgpc import ManifoldGPC
+from ..records import record
+from ..ridge_logistic import WeightedRidgeLogistic
+from ..seeding import rng_for, seed_for
+
+#: method key -> label used in tables and figures
+METHODS = {
+    "mla": "MLA",
+    "mep": "MEP",
+    "ridge_newton": "Ridge Newton",
+    "ridge_gradient": "Ridge gradient",
+    "sklearn_gpc": "sklearn GPC",
+}
+IMAGE_REPRESENTATIONS = ("gradient", "gabor", "binarization")
+DEFAULT_LAMS = (0.001, 0.01, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 0.95)
+
+
+def check_method(method):
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; expected one of {list(METHODS)}")
+    return method
+
+
+def digits_task(task):
+    """Images ``(n, 8, 8)`` and 0/1 labels of the digits task ``"<neg>v<pos>"`` (e.g. "3v8")."""
+    try:
+        neg, pos = (int(d) for d in task.split("v"))
+    except ValueError:
+        raise ValueError(f"digits task must look like '3v8', got {task!r}") from None
+    if neg == pos or not (0 <= neg <= 9 and 0 <= pos <= 9):
+        raise ValueError(f"digits task needs two different digits 0-9, got {task!r}")
+    d = load_digits()
+    keep = np.isin(d.target, (neg, pos))
+    return d.images[keep], (d.target[keep] == pos).astype(int)
+
+
+def scene_task(root, label):
+    """MULAN scene (train and test files pooled) and the 0/1 indicator of ``label``."""
+    from ..datasets.mulan import load_scene
+
+    s = load_scene(root)
+    if label not in s["label_names"]:
+        raise ValueError(f"scene label must be one of {s['label_names']}, got {label!r}")
+    j = s["label_names"].index(label)
+    X = np.vstack([s["X_train"], s["X_test"]])
+    y = np.concatenate([s["Y_train"][:, j], s["Y_test"][:, j]]).astype(int)
+    return X, y
+
+
+def make_splits(y, trials, seed, name, train_fraction=0.5, max_train=None):
+    """Boolean ``(trials, n)`` training masks: stratified random splits, each trial from its
+    own seed stream ``(seed, "mgpc", name, "split", trial)``; ``max_train`` caps the size of
+    the training part (the rest is test)."""
+    y = np.asarray(y)
+    masks = np.zeros((trials, y.size), dtype=bool)
+    for t in range(trials):
+        rng = rng_for(seed, "mgpc", name, "split", t)
+        for c in np.unique(y):
+            idx = rng.permutation(np.flatnonzero(y == c))
+            k = int(round(train_fraction * idx.size))
+            if max_train is not None:
+                k = min(k, int(round(max_train * idx.size / y.size)))
+            masks[t, idx[: max(k, 1)]] = True
+    return masks
+
+
+def prepare(dataset, task, seed, trials, train_fraction=0.5, max_train=None, scene_root=None):
+    """Raw inputs, labels and training masks of one task, as a dict of arrays."""
+    if dataset == "digits":
+        images, y = digits_task(task)
+        X, shape = images.reshape(len(y), -1), np.array(images.shape[1:])
+    elif dataset == "scene":
+        X, y = scene_task(scene_root, task)
+        shape = np.array([0, 0])
+    else:
+        raise ValueError(f"dataset must be 'digits' or 'scene', got {dataset!r}")
+    masks = make_splits(y, trials, seed, f"{dataset}/{task}", train_fraction, max_train)
+    return {"X": X, "y": y, "image_shape": shape, "train": masks}
+
+
+def features(data, representation, gabor_options=None):
+    """The representation of ``data["X"]`` (``"features"``: the inputs as they are)."""
+    if representation == "features":
+        return np.asarray(data["X"], dtype=float)
+    shape = tuple(int(s) for s in data["image_shape"])
+    if not all(shape):
+        raise ValueError(f"representation {representation!r} needs images; this task has none")
+    opts = dict(gabor_options or {}) if representation == "gabor" else {}
+    return represent(data["X"], representation, shape, **opts)
+
+
+def error_rates(y_true, y_pred):
+    """FN rate (among positives), FP rate (among negatives), classification error."""
+    y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
+    pos, neg = y_true == 1, y_true == 0
+    fn = float(np.mean(y_pred[pos] == 0)) if pos.any() else float("nan")
+    fp = float(np.mean(y_pred[neg] == 1)) if neg.any() else float("nan")
+    return fn, fp, float(np.mean(y_pred != y_true))
+
+
+def _ridge(method, lam, cfg):
+    if method == "ridge_newton":
+        return WeightedRidgeLogistic(lam=lam, solver="newton", tol=cfg.get("ridge_tol", 1e-8))
+    return WeightedRidgeLogistic(
+        lam=lam,
+        solver="gradient",
+        max_iter=cfg.get("gradient_max_iter", 1000),
+        tol=cfg.get("ridge_tol", 1e-8),
+    )
+
+
+def _choose_lam(method, X, y, lams, cfg, random_state):
+    """lambda with the lowest mean CV error on the training part (ties: the larger)."""
+    folds = StratifiedKFold(cfg.get("folds", 3), shuffle=True, random_state=random_state)
+    err = np.zeros(len(lams))
+    for tr, va in folds.split(X, y):
+        for k, lam in enumerate(lams):
+            est = _ridge(method, lam, cfg).fit(X[tr], y[tr])
+            err[k] += np.mean(est.predict(X[va]) != y[va])
+    best = np.flatnonzero(err == err.min())[-1]
+    return float(lams[best])
+
+
+def _fit(method, X, y, cfg, random_state):
+    """Fitted estimator and its chosen hyper-parameters."""
+    if method in ("mla", "mep"):
+        sigmas = median_sigma(X) * np.asarray(cfg.get("sigma_factors", (0.5, 1.0)), dtype=float)
+        est = ManifoldGPC(
+            n_centers=cfg.get("n_centers", 20),
+            sigma=sigmas,
+            inference="laplace" if method == "mla" else "ep",
+            length_scale_factors=cfg.get("length_scale_factors", (0.25, 0.5, 1.0, 2.0, 4.0)),
+            amplitude=cfg.get("amplitudes", (1.0, 4.0, 16.0, 64.0)),
+            tol=cfg.get("tol", 1e-8),
+            random_state=random_state,
+        ).fit(X, y)
+        params = {
+            "n_centers": est.n_centers,
+            "sigma": est.sigma_,
+            "length_scale": est.length_scale_,
+            "amplitude": est.amplitude_,
+            "log_marginal_likelihood": est.log_marginal_likelihood_,
+            "n_iter": est.n_iter_,
+        }
+        return est, params
+    if method in ("ridge_newton", "ridge_gradient"):
+        lams = cfg.get("lams") or DEFAULT_LAMS
+        lam = _choose_lam(method, X, y, lams, cfg, random_state)
+        est = _ridge(method, lam, cfg).fit(X, y)
+        return est, {"lam": lam, "n_iter": est.n_iter_}
+    if method == "sklearn_gpc":
+        kernel = ConstantKernel(1.0) * RBF(median_sigma(X))
+        est = GaussianProcessClassifier(kernel, random_state=random_state).fit(X, y)
+        return est, {"kernel": str(est.kernel_)}
+    raise ValueError(f"unknown method {method!r}; expected one of {list(METHODS)}")
+
+
+def _score(est, X):
+    if hasattr(est, "decision_function"):
+        return est.decision_function(X)
+    return est.predict_proba(X)[:, 1]
+
+
+def run(data, X, method, seed, cfg, dataset, task, representation):
+    """Fit ``method`` on every trial's training half of ``(X, data["y"])``.
+
+    Returns ``(records, curves)``: tidy records of FN, FP, CE, accuracy and AUC per trial,
+    and arrays for the figures: ``y_test_<t>``, ``score_<t>`` (test scores; larger means
+    positive) and, for the ridge methods, ``lams`` and ``lam_errors`` of shape
+    ``(trials, n_lams, 3)`` (test FN, FP, CE at every lambda).
+    """
+    check_method(method)
+    y = np.asarray(data["y"])
+    masks = np.asarray(data["train"], dtype=bool)
+    name = f"{dataset}-{representation}"
+    rows, curves = [], {}
+    lams = np.asarray(cfg.get("lams") or DEFAULT_LAMS, dtype=float)
+    lam_errors = np.full((len(masks), lams.size, 3), np.nan)
+    for t, train in enumerate(masks):
+        rs = seed_for(seed, "mgpc", dataset, task, representation, method, t)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            scaler = StandardScaler().fit(X[train]) if cfg.get("standardize", False) else None
+            Xtr = scaler.transform(X[train]) if scaler else X[train]
+            Xte = scaler.transform(X[~train]) if scaler else X[~train]
+            t0 = time.perf_counter()
+            est, params = _fit(method, Xtr, y[train], cfg, rs)
+            secs = time.perf_counter() - t0
+            pred = est.predict(Xte)
+            score = _score(est, Xte)
+            if method.startswith("ridge"):
+                for k, lam in enumerate(lams):
+                    p = _ridge(method, float(lam), cfg).fit(Xtr, y[train]).predict(Xte)
+                    lam_errors[t, k] = error_rates(y[~train], p)
+        fn, fp, ce = error_rates(y[~train], pred)
+        auc = float(roc_auc_score(y[~train], score))
+        values = {"fn": fn, "fp": fp, "ce": ce, "accuracy": 1.0 - ce, "auc": auc}
+        for metric, value in values.items():
+            rows.append(record(name, task, METHODS[method], t, metric, value, secs, params))
+        curves[f"y_test_{t}"] = y[~train]
+        curves[f"score_{t}"] = np.asarray(score, dtype=float)
+    if method.startswith("ridge"):
+        curves["lams"] = lams
+        curves["lam_errors"] = lam_errors
+    return rows, curves
