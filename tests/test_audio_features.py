@@ -142,3 +142,52 @@ def test_config_validation():
         AudioFeatureConfig(n_mfcc=0)
     cfg = AudioFeatureConfig(deltas=False, descriptors=False, n_mfcc=20)
     assert frame_features(_tone(), SR, cfg).shape[1] == 20
+
+
+def test_clip_model_is_cached_per_clip_and_shards_round_trip(tmp_path):
+    from kclf.features.hmm_kernel import (
+        HMMBank,
+        clip_model,
+        cross_loglik,
+        load_shards,
+        save_shard,
+    )
+
+    cfg = AudioFeatureConfig(sample_rate=8000)
+    rng = np.random.default_rng(7)
+    paths = []
+    for k in range(3):
+        p = tmp_path / f"c{k}.wav"
+        sf.write(
+            p, _tone(300.0 * (k + 1), seconds=0.6, sr=8000) + 0.01 * rng.normal(size=4800), 8000
+        )
+        paths.append(p)
+    cache = tmp_path / "cache"
+    X0, b0 = clip_model(paths[0], "c0", cfg, seed=1, n_states=2, cache_dir=cache)
+    assert len(list(cache.glob("c0-*.npz"))) == 1
+    X1, b1 = clip_model(paths[0], "c0", cfg, seed=1, n_states=2, cache_dir=cache)
+    np.testing.assert_array_equal(X0, X1)
+    np.testing.assert_array_equal(b0.means, b1.means)
+    # the same settings without the cache fit the same model (seeded by the clip id)
+    _, b2 = clip_model(paths[0], "c0", cfg, seed=1, n_states=2)
+    np.testing.assert_allclose(b2.means, b0.means)
+    # other settings or other content: another cache entry
+    clip_model(paths[0], "c0", cfg, seed=2, n_states=2, cache_dir=cache)
+    sf.write(paths[0], _tone(500.0, seconds=0.6, sr=8000), 8000)
+    clip_model(paths[0], "c0", cfg, seed=1, n_states=2, cache_dir=cache)
+    assert len(list(cache.glob("c0-*.npz"))) == 3
+
+    got = [clip_model(p, f"c{k}", cfg, seed=1, n_states=2) for k, p in enumerate(paths)]
+    save_shard(tmp_path / "s0.npz", HMMBank.concatenate([got[0][1]]), ["c0"], [got[0][0]])
+    save_shard(
+        tmp_path / "s1.npz",
+        HMMBank.concatenate([g[1] for g in got[1:]]),
+        ["c1", "c2"],
+        [g[0] for g in got[1:]],
+        bad=[("/x/broken.wav", "cannot decode audio")],
+    )
+    bank, ids, feats, bad = load_shards([tmp_path / "s0.npz", tmp_path / "s1.npz"])
+    assert ids == ["c0", "c1", "c2"] and bad == [("/x/broken.wav", "cannot decode audio")]
+    for F, (X, _) in zip(feats, got):
+        np.testing.assert_array_equal(F, X)
+    assert cross_loglik(feats, bank).shape == (3, 3)

@@ -25,7 +25,9 @@ AUDIO_ENV = "../../envs/audio.yaml"
 AUDIO_CORE_ENV = "../../envs/core.yaml"
 
 if AUDIO["source"] in ("freesound", "urbansound8k") and not AUDIO["root"]:
-    raise WorkflowError(f"invalid config: key 'audio.root' is required for source {AUDIO['source']}")
+    raise WorkflowError(
+        f"invalid config: key 'audio.root' is required for source {AUDIO['source']}"
+    )
 
 if AUDIO["source"] == "esc50" and not AUDIO["root"]:
     AUDIO_ARCHIVE = download_file(
@@ -38,21 +40,13 @@ else:
     AUDIO_ARCHIVE = None
 
 
-def audio_collection_inputs(wildcards):
-    if AUDIO["source"] == "synthetic":
-        return [f"{AUDIO_SYNTH_ROOT}/metadata.csv"]
-    return [AUDIO_ARCHIVE] if AUDIO_ARCHIVE else []
-
-
-def audio_trial_chunks():
-    e = AUDIO["experiment"]
-    per = e["trials_per_job"]
-    return [f"{a}-{min(a + per, e['trials']) - 1}" for a in range(0, e["trials"], per)]
-
-
-def audio_reference():
-    ref = AUDIO["reference"]
-    return [ref] if ref and Path(ref).is_file() else []
+if AUDIO["source"] == "synthetic":
+    AUDIO_COLLECTION = [f"{AUDIO_SYNTH_ROOT}/metadata.csv"]
+else:
+    AUDIO_COLLECTION = [AUDIO_ARCHIVE] if AUDIO_ARCHIVE else []
+_per, _n = AUDIO["experiment"]["trials_per_job"], AUDIO["experiment"]["trials"]
+AUDIO_TRIAL_CHUNKS = [f"{a}-{min(a + _per, _n) - 1}" for a in range(0, _n, _per)]
+AUDIO_REFERENCE = [r for r in [AUDIO["reference"]] if r and Path(r).is_file()]
 
 
 rule audio_synthetic:
@@ -60,40 +54,44 @@ rule audio_synthetic:
         f"{AUDIO_SYNTH_ROOT}/metadata.csv",
     log:
         "results/logs/audio_synthetic/all.log",
-    params:
-        root=AUDIO_SYNTH_ROOT,
-        seed=config["seed"],
-        synthetic=AUDIO["synthetic"],
+    conda:
+        AUDIO_ENV
     threads: 1
     resources:
         mem_mb=500,
         runtime=10,
-    conda:
-        AUDIO_ENV
+    params:
+        root=lambda wildcards, output: str(Path(output[0]).parent),
+        seed=config["seed"],
+        synthetic=AUDIO["synthetic"],
     script:
         "../scripts/audio_synthetic.py"
 
 
 rule audio_clips:
     input:
-        audio_collection_inputs,
+        AUDIO_COLLECTION,
     output:
         clips=f"{AUDIO_DIR}/clips.csv",
         tags=f"{AUDIO_DIR}/tags.txt",
     log:
         "results/logs/audio_clips/all.log",
-    params:
-        source=AUDIO["source"],
-        root=AUDIO["root"] or AUDIO_SYNTH_ROOT,
-        extract_dir=f"{config['cache_dir']}/audio/ESC-50",
-        missing=AUDIO["missing_files"],
-        selection=AUDIO["selection"],
+    conda:
+        AUDIO_ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
-    conda:
-        AUDIO_ENV
+    params:
+        source=AUDIO["source"],
+        root=lambda wildcards, input: (
+            str(Path(input[0]).parent)
+            if AUDIO["source"] == "synthetic"
+            else AUDIO["root"]
+        ),
+        extract_dir=f"{config['cache_dir']}/audio/ESC-50",
+        missing=AUDIO["missing_files"],
+        selection=AUDIO["selection"],
     script:
         "../scripts/audio_clips.py"
 
@@ -107,20 +105,20 @@ rule audio_hmm_shard:
         "results/logs/audio_hmm_shard/{k}.log",
     benchmark:
         "results/benchmarks/audio_hmm_shard/{k}.tsv"
+    wildcard_constraints:
+        k=r"\d+",
+    conda:
+        AUDIO_ENV
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=60,
     params:
         n_shards=len(AUDIO_FEATURE_SHARDS),
         seed=config["seed"],
         features=AUDIO["features"],
         hmm=AUDIO["hmm"],
         cache_dir=f"{AUDIO_DIR}/clip_cache",
-    wildcard_constraints:
-        k=r"\d+",
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=60,
-    conda:
-        AUDIO_ENV
     script:
         "../scripts/audio_hmm_shard.py"
 
@@ -132,12 +130,12 @@ rule audio_bad_clips:
         "results/logs/bad_audio.txt",
     log:
         "results/logs/audio_bad_clips/all.log",
+    conda:
+        AUDIO_CORE_ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
-    conda:
-        AUDIO_CORE_ENV
     script:
         "../scripts/audio_bad_clips.py"
 
@@ -151,16 +149,16 @@ rule audio_loglik_shard:
         "results/logs/audio_loglik_shard/{r}.log",
     benchmark:
         "results/benchmarks/audio_loglik_shard/{r}.tsv"
-    params:
-        n_shards=len(AUDIO_KERNEL_SHARDS),
     wildcard_constraints:
         r=r"\d+",
+    conda:
+        AUDIO_CORE_ENV
     threads: 1
     resources:
         mem_mb=4000,
         runtime=120,
-    conda:
-        AUDIO_CORE_ENV
+    params:
+        n_shards=len(AUDIO_KERNEL_SHARDS),
     script:
         "../scripts/audio_loglik_shard.py"
 
@@ -178,14 +176,14 @@ rule audio_kernel:
         "results/logs/audio_kernel/all.log",
     benchmark:
         "results/benchmarks/audio_kernel/all.tsv"
-    params:
-        tau=AUDIO["kernel"]["tau"],
+    conda:
+        AUDIO_CORE_ENV
     threads: 1
     resources:
         mem_mb=4000,
         runtime=30,
-    conda:
-        AUDIO_CORE_ENV
+    params:
+        tau=AUDIO["kernel"]["tau"],
     script:
         "../scripts/audio_kernel.py"
 
@@ -199,20 +197,20 @@ rule audio_fit:
         "results/logs/audio_fit/{method}_{trials}.log",
     benchmark:
         "results/benchmarks/audio_fit/{method}_{trials}.tsv"
+    wildcard_constraints:
+        method="|".join(AUDIO_METHODS.values()),
+        trials=r"\d+-\d+",
+    conda:
+        AUDIO_CORE_ENV
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=120,
     params:
         seed=config["seed"],
         dataset=AUDIO_DATASET,
         experiment=AUDIO["experiment"],
         n_bins=config["calibration_bins"],
-    wildcard_constraints:
-        method="|".join(AUDIO_METHODS.values()),
-        trials=r"\d+-\d+",
-    threads: 1
-    resources:
-        mem_mb=4000,
-        runtime=120,
-    conda:
-        AUDIO_CORE_ENV
     script:
         "../scripts/audio_fit.py"
 
@@ -222,11 +220,11 @@ rule audio_table:
         records=expand(
             "results/records/audio/{method}_{trials}.csv",
             method=AUDIO_SLUGS,
-            trials=audio_trial_chunks(),
+            trials=AUDIO_TRIAL_CHUNKS,
         ),
         kernel_summary=f"{AUDIO_DIR}/kernel_summary.json",
         bad="results/logs/bad_audio.txt",
-        reference=audio_reference(),
+        reference=AUDIO_REFERENCE,
     output:
         csv=report(
             "results/tables/audio_auc.csv",
@@ -242,15 +240,15 @@ rule audio_table:
         ),
     log:
         "results/logs/audio_table/all.log",
-    params:
-        dataset=AUDIO_DATASET,
-        methods=AUDIO["experiment"]["methods"],
+    conda:
+        AUDIO_CORE_ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
-    conda:
-        AUDIO_CORE_ENV
+    params:
+        dataset=AUDIO_DATASET,
+        methods=AUDIO["experiment"]["methods"],
     script:
         "../scripts/audio_table.py"
 

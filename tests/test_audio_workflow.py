@@ -1,0 +1,96 @@
+"""The audio family of the workflow on a tiny Freesound-style folder: bad clips stop the run
+with their path, or (skip_bad) are left out and listed; the table comes out."""
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import soundfile as sf
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from workflow_run import ROOT, run  # noqa: E402
+
+from kclf.datasets.synthetic_audio import make_synthetic_collection  # noqa: E402
+
+
+def _workdir(tmp_path, collection, **features):
+    cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
+    for block in cfg.values():
+        if isinstance(block, dict) and "enabled" in block:
+            block["enabled"] = False
+    cfg["audio"] = {
+        "enabled": True,
+        "source": "freesound",
+        "root": str(collection),
+        "reference": str(ROOT.parent / "shared" / "reference" / "lspc_freesound_auc.csv"),
+        "features": {"sample_rate": 8000, "n_shards": 2, **features},
+        "hmm": {"n_states": 3, "n_iter": 5},
+        "kernel": {"n_shards": 2},
+        "experiment": {
+            "n_train": 10,
+            "n_test": 10,
+            "trials": 2,
+            "trials_per_job": 2,
+            "methods": ["LSPC-new", "KLR"],
+        },
+    }
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    return work
+
+
+@pytest.fixture
+def collection(tmp_path):
+    root = tmp_path / "fs"
+    meta = make_synthetic_collection(root, 22, seed=5, duration_range=(3.0, 3.5))
+    (root / "audio" / "broken.wav").write_bytes(b"RIFF\x00\x00\x00\x00WAVEjunk" + bytes(64))
+    sf.write(root / "audio" / "quiet.wav", np.zeros(8000 * 4), 8000)
+    extra = pd.DataFrame(
+        {
+            "id": ["broken", "quiet"],
+            "file": ["audio/broken.wav", "audio/quiet.wav"],
+            "tags": ["tone", "noise"],
+            "duration": [4.0, 4.0],
+        }
+    )
+    pd.concat([meta[["id", "file", "tags", "duration"]], extra]).to_csv(
+        root / "metadata.csv", index=False
+    )
+    return root
+
+
+@pytest.mark.slow
+def test_bad_clip_stops_the_run_naming_its_path(tmp_path, collection):
+    work = _workdir(tmp_path, collection, skip_bad=False)
+    proc = run(work, "results/logs/bad_audio.txt", check=False)
+    assert proc.returncode != 0
+    logs = "".join(p.read_text() for p in (work / "results/logs/audio_hmm_shard").glob("*.log"))
+    assert "broken.wav: cannot decode audio" in logs + proc.stderr
+
+
+@pytest.mark.slow
+def test_skip_bad_lists_them_and_the_table_comes_out(tmp_path, collection):
+    work = _workdir(tmp_path, collection, skip_bad=True)
+    run(work, "results/tables/audio_auc.csv", timeout=600)
+    bad = (work / "results/logs/bad_audio.txt").read_text().splitlines()
+    assert sorted(Path(line.split("\t")[0]).name for line in bad) == ["broken.wav", "quiet.wav"]
+    assert "silent" in "".join(bad)
+    summary = json.loads((work / "results/data/freesound/kernel_summary.json").read_text())
+    assert summary["n_clips"] == 22 and summary["n_bad_clips"] == 2
+    assert 0 <= summary["clipped_mass"] < 0.5 and summary["max_asymmetry"] == 0.0
+    table = pd.read_csv(work / "results/tables/audio_auc.csv")
+    assert set(table["method"]) == {"LSPC-new", "KLR"}
+    pooled = table[table["task"] == "AUC, all tags x trials"]
+    assert len(pooled) == 2 and pooled["mean"].between(0, 1).all()
+    if (ROOT.parent / "shared" / "reference").is_dir():
+        assert pooled.set_index("method").loc["LSPC-new", "paper_mean"] == 70.1
+    assert (work / "results/figures/audio_auc.png").stat().st_size > 0
+    # the assembled kernel is symmetric and PSD after the projection
+    with np.load(work / "results/data/freesound/kernel.npz") as z:
+        K = z["K"]
+    assert np.allclose(K, K.T) and np.linalg.eigvalsh(K).min() > -1e-9
