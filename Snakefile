@@ -15,6 +15,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/download.smk"
 include: "workflow/rules/lspc_toy.smk"
 include: "workflow/rules/voc.smk"
+include: "workflow/rules/multilabel.smk"
 include: "workflow/rules/audio.smk"
 
 

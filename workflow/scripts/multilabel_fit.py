@@ -1,0 +1,23 @@
+import logging
+import warnings
+
+import numpy as np
+
+from kclf.experiments.multilabel import fit_method
+from kclf.records import atomic_write, write_records
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
+logging.captureWarnings(True)
+warnings.simplefilter("default")
+with np.load(snakemake.input[0]) as f:
+    data = {k: f[k] for k in f.files}
+rows, preds = fit_method(
+    data,
+    snakemake.wildcards.dataset,
+    snakemake.wildcards.method,
+    snakemake.params.cfg,
+    snakemake.params.seed,
+)
+write_records(rows, snakemake.output.records)
+atomic_write(snakemake.output.predictions, lambda p: np.savez(open(p, "wb"), **preds))
+logging.info("%d records", len(rows))

@@ -1,0 +1,15 @@
+import logging
+
+import numpy as np
+
+from kclf.experiments.multilabel import toy_figure
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
+with (
+    np.load(snakemake.input.data) as d,
+    np.load(snakemake.input.ilr) as a,
+    np.load(snakemake.input.corrlog) as b,
+):
+    toy_figure(
+        d["Xt_0"], d["Yt_0"], a["Yp_0"], b["Yp_0"], snakemake.params.shift, snakemake.output[0]
+    )
