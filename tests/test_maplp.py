@@ -129,6 +129,18 @@ def test_iteration_limit_reports_the_solver_message():
         MAPLP(sigma=0.5, solver_options={"maxiter": 1}).fit(X, y)
     with pytest.raises(ValueError, match="solver_options must be a dict"):
         MAPLP(solver_options=3).fit(X, y)
+    with pytest.raises(ValueError, match="solver_options\\['method'\\] must be one of"):
+        MAPLP(solver_options={"method": "glpk"}).fit(X, y)
+
+
+@pytest.mark.parametrize("method", ["highs-ds", "highs-ipm"])
+def test_simplex_and_interior_point_reach_the_same_optimum(method):
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(60, 2))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    default = MAPLP(sigma=0.6).fit(X, y)
+    other = MAPLP(sigma=0.6, solver_options={"method": method}).fit(X, y)
+    assert default.objective_ == pytest.approx(other.objective_, abs=1e-7)
 
 
 def test_banana_realisation_1():
