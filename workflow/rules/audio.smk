@@ -192,11 +192,11 @@ rule audio_fit:
     input:
         f"{AUDIO_DIR}/kernel.npz",
     output:
-        "results/records/audio/{method}_{trials}.csv",
+        f"results/records/audio/{AUDIO_DATASET}/{{method}}_{{trials}}.csv",
     log:
-        "results/logs/audio_fit/{method}_{trials}.log",
+        f"results/logs/audio_fit/{AUDIO_DATASET}/{{method}}_{{trials}}.log",
     benchmark:
-        "results/benchmarks/audio_fit/{method}_{trials}.tsv"
+        f"results/benchmarks/audio_fit/{AUDIO_DATASET}/{{method}}_{{trials}}.tsv"
     wildcard_constraints:
         method="|".join(AUDIO_METHODS.values()),
         trials=r"\d+-\d+",
@@ -218,7 +218,7 @@ rule audio_fit:
 rule audio_table:
     input:
         records=expand(
-            "results/records/audio/{method}_{trials}.csv",
+            f"results/records/audio/{AUDIO_DATASET}/{{method}}_{{trials}}.csv",
             method=AUDIO_SLUGS,
             trials=AUDIO_TRIAL_CHUNKS,
         ),
