@@ -20,8 +20,8 @@ VOC_DIR = "results/data/voc"
 VOC_SYNTH_ROOT = f"{VOC_DIR}/synthetic/VOCdevkit/VOC{VOC['year']}"
 VOC_DOWNLOAD_DIR = f"{config['cache_dir']}/voc"
 VOC_CLASS_NAMES = list(VOC["classes"] or VOC_CLASSES)
-VOC_METHODS = {m: m.lower() for m in VOC["experiment"]["methods"]}  # name -> file slug
-VOC_SLUG_TO_METHOD = {slug: m for m, slug in VOC_METHODS.items()}
+VOC_SLUGS = {"LSPC-new": "lspc_new", "LSPC": "lspc", "KLR": "klr", "SVC": "svc"}
+VOC_METHODS = {m: VOC_SLUGS[m] for m in VOC["experiment"]["methods"]}  # name -> file slug
 VOC_DATASET = "voc-synthetic" if VOC["voc_root"] is None and VOC["source"] == "synthetic" else (
     f"voc{VOC['year']}"
 )
@@ -309,8 +309,8 @@ rule voc_fit:
     params:
         seed=config["seed"],
         dataset=VOC_DATASET,
-        method=lambda wildcards: VOC_SLUG_TO_METHOD[wildcards.method],
         experiment=VOC["experiment"],
+        n_bins=config["calibration_bins"],
     wildcard_constraints:
         method="|".join(VOC_METHODS.values()),
         trials=r"\d+-\d+",

@@ -1,27 +1,42 @@
+"""One method on a chunk of trials: seeded n_train/rest splits, the shared AUC trial."""
+
 import logging
 
 import numpy as np
-from voc_auc_trials import run_trials
 
+from kclf.experiments.multitask_auc import make_splits, multitask_trial
 from kclf.records import write_records
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 p, e = snakemake.params, snakemake.params.experiment
-first, last = map(int, snakemake.wildcards.trials.split("-"))
 with np.load(snakemake.input[0]) as z:
     X, Y, classes = z["X"], z["Y"], [str(c) for c in z["classes"]]
-rows = run_trials(
-    X,
-    Y,
-    classes,
-    p.method,
-    range(first, last + 1),
-    seed=p.seed,
-    dataset=p.dataset,
-    n_train=e["n_train"],
-    folds=e["folds"],
-    sigma_factors=e["sigma_factors"],
-    lams=e["lams"],
-    log=logging.info,
-)
+first, last = map(int, snakemake.wildcards.trials.split("-"))
+splits = make_splits(len(X), min(e["n_train"], len(X) - 1), last + 1, p.seed, p.dataset)
+sigma_factors = e["sigma_factors"]
+rows = []
+for trial in range(first, last + 1):
+    train, test = splits[trial]
+    sigmas = None  # None: the median-heuristic grid of LSPCCV on the training part
+    if sigma_factors is not None:
+        from kclf.kernels import median_sigma
+
+        sigmas = median_sigma(X[train]) * np.asarray(sigma_factors, dtype=float)
+    rows += multitask_trial(
+        X,
+        Y,
+        train,
+        test,
+        [snakemake.wildcards.method],
+        dataset=p.dataset,
+        trial=trial,
+        seed=p.seed,
+        task_names=classes,
+        cv=e["folds"],
+        sigmas=sigmas,
+        lams=e["lams"],
+        svc_Cs=e["svc_Cs"],
+        n_bins=p.n_bins,
+    )
+    logging.info("trial %d: %d train, %d test images", trial, train.size, test.size)
 write_records(rows, snakemake.output[0])

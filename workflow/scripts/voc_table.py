@@ -25,8 +25,10 @@ summary = summary.sort_values(["task", "method"]).reset_index(drop=True)
 summary["task"] = summary["task"].astype(str)
 tables = {m: wide_table(summary, "task", methods, 100.0, 1, m) for m in ("md", "tex")}
 
-# training time: the refit with the chosen (sigma, lambda), per task, mean (std) over trials
-per_trial = records.groupby(["method", "trial"])["fit_seconds"].mean()
+# training time: the whole multi-task fit (CV search over sigma x lambda for all classes,
+# then the final fits) of one trial; records share it equally among the classes
+auc = records[records["metric"] == "auc"]
+per_trial = auc.groupby(["method", "trial"])["fit_seconds"].sum()
 times = {
     m: (per_trial[m].mean(), per_trial[m].std(ddof=1) if per_trial[m].size > 1 else 0.0)
     for m in methods
@@ -73,7 +75,8 @@ n_trials = records["trial"].nunique()
 caption = (
     f"{snakemake.params.dataset}: test AUC (%) mean (std) over {n_trials} trials, sigma and "
     "lambda by cross-validation on the training part (LSPC-new paper, Table 1); training "
-    "time = one refit per task with the chosen values, seconds."
+    "time = seconds per trial for all classes, CV search included (the paper times the "
+    "final training only)."
 )
 write_table(
     str(snakemake.output.csv)[: -len(".csv")], summary, tables["md"], tables["tex"], caption
@@ -81,7 +84,7 @@ write_table(
 
 # figure: per-class AUC, ours (bars, std whiskers) and the paper's (markers)
 classes = [c for c in order if c != AVERAGE]
-fig, ax = plt.subplots(figsize=(max(6, 0.55 * len(classes) + 2), 4.2))
+fig, ax = plt.subplots(figsize=(max(6, 0.55 * len(classes) + 4), 4.2))
 width = 0.8 / len(methods)
 x = np.arange(len(classes))
 for k, m in enumerate(methods):
@@ -110,10 +113,10 @@ if ref is not None:
             )
 ax.set_xticks(x, classes, rotation=60, ha="right")
 ax.set_ylabel("test AUC (%)")
-ax.set_ylim(40, 100)
+ax.set_ylim(30, 100)
 ax.axhline(50, color="0.6", lw=0.6, ls=":")
 ax.set_title(f"{snakemake.params.dataset}: AUC per class, mean (std) over {n_trials} trials")
-ax.legend(fontsize=7, ncol=2)
+ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
 fig.tight_layout()
 save_figure(fig, snakemake.output.figure)
 logging.info("%d records, %d trials", len(records), n_trials)
