@@ -94,3 +94,18 @@ def test_skip_bad_lists_them_and_the_table_comes_out(tmp_path, collection):
     with np.load(work / "results/data/freesound/kernel.npz") as z:
         K = z["K"]
     assert np.allclose(K, K.T) and np.linalg.eigvalsh(K).min() > -1e-9
+
+
+def test_esc50_source_plans_the_verified_download_and_root_is_required(tmp_path):
+    work = _workdir(tmp_path, tmp_path)
+    cfg = yaml.safe_load((work / "config.yaml").read_text())
+    cfg["audio"].update({"source": "esc50", "root": None})
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    proc = run(work, "-n", "results/tables/audio_auc.csv")
+    assert "download_audio_ESC_50_master_zip" in proc.stdout
+    assert "results/records/audio/esc50/" in proc.stdout
+    cfg["audio"].update({"source": "urbansound8k", "root": None})
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    proc = run(work, "-n", "results/tables/audio_auc.csv", check=False)
+    assert proc.returncode != 0
+    assert "audio.root' is required for source urbansound8k" in proc.stdout + proc.stderr
