@@ -74,3 +74,31 @@ def test_scene_from_mirror(mulan_dir):
     assert d["Y_train"].sum(axis=1).min() >= 1 and d["Y_test"].sum(axis=1).min() >= 1
     # scene's features are scaled to [0, 1]
     assert 0.0 <= d["X_train"].min() and d["X_train"].max() <= 1.0
+
+
+def _can_extract_rar():
+    import shutil
+
+    try:
+        import libarchive  # noqa: F401
+
+        return True
+    except ImportError:
+        return any(shutil.which(x) for x in ("bsdtar", "unar", "unrar", "7z"))
+
+
+def test_extract_rar_and_find_nested_scene(tmp_path):
+    from kclf.datasets.mulan import _find_scene_root, extract_rar
+
+    if not _can_extract_rar():
+        pytest.skip("no RAR extractor: pip install libarchive-c (or bsdtar/unar/unrar/7z)")
+    archive = Path(__file__).parent / "data" / "rar3-subdirs.rar"
+    out = extract_rar(archive, tmp_path / "x")
+    assert (out / "sub" / "dir1" / "file1.txt").read_bytes().startswith(b"file1")
+    assert (out / "sub" / "dir2" / "file2.txt").is_file()
+    # the scene folder is found wherever the archive put it
+    nested = tmp_path / "x" / "sub" / "scene"
+    nested.mkdir()
+    for name in ("scene-train.arff", "scene-test.arff"):
+        (nested / name).write_text(TINY)
+    assert _find_scene_root(tmp_path / "x") == nested

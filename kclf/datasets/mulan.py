@@ -154,15 +154,20 @@ def extract_rar(archive, dest):
         import libarchive  # libarchive-c, optional
     except ImportError:
         libarchive = None
-    if libarchive is not None and hasattr(libarchive, "extract_file"):
-        import os
-
-        cwd = os.getcwd()
-        try:
-            os.chdir(dest)
-            libarchive.extract_file(str(archive.resolve()))
-        finally:
-            os.chdir(cwd)
+    if libarchive is not None and hasattr(libarchive, "file_reader"):
+        root = dest.resolve()
+        with libarchive.file_reader(str(archive)) as entries:
+            for entry in entries:
+                target = (root / entry.pathname).resolve()
+                if not target.is_relative_to(root):
+                    raise ValueError(f"{archive}: entry {entry.pathname!r} escapes {dest}")
+                if entry.isdir:
+                    target.mkdir(parents=True, exist_ok=True)
+                elif entry.isfile:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    with open(target, "wb") as f:
+                        for block in entry.get_blocks():
+                            f.write(block)
         return dest
     commands = {
         "bsdtar": ["bsdtar", "-xf", str(archive), "-C", str(dest)],
