@@ -269,7 +269,7 @@ def test_toy_example_corrlog_beats_ilr():
     """Sec. V: CorrLog models the dependence of y2's boundary on y1; ILR cannot.
 
     Measured here (500 training, 4000 test points, CV-chosen penalties): subset accuracy
-    CorrLog 0.97, ILR 0.89.
+    CorrLog 0.949, ILR 0.890.
     """
     X, Y = make_corrlog_toy(500, np.random.default_rng(10))
     Xt, Yt = make_corrlog_toy(4000, np.random.default_rng(11))
@@ -370,7 +370,9 @@ def test_scene_corrlog_subset_accuracy_at_least_ilr():
     from kclf.datasets.mulan import load_scene
 
     d = load_scene(MULAN)
-    kw = {"rho1": 1e-3, "rho2": 1e-1}  # the CV choice of the workflow's full run
+    # the penalties 3-fold CV picks on the training part (random_state=0); measured here:
+    # subset accuracy CorrLog 0.621 (0.628 with inference="exact"), ILR 0.530
+    kw = {"rho1": 1e-3, "rho2": 1e-1}
     corr = CorrLog(**kw).fit(d["X_train"], d["Y_train"]).score(d["X_test"], d["Y_test"])
     ilr = CorrLog(couplings=False, **kw).fit(d["X_train"], d["Y_train"])
     assert corr >= ilr.score(d["X_test"], d["Y_test"]) + 0.03
