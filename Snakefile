@@ -17,6 +17,7 @@ include: "workflow/rules/lspc_toy.smk"
 include: "workflow/rules/voc.smk"
 include: "workflow/rules/multilabel.smk"
 include: "workflow/rules/audio.smk"
+include: "workflow/rules/mgpc.smk"
 
 
 rule all:

@@ -1,0 +1,11 @@
+import logging
+
+from kclf.reports.mgpc import plot_lambda, plot_roc, write_tables
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
+out = snakemake.output
+reference = snakemake.input.reference[0] if snakemake.input.reference else None
+write_tables(snakemake.input.records, reference, str(out.csv)[:-4])
+plot_roc(snakemake.input.curves, out.roc)
+plot_lambda(snakemake.input.curves, out.lam)
+logging.info("%d record files", len(snakemake.input.records))
