@@ -13,7 +13,7 @@ Also prints the estimated time of a paper-size (1680 clips) kernel on 1..N cores
 batched cost per (pair, frame) measured here times 1680^2 x mean frames, divided over
 row-block shards (one job per core).
 
-Usage: OMP_NUM_THREADS=1 python benchmarks/bench_hmm_kernel.py [--clips 500] [--pairs 400]
+Usage: OMP_NUM_THREADS=1 python benchmarks/bench_hmm_kernel.py [--clips 500] [--pairs 2000]
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def main():
     ap.add_argument("--features", type=int, default=32)
     ap.add_argument("--min-frames", type=int, default=150, help="3 s at a 20 ms hop")
     ap.add_argument("--max-frames", type=int, default=500, help="cap (10 s) to keep it short")
-    ap.add_argument("--pairs", type=int, default=400, help="naive pairs timed")
+    ap.add_argument("--pairs", type=int, default=2000, help="naive pairs timed")
     ap.add_argument("--paper-clips", type=int, default=1680)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()

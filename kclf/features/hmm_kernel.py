@@ -182,21 +182,29 @@ def fit_clip_hmm(X, n_states=4, random_state=0, n_iter=20, tol=1e-3, min_covar=1
     return hmm
 
 
+def _emission_weights(bank):
+    """``W`` of shape (2d + 1, S * M) with ``[x**2, x, 1] @ W = log N(x | state s, model m)``
+    in state-major order, so one matrix product gives a clip's (T, S, M) log emissions."""
+    M, S, d = bank.means.shape
+    prec = 1.0 / bank.variances.transpose(1, 0, 2).reshape(S * M, d)
+    mu = bank.means.transpose(1, 0, 2).reshape(S * M, d)
+    const = -0.5 * (d * LOG_2PI - np.log(prec).sum(1) + (mu**2 * prec).sum(1))
+    return np.vstack([-0.5 * prec.T, (mu * prec).T, const[None, :]])
+
+
+def _log_emissions_sm(X, W, S, M):
+    X = np.asarray(X, dtype=float)
+    Z = np.hstack([X * X, X, np.ones((X.shape[0], 1))])
+    return (Z @ W).reshape(X.shape[0], S, M)
+
+
 def log_emissions(X, bank):
     """``log N(x_t | means[m, s], diag variances[m, s])`` as a (T, M, S) array."""
     X = np.asarray(X, dtype=float)
     M, S, d = bank.means.shape
     if X.ndim != 2 or X.shape[1] != d:
         raise ValueError(f"X must have shape (T, {d}) to match the bank, got {X.shape}")
-    prec = (1.0 / bank.variances).reshape(M * S, d)
-    mu = bank.means.reshape(M * S, d)
-    const = -0.5 * (
-        d * LOG_2PI + np.log(bank.variances).reshape(M * S, d).sum(1) + (mu**2 * prec).sum(1)
-    )
-    out = (X * X) @ (-0.5 * prec).T
-    out += X @ (mu * prec).T
-    out += const
-    return out.reshape(X.shape[0], M, S)
+    return _log_emissions_sm(X, _emission_weights(bank), S, M).transpose(0, 2, 1)
 
 
 def _forward_log(logB, log_start, log_trans):
@@ -217,7 +225,9 @@ def _forward_batch(logB, lengths, startprob, transmat):
     """
     Tmax, S, B, M = logB.shape
     # per (t, clip, model) shift so the largest state emission is exp(0) = 1
-    c = np.maximum.reduce(logB, axis=1)
+    c = logB[:, 0].copy()
+    for s in range(1, S):  # elementwise maxima of slices: faster than a reduce over axis 1
+        np.maximum(c, logB[:, s], out=c)
     c[~np.isfinite(c)] = 0.0
     E = logB  # overwritten in place: the emissions are not needed afterwards
     E -= c[:, None]
@@ -272,6 +282,8 @@ def cross_loglik(sequences, bank, max_bytes=256 * 2**20):
     L = np.empty((len(seqs), M))
     order = np.argsort(-lengths, kind="stable")
     per_frame = M * S * 8 * 2  # logB/E and the shift
+    W = _emission_weights(bank)
+    buf = None
     with np.errstate(divide="ignore"):
         log_start = np.log(bank.startprob)
         log_trans = np.log(bank.transmat)
@@ -281,9 +293,13 @@ def cross_loglik(sequences, bank, max_bytes=256 * 2**20):
         nb = max(1, int(max_bytes // (per_frame * Tmax)))
         idx = order[k : k + nb]
         k += nb
-        logB = np.zeros((Tmax, S, len(idx), M))
+        if buf is None or buf.size < Tmax * S * len(idx) * M:
+            # one buffer for all batches (each under max_bytes): no fresh pages per batch
+            buf = np.empty(max(Tmax * S * len(idx) * M, int(max_bytes // 16)))
+        logB = buf[: Tmax * S * len(idx) * M].reshape(Tmax, S, len(idx), M)
         for b, i in enumerate(idx):
-            logB[: lengths[i], :, b, :] = log_emissions(seqs[i], bank).transpose(0, 2, 1)
+            logB[: lengths[i], :, b, :] = _log_emissions_sm(seqs[i], W, S, M)
+            logB[lengths[i] :, :, b, :] = 0.0
         ll, bad = _forward_batch(logB, lengths[idx], bank.startprob, bank.transmat)
         for b, m in zip(*np.nonzero(bad)):
             logBm = log_emissions(seqs[idx[b]], bank.subset([m]))
