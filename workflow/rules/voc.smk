@@ -350,6 +350,10 @@ rule voc_table:
     params:
         dataset=VOC_DATASET,
         methods=list(VOC_METHODS),
+        caption=(
+            f"{VOC_DATASET}: test AUC (%) mean (std) per class, sigma and lambda by "
+            "cross-validation on the training part (LSPC-new paper, Sec. 4.1, Table 1);"
+        ),
     threads: 1
     resources:
         mem_mb=1000,

@@ -1,0 +1,115 @@
+# MULAN scene (Boutell et al. 2004; 294 colour/texture features of real photographs, 6
+# labels) through the image experiment's AUC machinery: 6 binary tasks, MULAN's own
+# train/test split as trial 0 and seeded random re-splits of the same sizes after it.
+# The ARFF files come from the local mirror; else (download: true) from the MULAN archive
+# via the rule multilabel_scene_download (workflow/rules/multilabel.smk).
+SCENE = config["scene"]
+SCENE_FILES = ["mulan/scene-train.arff", "mulan/scene-test.arff"]
+SCENE_IN_MIRROR = all(mirror_file(f) for f in SCENE_FILES)
+SCENE_INPUT = (
+    [mirror_file(f) for f in SCENE_FILES]
+    if SCENE_IN_MIRROR
+    else [f"{config['cache_dir']}/mulan/scene/{Path(f).name}" for f in SCENE_FILES]
+)
+SCENE_SLUGS = {"LSPC-new": "lspc_new", "LSPC": "lspc", "KLR": "klr", "SVC": "svc"}
+SCENE_METHODS = {m: SCENE_SLUGS[m] for m in SCENE["experiment"]["methods"]}
+
+
+def scene_trial_chunks():
+    e = SCENE["experiment"]
+    per = e["trials_per_job"]
+    return [f"{a}-{min(a + per, e['trials']) - 1}" for a in range(0, e["trials"], per)]
+
+
+rule scene_data:
+    input:
+        SCENE_INPUT,
+    output:
+        "results/data/scene/scene.npz",
+    log:
+        "results/logs/scene_data/all.log",
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        "../../envs/core.yaml"
+    script:
+        "../scripts/scene_data.py"
+
+
+rule scene_fit:
+    input:
+        "results/data/scene/scene.npz",
+    output:
+        "results/records/scene/{method}_{trials}.csv",
+    log:
+        "results/logs/scene_fit/{method}_{trials}.log",
+    benchmark:
+        "results/benchmarks/scene_fit/{method}_{trials}.tsv"
+    params:
+        seed=config["seed"],
+        experiment=SCENE["experiment"],
+        n_bins=config["calibration_bins"],
+    wildcard_constraints:
+        method="|".join(SCENE_METHODS.values()),
+        trials=r"\d+-\d+",
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    conda:
+        "../../envs/core.yaml"
+    script:
+        "../scripts/scene_fit.py"
+
+
+rule scene_table:
+    input:
+        records=expand(
+            "results/records/scene/{method}_{trials}.csv",
+            method=SCENE_METHODS.values(),
+            trials=scene_trial_chunks(),
+        ),
+        reference=[],
+    output:
+        csv=report(
+            "results/tables/scene_auc.csv",
+            caption="../report/scene_auc_table.rst",
+            category="MULAN scene (real photographs)",
+        ),
+        md="results/tables/scene_auc.md",
+        tex="results/tables/scene_auc.tex",
+        figure=report(
+            "results/figures/scene_auc.png",
+            caption="../report/scene_auc_figure.rst",
+            category="MULAN scene (real photographs)",
+        ),
+    log:
+        "results/logs/scene_table/all.log",
+    params:
+        dataset="scene",
+        methods=list(SCENE_METHODS),
+        caption=(
+            "MULAN scene (294 features of real photographs, 6 labels): test AUC (%) mean "
+            "(std); trial 0 = MULAN's 1211/1196 split, then random re-splits "
+            "of the same sizes; sigma and lambda by cross-validation on the training part;"
+        ),
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        "../../envs/core.yaml"
+    script:
+        "../scripts/voc_table.py"
+
+
+if enabled("scene"):
+    if SCENE_IN_MIRROR or SCENE["download"]:
+        FINAL_OUTPUTS += rules.scene_table.output
+    else:
+        print(
+            "scene: left out (no mulan/scene-*.arff under the mirror "
+            f"{config.get('mirror')!r} and scene.download is false)"
+        )

@@ -1,0 +1,20 @@
+import logging
+from pathlib import Path
+
+import numpy as np
+
+from kclf.datasets.mulan import load_scene
+from kclf.records import atomic_write
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
+d = load_scene(Path(snakemake.input[0]).parent, verify=True)
+out = {
+    "X": np.vstack([d["X_train"], d["X_test"]]),
+    "Y": np.vstack([d["Y_train"], d["Y_test"]]).astype(np.int8),
+    "classes": np.asarray(d["label_names"]),
+    "n_train": np.int64(len(d["X_train"])),
+}
+atomic_write(snakemake.output[0], lambda tmp: np.savez(open(tmp, "wb"), **out))
+logging.info(
+    "scene: %d train + %d test, %d features", len(d["X_train"]), len(d["X_test"]), out["X"].shape[1]
+)
