@@ -15,10 +15,8 @@ SCENE_SLUGS = {"LSPC-new": "lspc_new", "LSPC": "lspc", "KLR": "klr", "SVC": "svc
 SCENE_METHODS = {m: SCENE_SLUGS[m] for m in SCENE["experiment"]["methods"]}
 
 
-def scene_trial_chunks():
-    e = SCENE["experiment"]
-    per = e["trials_per_job"]
-    return [f"{a}-{min(a + per, e['trials']) - 1}" for a in range(0, e["trials"], per)]
+_per, _n = SCENE["experiment"]["trials_per_job"], SCENE["experiment"]["trials"]
+SCENE_TRIAL_CHUNKS = [f"{a}-{min(a + _per, _n) - 1}" for a in range(0, _n, _per)]
 
 
 rule scene_data:
@@ -28,12 +26,12 @@ rule scene_data:
         "results/data/scene/scene.npz",
     log:
         "results/logs/scene_data/all.log",
+    conda:
+        "../../envs/core.yaml"
     threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
-    conda:
-        "../../envs/core.yaml"
     script:
         "../scripts/scene_data.py"
 
@@ -47,19 +45,19 @@ rule scene_fit:
         "results/logs/scene_fit/{method}_{trials}.log",
     benchmark:
         "results/benchmarks/scene_fit/{method}_{trials}.tsv"
-    params:
-        seed=config["seed"],
-        experiment=SCENE["experiment"],
-        n_bins=config["calibration_bins"],
     wildcard_constraints:
         method="|".join(SCENE_METHODS.values()),
         trials=r"\d+-\d+",
+    conda:
+        "../../envs/core.yaml"
     threads: 1
     resources:
         mem_mb=4000,
         runtime=60,
-    conda:
-        "../../envs/core.yaml"
+    params:
+        seed=config["seed"],
+        experiment=SCENE["experiment"],
+        n_bins=config["calibration_bins"],
     script:
         "../scripts/scene_fit.py"
 
@@ -69,7 +67,7 @@ rule scene_table:
         records=expand(
             "results/records/scene/{method}_{trials}.csv",
             method=SCENE_METHODS.values(),
-            trials=scene_trial_chunks(),
+            trials=SCENE_TRIAL_CHUNKS,
         ),
         reference=[],
     output:
@@ -87,6 +85,12 @@ rule scene_table:
         ),
     log:
         "results/logs/scene_table/all.log",
+    conda:
+        "../../envs/core.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
     params:
         dataset="scene",
         methods=list(SCENE_METHODS),
@@ -95,12 +99,6 @@ rule scene_table:
             "(std); trial 0 = MULAN's 1211/1196 split, then random re-splits "
             "of the same sizes; sigma and lambda by cross-validation on the training part;"
         ),
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
-    conda:
-        "../../envs/core.yaml"
     script:
         "../scripts/voc_table.py"
 

@@ -1,0 +1,108 @@
+# Helpers of the VOC family (workflow/rules/voc.smk): where the images are, which shard
+# holds which image, the trial chunks.
+import functools
+
+from kclf.datasets import synthetic_voc
+from kclf.datasets.voc import VOC_CLASSES, image_paths, list_image_ids, resolve_voc_root
+from kclf.features.surf_bow import n_shards_for, shard_members
+
+VOC = config["voc"]
+VOC_DIR = "results/data/voc"
+VOC_SYNTH_ROOT = f"{VOC_DIR}/synthetic/VOCdevkit/VOC{VOC['year']}"
+VOC_DOWNLOAD_DIR = f"{config['cache_dir']}/voc"
+VOC_CLASS_NAMES = list(VOC["classes"] or VOC_CLASSES)
+VOC_SLUGS = {"LSPC-new": "lspc_new", "LSPC": "lspc", "KLR": "klr", "SVC": "svc"}
+VOC_METHODS = {
+    m: VOC_SLUGS[m] for m in VOC["experiment"]["methods"]
+}  # name -> file slug
+VOC_DATASET = (
+    "voc-synthetic"
+    if VOC["voc_root"] is None and VOC["source"] == "synthetic"
+    else (f"voc{VOC['year']}")
+)
+
+
+def voc_source():
+    return "devkit" if VOC["voc_root"] else VOC["source"]
+
+
+def voc_root():
+    """The VOC<year> folder (for a download: after the extraction checkpoint ran)."""
+    src = voc_source()
+    if src == "devkit":
+        return str(resolve_voc_root(VOC["voc_root"], VOC["year"]))
+    if src == "synthetic":
+        return VOC_SYNTH_ROOT
+    return str(
+        Path(checkpoints.voc_extract.get().output[0])
+        / "VOCdevkit"
+        / f"VOC{VOC['year']}"
+    )
+
+
+@functools.cache
+def _voc_listing(root):
+    if voc_source() == "synthetic":
+        s = VOC["synthetic"]
+        ids = synthetic_voc.image_ids(s["n_images"], VOC["year"])
+        names = [
+            synthetic_voc.image_filename(
+                config["seed"],
+                i,
+                s["grey_fraction"],
+                s["cmyk_fraction"],
+                s["png_fraction"],
+            )
+            for i in ids
+        ]
+        paths = [f"{root}/JPEGImages/{n}" for n in names]
+    else:
+        ids = list_image_ids(root, VOC["image_set"], VOC_CLASS_NAMES)
+        paths = [str(p) for p in image_paths(root, ids)]
+    n = VOC["features"]["n_shards"] or n_shards_for(
+        len(ids), VOC["features"]["images_per_shard"]
+    )
+    members = shard_members(ids, n)
+    by_id = dict(zip(ids, paths))
+    return ids, {k: [(i, by_id[i]) for i in v] for k, v in members.items()}
+
+
+def voc_shards():
+    return _voc_listing(voc_root())[1]
+
+
+def voc_shard_ids(k):
+    return [i for i, _ in voc_shards()[int(k)]]
+
+
+def voc_shard_inputs(wildcards):
+    """Images of shard k (for generated images: the shard's manifest)."""
+    if voc_source() == "synthetic":
+        return [f"{VOC_DIR}/synthetic/shards/{wildcards.k}.tsv"]
+    return [p for _, p in voc_shards()[int(wildcards.k)]]
+
+
+def voc_all(pattern):
+    return lambda wildcards: expand(pattern, k=sorted(voc_shards()))
+
+
+def voc_label_files(wildcards):
+    root = voc_root()
+    main = f"{root}/ImageSets/Main"
+    return [f"{main}/{c}_{VOC['image_set']}.txt" for c in VOC_CLASS_NAMES]
+
+
+def voc_trial_chunks():
+    e = VOC["experiment"]
+    per = e["trials_per_job"]
+    return [f"{a}-{min(a + per, e['trials']) - 1}" for a in range(0, e["trials"], per)]
+
+
+def voc_reference():
+    """The paper's Table 1 CSV when configured and present (else nothing)."""
+    ref = VOC["reference"]
+    return [ref] if ref and Path(ref).is_file() else []
+
+
+VOC_IMAGE_ENV = "../../envs/images.yaml"
+VOC_CORE_ENV = "../../envs/core.yaml"
