@@ -1,6 +1,8 @@
 """ManifoldGPC: MLA against scikit-learn's GPC, EP against brute-force integration."""
 
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -302,3 +304,142 @@ def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", category=UserWarning)
         check(estimator)
+
+
+# ---------------------------------------------------------------- experiment and report
+
+
+def test_splits_are_stratified_seeded_and_capped():
+    from kclf.experiments.mgpc import make_splits
+
+    y = np.r_[np.zeros(60, int), np.ones(40, int)]
+    a = make_splits(y, 4, 7, "digits/3v8")
+    np.testing.assert_array_equal(a, make_splits(y, 4, 7, "digits/3v8"))
+    assert not np.array_equal(a, make_splits(y, 4, 7, "digits/1v7"))
+    assert not np.array_equal(a[0], a[1])
+    assert (a[:, y == 0].sum(1) == 30).all() and (a[:, y == 1].sum(1) == 20).all()
+    capped = make_splits(y, 2, 7, "scene/Beach", max_train=20)
+    assert (capped[:, y == 0].sum(1) == 12).all() and (capped[:, y == 1].sum(1) == 8).all()
+
+
+def test_error_rates_by_hand():
+    from kclf.experiments.mgpc import error_rates
+
+    y = np.array([1, 1, 1, 1, 0, 0, 0, 0, 0, 0])
+    p = np.array([1, 0, 1, 1, 0, 1, 1, 0, 0, 0])
+    assert error_rates(y, p) == pytest.approx((0.25, 2 / 6, 0.3))
+
+
+def test_digits_task_and_bad_names():
+    from kclf.experiments.mgpc import digits_task
+
+    images, y = digits_task("3v8")
+    d = load_digits()
+    assert images.shape == (np.isin(d.target, (3, 8)).sum(), 8, 8)
+    assert y.sum() == (d.target == 8).sum()
+    for bad in ("3v3", "38", "av8"):
+        with pytest.raises(ValueError, match="digits task"):
+            digits_task(bad)
+
+
+def test_experiment_and_report_end_to_end(tmp_path):
+    from kclf.experiments.mgpc import METHODS, features, prepare, run
+    from kclf.records import read_records, write_records
+    from kclf.reports.mgpc import plot_lambda, plot_roc, write_tables
+
+    cfg = {
+        "sigma_factors": [1.0],
+        "length_scale_factors": [1.0],
+        "amplitudes": [16.0],
+        "lams": [0.01, 0.5],
+        "folds": 2,
+        "gradient_max_iter": 50,
+        "tol": 1e-6,
+    }
+    data = prepare("digits", "1v7", 3, 2, max_train=60)
+    X = features(data, "binarization")
+    record_files, curve_files = [], []
+    for method in METHODS:
+        rows, curves = run(data, X, method, 3, cfg, "digits", "1v7", "binarization")
+        assert {r["metric"] for r in rows} == {"fn", "fp", "ce", "accuracy", "auc"}
+        assert len(rows) == 2 * 5
+        folder = tmp_path / "digits" / "1v7" / "binarization"
+        folder.mkdir(parents=True, exist_ok=True)
+        write_records(rows, folder / f"{method}.csv")
+        np.savez(folder / f"{method}.npz", **curves)
+        record_files.append(folder / f"{method}.csv")
+        curve_files.append(str(folder / f"{method}.npz"))
+        if method.startswith("ridge"):
+            assert curves["lam_errors"].shape == (2, 2, 3)
+        assert curves["score_0"].shape == curves["y_test_0"].shape == ((~data["train"][0]).sum(),)
+    recs = read_records(record_files)
+    ce = recs[(recs.metric == "ce") & (recs.method == "MLA")].value
+    assert ce.mean() < 0.05
+    ref = tmp_path / "ref.csv"
+    ref.write_text("method,fn_pct,fp_pct,ce_pct\nmgpc_ep,8.5,10,9.5\n")
+    summary = write_tables(record_files, ref, str(tmp_path / "mgpc_errors"))
+    assert set(summary["metric"]) == {"fn", "fp", "ce", "auc"}
+    md = (tmp_path / "mgpc_errors.md").read_text()
+    assert "digits-binarization 1v7: MEP" in md and "MGPC MEP" in md
+    plot_roc(curve_files, tmp_path / "roc.png")
+    plot_lambda(curve_files, tmp_path / "lam.png")
+    assert (tmp_path / "roc.png").stat().st_size > 0 and (tmp_path / "lam.png").stat().st_size > 0
+
+
+# ---------------------------------------------------------------- workflow
+
+
+def _mgpc_workdir(tmp_path, **over):
+    import yaml
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from workflow_run import ROOT
+
+    cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
+    for block in cfg.values():
+        if isinstance(block, dict) and "enabled" in block:
+            block["enabled"] = False
+    cfg["mgpc"] = {
+        "enabled": True,
+        "reference": str(ROOT.parent / "shared" / "reference" / "mgpc_defects.csv"),
+        "trials": 2,
+        "datasets": {"digits": {"tasks": ["1v7"], "representations": ["binarization"]}},
+        "methods": ["mla", "mep", "ridge_newton"],
+        "sigma_factors": [1.0],
+        "length_scale_factors": [1.0],
+        "amplitudes": [16.0],
+        "lams": [0.01, 0.5],
+        "folds": 2,
+        "tol": 1e-6,
+        **over,
+    }
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(cfg))
+    return tmp_path
+
+
+def test_workflow_rejects_unknown_mgpc_key(tmp_path):
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from workflow_run import run
+
+    work = _mgpc_workdir(tmp_path, n_centres=5)
+    proc = run(work, "-n", "results/tables/mgpc_errors.csv", check=False)
+    assert proc.returncode != 0
+    assert "mgpc" in proc.stdout + proc.stderr and "n_centres" in proc.stdout + proc.stderr
+
+
+@pytest.mark.slow
+def test_workflow_tiny_run(tmp_path):
+    import pandas as pd
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from workflow_run import run
+
+    work = _mgpc_workdir(tmp_path)
+    run(work, "results/tables/mgpc_errors.csv", timeout=300)
+    table = pd.read_csv(work / "results/tables/mgpc_errors.csv")
+    assert set(table["method"]) == {"MLA", "MEP", "Ridge Newton"}
+    assert set(table["metric"]) == {"fn", "fp", "ce", "auc"}
+    for name in ("mgpc_roc.png", "mgpc_ridge_lambda.png"):
+        assert (work / "results/figures" / name).stat().st_size > 0
+    assert (work / "results/benchmarks/mgpc_fit/digits_1v7_binarization_mep.tsv").is_file()
