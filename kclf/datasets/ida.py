@@ -35,7 +35,9 @@ __all__ = [
     "PUBLISHED",
     "asc_split_indices",
     "check_binary",
+    "EXTRA",
     "generate",
+    "load_wdbc",
     "load_benchmarks_mat",
     "load_pattern_set",
     "load_split_asc",
@@ -63,6 +65,22 @@ PUBLISHED = {
     "twonorm": (400, 7000, 100),
     "waveform": (400, 4600, 100),
 }
+
+
+#: Offline stand-ins with (n_train, n_test, n_realisations) chosen here, not published.
+EXTRA = {"wdbc": (300, 269, 100)}
+
+
+def load_wdbc():
+    """scikit-learn's bundled Breast Cancer Wisconsin (Diagnostic) data: 569 x 30,
+    features standardised over the whole set (as the IDA sets are), ``y = +1`` for
+    malignant.  Not IDA's breast_cancer (Ljubljana, 277 x 9): an offline stand-in."""
+    from sklearn.datasets import load_breast_cancer
+
+    data = load_breast_cancer()
+    X = np.asarray(data.data, dtype=float)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    return X, np.where(data.target == 0, 1, -1)
 
 
 def check_name(name):
@@ -143,7 +161,7 @@ def stratified_splits(y, name, seed, n_train=None, n_test=None, n_realisations=N
     Realisation ``r`` is one stratified random partition drawn with
     ``seed_for(seed, "ida", name, "split", r)``, at the published sizes unless given.
     """
-    pub = PUBLISHED.get(name, (None, None, None))
+    pub = PUBLISHED.get(name, EXTRA.get(name, (None, None, None)))
     n_train = pub[0] if n_train is None else n_train
     n_test = pub[1] if n_test is None else n_test
     R = pub[2] if n_realisations is None else n_realisations

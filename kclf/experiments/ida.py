@@ -9,11 +9,14 @@ Rätsch et al.'s protocol for the IDA benchmarks, followed by the MAPLP paper.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import numpy as np
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.svm import SVC
 
+from ..datasets import breiman
+from ..datasets import ida as data
 from ..kernels import median_sigma
 from ..klr import KernelLogisticRegression
 from ..klr_cv import KernelLogisticRegressionCV
@@ -38,6 +41,54 @@ def check_method(method):
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; expected one of {list(METHODS)}")
     return method
+
+
+def prepare(name, seed, mirror=None, benchmarks_mat=None, generate=(), n_realisations=None):
+    """Pattern set and realisations of one dataset, from the best source available.
+
+    Order: ``benchmarks_mat`` (the standard splits); ``wdbc`` from scikit-learn; Breiman's
+    generator when ``name`` is in ``generate`` or the mirror lacks it; the mirror's pattern
+    set, with realisation ``r`` from ``splits_asc`` where present and otherwise drawn by
+    :func:`kclf.datasets.ida.stratified_splits`.  Only the first ``n_realisations`` are kept.
+
+    Returns
+    -------
+    dict with ``X``, ``y``, ``train``, ``test`` (R x n index arrays) and ``origin`` (text).
+    """
+    mirror_set = mirror is not None and (Path(mirror) / "unique_xt" / f"{name}.mat").is_file()
+    if benchmarks_mat is not None and name in data.PUBLISHED:
+        X, y, train, test = data.load_benchmarks_mat(benchmarks_mat, name)
+        origin = "benchmarks.mat, standard realisations"
+        train, test = train[:n_realisations], test[:n_realisations]
+        return {"X": X, "y": y, "train": train, "test": test, "origin": origin}
+    if name == "wdbc":
+        X, y = data.load_wdbc()
+        origin = "scikit-learn breast cancer Wisconsin; seeded stratified realisations"
+    elif name in breiman.GENERATORS and (name in generate or not mirror_set):
+        X, y = data.generate(name, seed)
+        origin = "Breiman's generator; seeded stratified realisations"
+    elif mirror_set:
+        X, y = data.load_pattern_set(name, mirror)
+        origin = "mirror pattern set; seeded stratified realisations"
+    else:
+        raise ValueError(
+            f"IDA dataset {name!r}: no source (not in benchmarks.mat, the mirror "
+            f"{mirror!r} or the generators); diabetis and heart need benchmarks.mat"
+        )
+    train, test = data.stratified_splits(y, name, seed, n_realisations=n_realisations)
+    if mirror is not None and name in data.PUBLISHED and "generator" not in origin:
+        from_asc = []
+        for r in range(len(train)):
+            split = data.load_split_asc(name, mirror, r + 1)
+            if split is None:
+                continue
+            used = set()
+            train[r] = data.asc_split_indices(X, y, split[0], split[1], used)
+            test[r] = data.asc_split_indices(X, y, split[2], split[3], used)
+            from_asc.append(r + 1)
+        if from_asc:
+            origin += f" (realisation {', '.join(map(str, from_asc))} from the IDA split files)"
+    return {"X": X, "y": y, "train": train, "test": test, "origin": origin}
 
 
 def sigma_grid(X, factors):

@@ -1,0 +1,212 @@
+"""IDA benchmark tables and figure from records, beside the MAPLP paper's numbers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..experiments.ida import METHODS
+from ..records import atomic_write, read_records
+from ..reporting import add_reference, save_figure, summarize, wide_table, write_table
+
+#: paper column label -> column stem in maplp_ida_error.csv
+PAPER_ERROR = {
+    "MAPLP": "maplp",
+    "SVM": "svm",
+    "KMAP": "kmap",
+    "RBF": "rbf",
+    "AB": "ab",
+    "ABR": "abr",
+    "KFD": "kfd",
+}
+#: how close our numbers must be to the paper's to count as reproduced, in published stds
+AGREEMENT = {"SVM": ("svm", 1.5), "MAPLP": ("maplp", 2.0)}
+
+
+def paper_error_columns(reference):
+    """``mean ± std`` strings per dataset for every paper column."""
+    ref = reference.set_index("dataset")
+    return pd.DataFrame(
+        {
+            label: [f"{m:.1f} ± {s:.1f}" for m, s in zip(ref[f"{c}_mean"], ref[f"{c}_std"])]
+            for label, c in PAPER_ERROR.items()
+        },
+        index=ref.index,
+    )
+
+
+def agreement(summary, reference):
+    """Per dataset and method in :data:`AGREEMENT`: our mean, the paper's mean and std, and
+    whether ``|ours - paper| <= k * paper std``."""
+    ref = reference.set_index("dataset")
+    rows = []
+    for label, (col, k) in AGREEMENT.items():
+        ours = summary[(summary["method"] == label) & (summary["dataset"].isin(ref.index))]
+        for rec in ours.itertuples(index=False):
+            pm, ps = ref.loc[rec.dataset, f"{col}_mean"], ref.loc[rec.dataset, f"{col}_std"]
+            rows.append(
+                {
+                    "dataset": rec.dataset,
+                    "method": label,
+                    "ours": rec.mean,
+                    "paper_mean": pm,
+                    "paper_std": ps,
+                    "k_std": k,
+                    "within": bool(abs(rec.mean - pm) <= k * ps),
+                }
+            )
+    return pd.DataFrame(
+        rows, columns=["dataset", "method", "ours", "paper_mean", "paper_std", "k_std", "within"]
+    )
+
+
+def _ordered(summary, order):
+    methods = [METHODS[m] for m in order if METHODS[m] in set(summary["method"])]
+    return methods
+
+
+def error_table(records, reference, stem, methods, origins):
+    """``<stem>.{csv,md,tex}``: test error % mean (std) per dataset; best bold, not
+    significantly worse (Welch two-sample t-test at 5% over realisations) marked; then
+    the paper's columns."""
+    summary = summarize(records, "error", row="dataset", higher_is_better=False, paired=False)
+    summary = summary[summary["dataset"] != "Average"].reset_index(drop=True)
+    order = _ordered(summary, methods)
+    paper = paper_error_columns(reference)
+    cols = {f"{k}": k for k in PAPER_ERROR}
+    md = add_reference(wide_table(summary, "dataset", order, markup="md"), paper, cols)
+    tex = add_reference(wide_table(summary, "dataset", order, markup="tex"), paper, cols)
+    n = summary.groupby("dataset")["n"].max()
+    md.insert(0, "R", [int(n.get(d, 0)) for d in md.index])
+    tex.insert(0, "R", [int(n.get(d, 0)) for d in tex.index])
+    agree = agreement(summary, reference)
+    notes = []
+    for label, (_, k) in AGREEMENT.items():
+        a = agree[agree["method"] == label]
+        if len(a):
+            out = ", ".join(a.loc[~a["within"], "dataset"]) or "none"
+            notes.append(
+                f"our {label} within {k:g} published std of the paper's {label}: "
+                f"{int(a['within'].sum())} of {len(a)} datasets (outside: {out})"
+            )
+    sources = "; ".join(f"{d}: {o}" for d, o in sorted(origins.items()))
+    caption = (
+        "Test error (%) mean (std) over R realisations, hyper-parameters by 5-fold CV on the "
+        "first 5 realisations and the median of the five best (MAPLP paper, section 5). "
+        "Significance: Welch two-sample t-test at 5% over realisations. 'paper' columns: "
+        "Nopriadi & Yamashita's table (mean ± std over 100 realisations, 20 for image and "
+        f"splice). Data: {sources}. " + ". ".join(notes) + "."
+    )
+    write_table(stem, summary, md, tex, caption)
+    atomic_write(
+        Path(f"{stem}_agreement.csv"), lambda p: agree.to_csv(p, index=False, float_format="%.4g")
+    )
+    return summary, agree
+
+
+def time_table(records, reference_time, stem, methods):
+    """``<stem>.{csv,md,tex}``: seconds per realisation (learning + classification), CV
+    excluded and included, beside the paper's seconds."""
+    ref = reference_time.set_index("dataset")
+    df = records[records["metric"].isin(["seconds", "seconds_with_cv"])]
+    mean = df.groupby(["dataset", "method", "metric"])["value"].mean().unstack(["method", "metric"])
+    order = [METHODS[m] for m in methods if METHODS[m] in set(df["method"])]
+    out = pd.DataFrame(index=pd.Index(sorted(mean.index), name="dataset"))
+    for m in order:
+        out[f"{m} s"] = [mean.loc[d, (m, "seconds")] for d in out.index]
+        out[f"{m} s (+CV)"] = [mean.loc[d, (m, "seconds_with_cv")] for d in out.index]
+    for col, label in (
+        ("maplp_s", "paper MAPLP s"),
+        ("svm_s", "paper SVM s"),
+        ("kmap_s", "paper KMAP s"),
+    ):
+        out[label] = [ref[col].get(d, np.nan) for d in out.index]
+    caption = (
+        "Seconds per realisation: fit + test prediction with the selected hyper-parameters "
+        "('s'), and plus the mean time of the 5-fold CV grid search on one selection "
+        "realisation ('s (+CV)'); this machine, one core. Paper: learning + classification "
+        "seconds (GLPK for MAPLP and KMAP, LIBSVM for SVM; their machine)."
+    )
+    stem = Path(stem)
+    atomic_write(stem.with_suffix(".csv"), lambda p: out.to_csv(p, float_format="%.4g"))
+    text = out.map(lambda v: "–" if pd.isna(v) else f"{v:.3g}")
+    atomic_write(
+        stem.with_suffix(".md"),
+        lambda p: Path(p).write_text(f"{caption}\n\n{text.to_markdown()}\n"),
+    )
+    atomic_write(
+        stem.with_suffix(".tex"),
+        lambda p: Path(p).write_text(text.to_latex(caption=caption, label=f"tab:{stem.name}")),
+    )
+    return out
+
+
+def error_figure(summary, reference, path, methods):
+    """Dot plot per dataset: our mean ± std per method (filled) and the paper's MAPLP and
+    SVM (open markers)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ref = reference.set_index("dataset")
+    datasets = sorted(set(summary["dataset"]))
+    order = _ordered(summary, methods)
+    fig, ax = plt.subplots(figsize=(7, 0.45 * len(datasets) + 1.5))
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    n_series = len(order) + 2
+    for k, m in enumerate(order):
+        s = summary[summary["method"] == m].set_index("dataset")
+        ys = [i + (k - n_series / 2) * 0.1 for i in range(len(datasets))]
+        mean = [s["mean"].get(d, np.nan) for d in datasets]
+        std = [s["std"].get(d, np.nan) for d in datasets]
+        ax.errorbar(mean, ys, xerr=std, fmt="o", ms=4, color=colors[k], label=f"{m} (ours)")
+    for j, (label, col) in enumerate((("MAPLP", "maplp"), ("SVM", "svm"))):
+        k = len(order) + j
+        ys = [i + (k - n_series / 2) * 0.1 for i in range(len(datasets))]
+        mean = [ref[f"{col}_mean"].get(d, np.nan) for d in datasets]
+        std = [ref[f"{col}_std"].get(d, np.nan) for d in datasets]
+        mk = "s" if label == "MAPLP" else "D"
+        ax.errorbar(
+            mean,
+            ys,
+            xerr=std,
+            fmt=mk,
+            mfc="none",
+            ms=5,
+            color="k" if j else "0.4",
+            label=f"{label} (paper)",
+        )
+    ax.set_yticks(range(len(datasets)), datasets)
+    ax.set_xscale("log")
+    ax.set_xlabel("test error (%), mean ± std over realisations")
+    ax.invert_yaxis()
+    ax.legend(fontsize=7, loc="lower right")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return save_figure(fig, path)
+
+
+def _reference(path, columns):
+    """The published table, or an empty one with its columns when ``path`` is None/absent."""
+    if path and Path(path).is_file():
+        return pd.read_csv(path)
+    return pd.DataFrame(columns=["dataset", *columns])
+
+
+def write_report(record_paths, reference_error, reference_time, origins, outputs, methods):
+    """All IDA tables and the figure; ``outputs`` has ``error_csv``, ``time_csv``, ``figure``.
+    Missing reference files leave the paper columns empty ('–')."""
+    records = read_records(record_paths)
+    ref_err = _reference(
+        reference_error, [f"{c}_{s}" for c in PAPER_ERROR.values() for s in ("mean", "std")]
+    )
+    ref_time = _reference(reference_time, ["maplp_s", "svm_s", "kmap_s"])
+    summary, agree = error_table(
+        records, ref_err, str(Path(outputs["error_csv"]).with_suffix("")), methods, origins
+    )
+    time_table(records, ref_time, str(Path(outputs["time_csv"]).with_suffix("")), methods)
+    error_figure(summary, ref_err, outputs["figure"], methods)
+    return summary, agree

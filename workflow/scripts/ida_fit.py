@@ -1,0 +1,37 @@
+"""CV on the first realisations, then every realisation, for one dataset and method."""
+
+import json
+import logging
+from pathlib import Path
+
+import numpy as np
+
+from kclf.experiments.ida import evaluate, select
+from kclf.records import atomic_write, write_records
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)  # noqa: F821
+logging.captureWarnings(True)
+cfg = snakemake.params.cfg  # noqa: F821
+dataset, method = snakemake.wildcards.dataset, snakemake.wildcards.method  # noqa: F821
+with np.load(snakemake.input[0]) as f:  # noqa: F821
+    X, y, train, test = f["X"], f["y"], f["train"], f["test"]
+selection = select(
+    X,
+    y,
+    train,
+    method,
+    cfg,
+    snakemake.params.seed,
+    dataset,
+    cfg["n_select"],
+    cfg["folds"],  # noqa: F821
+)
+logging.info("selected %s (per realisation %s)", selection["params"], selection["best"])
+rows = evaluate(X, y, train, test, method, selection, dataset, cfg)
+write_records(rows, snakemake.output.records)  # noqa: F821
+atomic_write(
+    snakemake.output.selection,  # noqa: F821
+    lambda p: Path(p).write_text(json.dumps(selection, indent=1, default=float)),
+)
+errors = [r["value"] for r in rows if r["metric"] == "error"]
+logging.info("%d realisations, error %.2f +- %.2f %%", len(errors), np.mean(errors), np.std(errors))
