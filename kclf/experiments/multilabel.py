@@ -125,6 +125,8 @@ def write_table(records, dataset, csv_path):
     tex = wide_table(summary, row="task", methods=methods, scale=100, markup="tex")
     n = int(records["trial"].nunique())
     caption = f"Multilabel classification on {dataset} (%, mean (std) over {n} trial(s))."
+    if n == 1:
+        caption += " One split only: the 'not significantly worse' marks carry no information."
     return _write(str(csv_path)[: -len(".csv")], summary, md, tex, caption)
 
 
