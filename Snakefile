@@ -19,6 +19,7 @@ include: "workflow/rules/scene.smk"
 include: "workflow/rules/multilabel.smk"
 include: "workflow/rules/audio.smk"
 include: "workflow/rules/mgpc.smk"
+include: "workflow/rules/ida.smk"
 include: "workflow/rules/provenance.smk"
 
 
