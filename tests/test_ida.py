@@ -138,3 +138,48 @@ def test_protocol_takes_the_median_of_the_five_best():
     assert len(errors) == 6 and max(errors) < 15  # Bayes error 2.3 %
     with pytest.raises(ValueError, match="unknown method"):
         protocol.select(X, y, train, "knn", grids, 0, "twonorm")
+
+
+def test_report_tables_and_agreement_counts(tmp_path):
+    from kclf.records import record, write_records
+    from kclf.reports.ida import write_report
+
+    ref_err = tmp_path / "err.csv"
+    cols = ["maplp", "svm", "kmap", "rbf", "ab", "abr", "kfd"]
+    header = "dataset,gamma," + ",".join(f"{c}_mean,{c}_std" for c in cols)
+    ref_err.write_text(header + "\nbanana,4.2," + ",".join(["10.0,1.0"] * 7) + "\n")
+    ref_time = tmp_path / "time.csv"
+    ref_time.write_text("dataset,maplp_s,svm_s,kmap_s\nbanana,135.3,4.03,1366\n")
+    rng = np.random.default_rng(0)
+    rows = []
+    # banana: MAPLP 11.5 (within 2 std of 10 +- 1), SVM 12 (outside 1.5 std); wdbc: no paper
+    for ds, means in (("banana", {"MAPLP": 11.5, "SVM": 12.0}), ("wdbc", {"MAPLP": 3, "SVM": 9})):
+        for m, mu in means.items():
+            noise = rng.normal(0, 0.1, 10)
+            noise -= noise.mean()
+            for t in range(10):
+                rows.append(record(ds, "binary", m, t, "error", mu + noise[t], 0.1))
+                rows.append(record(ds, "binary", m, t, "seconds", 0.2, 0.1))
+                rows.append(record(ds, "binary", m, t, "seconds_with_cv", 1.2, 0.1))
+    write_records(rows, tmp_path / "rec.csv")
+    out = {
+        "error_csv": tmp_path / "ida_error.csv",
+        "time_csv": tmp_path / "ida_time.csv",
+        "figure": tmp_path / "ida_error.png",
+    }
+    summary, agree = write_report(
+        [tmp_path / "rec.csv"],
+        ref_err,
+        ref_time,
+        {"banana": "x", "wdbc": "y"},
+        out,
+        ["maplp", "svm"],
+    )
+    within = agree.set_index("method")["within"]
+    assert bool(within["MAPLP"]) and not bool(within["SVM"])
+    md = (tmp_path / "ida_error.md").read_text()
+    assert "**11.5 (0.1)**" in md  # best of banana, bold
+    assert "10.0 ± 1.0" in md  # the paper's column
+    assert "our SVM within 1.5 published std of the paper's SVM: 0 of 1 datasets" in md
+    t = (tmp_path / "ida_time.md").read_text()
+    assert "135" in t and (tmp_path / "ida_error.png").stat().st_size > 0
