@@ -67,7 +67,7 @@ rule voc_synthetic_shard:
         root=VOC_SYNTH_ROOT,
         ids=lambda wildcards: voc_shard_ids(wildcards.k),
         seed=config["seed"],
-        synthetic=VOC["synthetic"],
+        synthetic={k: v for k, v in VOC["synthetic"].items() if k != "n_images"},
         classes=VOC_CLASS_NAMES,
     script:
         "../scripts/voc_synthetic_shard.py"

@@ -1,0 +1,162 @@
+"""The VOC workflow on tiny generated image sets: one added image recomputes only its shard
+(then the vocabulary and what follows), corrupt images fail or are listed, and the VOC2010
+paper config builds its DAG quickly with coarse jobs."""
+
+import copy
+import math
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from kclf.datasets.synthetic_voc import image_ids, make_synthetic_voc
+from kclf.datasets.voc import VOC_CLASSES, image_paths
+from kclf.features.surf_bow import n_shards_for, shard_of
+
+ROOT = Path(__file__).resolve().parents[1]
+SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
+DATASET = "results/data/voc/dataset.npz"
+
+pytestmark = pytest.mark.slow
+
+
+def _merge(base, over):
+    out = copy.deepcopy(base)
+    for k, v in over.items():
+        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def _config(overrides, paper=False):
+    cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
+    if paper:
+        cfg = _merge(
+            cfg, yaml.safe_load((ROOT / "workflow/configs/voc2010_paper.yaml").read_text())
+        )
+    for family, block in cfg.items():  # only the image family runs here
+        if isinstance(block, dict) and "enabled" in block and family != "voc":
+            block["enabled"] = False
+    return _merge(cfg, overrides)
+
+
+def _snakemake(workdir, cfg, *args, check=True):
+    (workdir / "config.yaml").write_text(yaml.safe_dump(cfg))
+    cmd = [SNAKEMAKE, "-s", str(ROOT / "Snakefile"), "-d", str(workdir), "--cores", "2", *args]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"snakemake failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    return proc
+
+
+def _planned_jobs(output):
+    """(rule, wildcards) of every job in a dry-run listing."""
+    jobs, rule, wc = [], None, ""
+    for line in output.splitlines():
+        m = re.match(r"^(?:local)?(?:rule|checkpoint) (\w+):", line)
+        if m:
+            if rule is not None:
+                jobs.append((rule, wc))
+            rule, wc = m.group(1), ""
+        elif rule is not None and line.strip().startswith("wildcards:"):
+            wc = line.split(":", 1)[1].strip()
+    if rule is not None:
+        jobs.append((rule, wc))
+    return sorted(jobs)
+
+
+TINY = {
+    "features": {"images_per_shard": 7},
+    "vocabulary": {"n_words": 8, "sample_size": 3000},
+}
+
+
+def test_adding_one_image_recomputes_only_its_shard(tmp_path):
+    synth = {"n_images": 12, "size": [96, 72], "max_objects": 2}
+    cfg = _config({"voc": {"source": "synthetic", "synthetic": synth, **TINY}})
+    _snakemake(tmp_path, cfg, DATASET)
+    shards = sorted((tmp_path / "results/data/voc/descriptors").glob("shard_*.npz"))
+    n_shards = n_shards_for(13, 7)
+    assert len(shards) == n_shards == n_shards_for(12, 7) == 2
+    before = {p.name: p.stat().st_mtime_ns for p in shards}
+
+    cfg["voc"]["synthetic"]["n_images"] = 13
+    new_id = image_ids(13)[-1]
+    k = shard_of(new_id, n_shards)
+    plan = _planned_jobs(_snakemake(tmp_path, cfg, "-n", DATASET).stdout)
+    expected = sorted(
+        [
+            ("voc_synthetic_shard", f"k={k}"),
+            ("voc_surf_shard", f"k={k}"),
+            ("voc_synthetic_labels", ""),
+            ("voc_bad_images", ""),
+            ("voc_vocabulary", ""),
+            ("voc_dataset", ""),
+        ]
+        + [("voc_bow_shard", f"k={j}") for j in range(n_shards)]
+    )
+    assert plan == expected
+
+    time.sleep(1.0)
+    _snakemake(tmp_path, cfg, DATASET)
+    after = {p.name: p.stat().st_mtime_ns for p in shards}
+    assert [n for n in before if after[n] != before[n]] == [f"shard_{k}.npz"]
+    with np.load(tmp_path / DATASET) as z:
+        assert z["X"].shape == (13, 8) and str(z["ids"][-1]) == new_id
+        assert z["Y"].shape == (13, len(VOC_CLASSES))
+
+
+def test_corrupt_image_fails_or_is_listed(tmp_path):
+    devkit = tmp_path / "data" / "VOCdevkit" / "VOC2010"
+    ids = make_synthetic_voc(devkit, n_images=8, seed=5, size=(96, 72), png_fraction=0.0)
+    bad = image_paths(devkit, ids)[3]
+    data = bad.read_bytes()
+    bad.write_bytes(data[: len(data) // 3])
+    work = tmp_path / "work"
+    work.mkdir()
+    cfg = _config({"voc": {"voc_root": str(devkit.parent), **TINY}})
+    cfg["voc"]["features"]["skip_bad_images"] = False
+    proc = _snakemake(work, cfg, DATASET, check=False)
+    assert proc.returncode != 0
+    assert f"cannot read image {bad}" in proc.stdout + proc.stderr
+    assert not (work / DATASET).exists()
+
+    cfg["voc"]["features"]["skip_bad_images"] = True
+    _snakemake(work, cfg, DATASET)
+    listed = (work / "results/logs/bad_images.txt").read_text().splitlines()
+    assert [line.split("\t")[0] for line in listed if not line.startswith("#")] == [str(bad)]
+    with np.load(work / DATASET) as z:
+        assert [str(i) for i in z["ids"]] == [i for i in ids if i != ids[3]]
+
+
+def test_paper_config_dag_is_quick_and_coarse(tmp_path):
+    """A fake VOC2010 listing (11,321 generated ids, empty image files, no pixels)."""
+    devkit = tmp_path / "VOCdevkit" / "VOC2010"
+    main = devkit / "ImageSets" / "Main"
+    main.mkdir(parents=True)
+    (devkit / "JPEGImages").mkdir()
+    ids = [f"{2008 + k % 3}_{k:06d}" for k in range(11321)]
+    (main / "trainval.txt").write_text("\n".join(ids) + "\n")
+    labels = "\n".join(f"{i} -1" for i in ids) + "\n"
+    for c in VOC_CLASSES:
+        (main / f"{c}_trainval.txt").write_text(labels)
+    for i in ids:
+        (devkit / "JPEGImages" / f"{i}.jpg").touch()
+    work = tmp_path / "work"
+    work.mkdir()
+    cfg = _config({"voc": {"voc_root": str(devkit)}}, paper=True)
+    t0 = time.perf_counter()
+    out = _snakemake(work, cfg, "-n", "results/tables/voc_auc.csv").stdout
+    seconds = time.perf_counter() - t0
+    total = int(re.search(r"^total\s+(\d+)", out, re.M).group(1))
+    e, f = cfg["voc"]["experiment"], cfg["voc"]["features"]
+    shards = math.ceil(11321 / f["images_per_shard"])
+    fits = 4 * math.ceil(e["trials"] / e["trials_per_job"])
+    # SURF and word counts per shard; bad-image list, vocabulary, dataset, table
+    assert total == 2 * shards + fits + 4, out[-1500:]
+    assert seconds < 30, f"DAG of the paper config took {seconds:.1f} s"
+    print(f"paper DAG: {total} jobs ({shards} shards, {fits} fit jobs) in {seconds:.1f} s")
