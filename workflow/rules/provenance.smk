@@ -4,13 +4,9 @@
 PROVENANCE_OUTPUTS = ["results/provenance.json", "results/provenance.html"]
 
 
-def provenance_inputs(wildcards):
-    return [str(f) for f in FINAL_OUTPUTS if str(f) not in PROVENANCE_OUTPUTS]
-
-
 rule provenance:
     input:
-        provenance_inputs,
+        lambda wc: [str(f) for f in FINAL_OUTPUTS if str(f) not in PROVENANCE_OUTPUTS],
     output:
         json=PROVENANCE_OUTPUTS[0],
         html=report(
@@ -21,6 +17,8 @@ rule provenance:
     log:
         "results/logs/provenance/all.log",
     localrule: True
+    conda:
+        "../../envs/core.yaml"
     threads: 1
     resources:
         mem_mb=500,
