@@ -26,7 +26,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from kclf.kernels import median_sigma, rbf_kernel
+from kclf.kernels import median_sigma, rbf_kernel, squared_distances
 
 # Williams & Barber (1998), Appendix A: the logistic sigmoid as a combination of five
 # error functions, sigma(f) ~ 0.5 * sum(COEFS) + sum_k COEFS_k * erf(LAMBDAS_k * f) / 2 ...;
@@ -470,10 +470,9 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         for h, sig in enumerate(sigmas):
             Z = X if sig is None else rbf_kernel(X, self.centers_, sig)
             ls_grid = ls_fixed if ls_fixed is not None else median_sigma(Z) * factors
-            D = rbf_kernel(Z, None, 1.0)  # exp(-d^2/2); powers of it give other length scales
-            logD = np.log(np.maximum(D, np.finfo(float).tiny))
+            half_d2 = -0.5 * squared_distances(Z)  # one distance matrix for every length scale
             for i, ls in enumerate(ls_grid):
-                R = np.exp(logD / ls**2)
+                R = np.exp(half_d2 / ls**2)
                 warm = None  # EP starts from the sites of the previous amplitude
                 for j, amp in enumerate(amp_grid):
                     r, alpha, sw = self._infer(amp * R, y_pm, warm)

@@ -49,6 +49,20 @@ def test_identity_map_laplace_equals_sklearn_gpc(ls, amp, seed):
     assert ours.log_marginal_likelihood_ == pytest.approx(ref.log_marginal_likelihood(), abs=1e-6)
 
 
+@pytest.mark.parametrize("inference", ["laplace", "ep"])
+def test_identity_map_on_large_scale_inputs(inference):
+    # distances of hundreds: the covariance must not be built from an underflowed exp(-d^2/2)
+    X, y, Xt = _data(40)
+    X, Xt = 100.0 * X, 100.0 * Xt
+    ls = 100.0 * 1.5
+    clf = ManifoldGPC(n_centers=None, inference=inference, length_scale=ls, amplitude=4.0)
+    clf.fit(X, y)
+    ref = ManifoldGPC(n_centers=None, inference=inference, length_scale=1.5, amplitude=4.0)
+    ref.fit(X / 100.0, y)
+    np.testing.assert_allclose(clf.decision_function(Xt), ref.decision_function(Xt / 100.0))
+    assert clf.log_marginal_likelihood_ == pytest.approx(ref.log_marginal_likelihood_)
+
+
 def test_laplace_mode_is_stationary_and_eq5_eq6_hold():
     X, y, Xt = _data(40)
     ypm = 2.0 * y - 1.0
