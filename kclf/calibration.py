@@ -74,11 +74,13 @@ def calibration_table(records, by=("dataset", "method")):
     df = records[records["metric"].isin(wanted)]
     if df.empty:
         raise ValueError("records hold no calibration metrics (log_loss, brier, ece, ...)")
-    per_trial = df.pivot_table(
-        index=[*by, "trial"], columns="metric", values="value", aggfunc="mean", dropna=False
-    )
-    counts = df[df["metric"].isin(["n_clipped", "n_scored"])].pivot_table(
-        index=by, columns="metric", values="value", aggfunc="sum"
+    # groupby, not pivot_table(dropna=False): only the (dataset, method) pairs that ran
+    per_trial = df.groupby([*by, "trial", "metric"])["value"].mean().unstack("metric")
+    counts = (
+        df[df["metric"].isin(["n_clipped", "n_scored"])]
+        .groupby([*by, "metric"])["value"]
+        .sum()
+        .unstack("metric")
     )
     scores = [s for s in SCORES if s in per_trial.columns]
     grouped = per_trial.groupby(level=by, sort=True)

@@ -77,6 +77,24 @@ def test_single_trial_has_zero_std():
     assert table.loc[0, "log_loss_std"] == 0.0 and table.loc[0, "n_trials"] == 1
 
 
+def test_table_has_only_the_pairs_that_ran():
+    rows = []
+    for dataset, methods in (("a", ["m1", "m2"]), ("b", ["m1"])):
+        for method in methods:
+            for trial in range(2):
+                rows += calibration_records(
+                    [0, 1, 1, 0],
+                    [0.1, 0.8, 0.6, 0.3],
+                    dataset=dataset,
+                    task="t",
+                    method=method,
+                    trial=trial,
+                )
+    table = calibration_table(rows)
+    assert list(zip(table["dataset"], table["method"])) == [("a", "m1"), ("a", "m2"), ("b", "m1")]
+    assert list(table["n_scored"]) == [8, 8, 8] and list(table["n_trials"]) == [2, 2, 2]
+
+
 def test_write_calibration_table(tmp_path):
     rows, _ = _fake_fits(np.random.default_rng(2))
     csv, md = write_calibration_table(rows, tmp_path / "tables" / "scene")
