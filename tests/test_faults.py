@@ -25,11 +25,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
-    work = wf.make_workdir(tmp_path_factory.mktemp("uninterrupted"))
-    wf.run(work, cores=2)
-    tables = wf.table_digests(work)
-    assert tables
-    return tables
+    return wf.reference_run(tmp_path_factory)[1]
 
 
 def _incomplete(work):

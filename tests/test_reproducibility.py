@@ -13,20 +13,13 @@ import workflow_run as wf
 
 pytestmark = pytest.mark.slow
 
-BLAS_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+BLAS_VARS = wf.BLAS_VARS
 
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory):
-    """One run from scratch with 2 cores: the tables the other runs must equal.
-
-    The caller's BLAS thread variables say 2; the workflow must override them with the
-    config's ``blas_threads`` (1 in the tiny config) in every job.
-    """
-    work = wf.make_workdir(tmp_path_factory.mktemp("reference"))
-    wf.run(work, cores=2, extra_env=dict.fromkeys(BLAS_VARS, "2"))
-    tables = wf.table_digests(work)
-    assert tables, "the run wrote no results/tables/*.csv"
+    """One run from scratch with 2 cores (and BLAS variables of 2 in the caller's env)."""
+    work, tables, _ = wf.reference_run(tmp_path_factory)
     return work, tables
 
 
@@ -63,3 +56,18 @@ def test_rerun_with_nothing_changed_runs_nothing(reference):
     proc = wf.run(work, "--dry-run", cores=1)
     assert "Nothing to be done" in proc.stdout + proc.stderr
     assert wf.table_digests(work) == tables
+
+
+def test_provenance_json_and_report(reference):
+    import json
+
+    from kclf.provenance import config_hash
+
+    work, _ = reference
+    prov = json.loads((work / "results" / "provenance.json").read_text())
+    assert prov["config_sha256"] == config_hash(prov["config"])
+    assert prov["config"]["lspc_toy"]["trials"] == wf.tiny_config("tiny")["lspc_toy"]["trials"]
+    assert prov["rules"]["lspc_toy_fit"]["jobs"] == 3  # one benchmark file per method
+    assert prov["lock_mismatches"] == {}
+    wf.run(work, "--report", work / "report.html", cores=None)
+    assert "provenance.html" in (work / "report.html").read_text()

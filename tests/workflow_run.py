@@ -17,6 +17,7 @@ import hashlib
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import yaml
@@ -101,3 +102,25 @@ def table_digests(workdir, pattern="results/tables/*.csv"):
         str(p.relative_to(workdir)): hashlib.sha256(p.read_bytes()).hexdigest()
         for p in sorted(workdir.glob(pattern))
     }
+
+
+BLAS_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+_REFERENCE = {}
+
+
+def reference_run(tmp_path_factory):
+    """One uninterrupted local run of the tiny config (2 cores), shared by the test modules.
+
+    The caller's BLAS thread variables say 2; the workflow must override them with the
+    config's ``blas_threads`` (1 in the tiny config) in every job.  Returns
+    ``(workdir, {table: sha256}, wall seconds)``.
+    """
+    if "tiny" not in _REFERENCE:
+        work = make_workdir(tmp_path_factory.mktemp("tiny_reference"))
+        t0 = time.monotonic()
+        run(work, cores=2, extra_env=dict.fromkeys(BLAS_VARS, "2"))
+        seconds = time.monotonic() - t0
+        tables = table_digests(work)
+        assert tables, "the reference run wrote no results/tables/*.csv"
+        _REFERENCE["tiny"] = (work, tables, seconds)
+    return _REFERENCE["tiny"]
