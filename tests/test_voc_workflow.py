@@ -160,3 +160,38 @@ def test_paper_config_dag_is_quick_and_coarse(tmp_path):
     assert total == 2 * shards + fits + 4, out[-1500:]
     assert seconds < 30, f"DAG of the paper config took {seconds:.1f} s"
     print(f"paper DAG: {total} jobs ({shards} shards, {fits} fit jobs) in {seconds:.1f} s")
+
+
+def test_download_route_extracts_then_lists(tmp_path):
+    """source: download, served by a local mirror: verify, extract (checkpoint), then shard."""
+    import hashlib
+    import tarfile
+
+    src = tmp_path / "src"
+    ids = make_synthetic_voc(src / "VOCdevkit" / "VOC2010", n_images=6, seed=2, size=(96, 72))
+    mirror = tmp_path / "mirror"
+    tar_path = mirror / "voc" / "VOCtrainval_03-May-2010.tar"
+    tar_path.parent.mkdir(parents=True)
+    with tarfile.open(tar_path, "w") as tar:
+        tar.add(src / "VOCdevkit", arcname="VOCdevkit")
+    data = tar_path.read_bytes()
+    work = tmp_path / "work"
+    work.mkdir()
+    download = {
+        "url": "https://example.invalid/VOCtrainval_03-May-2010.tar",  # never contacted
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "md5": hashlib.md5(data).hexdigest(),
+    }
+    cfg = _config(
+        {"mirror": str(mirror), "voc": {"source": "download", "download": download, **TINY}}
+    )
+    _snakemake(work, cfg, DATASET)
+    with np.load(work / DATASET) as z:
+        assert [str(i) for i in z["ids"]] == ids
+    assert (work / "resources/voc/VOCtrainval_03-May-2010.tar").read_bytes() == data
+
+    cfg["voc"]["download"]["md5"] = "0" * 32  # a wrong checksum is an error, not a warning
+    (work / "resources/voc/VOCtrainval_03-May-2010.tar").unlink()
+    proc = _snakemake(work, cfg, "--forcerun", "voc_download", DATASET, check=False)
+    assert proc.returncode != 0
+    assert f"expected md5 {'0' * 32}" in proc.stdout + proc.stderr

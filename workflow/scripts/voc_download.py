@@ -2,7 +2,7 @@ import hashlib
 import logging
 from pathlib import Path
 
-from kclf.download import ChecksumError, fetch
+from kclf.download import DownloadError, fetch
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 p = snakemake.params
@@ -24,5 +24,8 @@ if p.md5:
             h.update(block)
     if h.hexdigest() != p.md5:
         Path(path).unlink()
-        raise ChecksumError(p.url, f"md5 {p.md5}", f"md5 {h.hexdigest()}")
+        raise DownloadError(
+            f"checksum mismatch for {p.url}: expected md5 {p.md5}, got {h.hexdigest()} "
+            "(file deleted)"
+        )
 logging.info("verified %s", path)
