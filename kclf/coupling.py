@@ -10,6 +10,7 @@ from __future__ import annotations
 from itertools import combinations
 
 import numpy as np
+from scipy.special import expit, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
@@ -21,13 +22,80 @@ from .kernels import check_precomputed
 R_EPS = 1e-15
 
 
-def couple(R, N=None, tol=1e-10, max_iter=1000, return_n_iter=False):
+def _iterate(P, target, W, tol, max_iter):
+    """The iteration after Eq. (11), cyclic over the classes, on rows not yet converged."""
+    c = P.shape[1]
+    active = np.arange(P.shape[0])
+    n_iter = 0
+    while active.size and n_iter < max_iter:
+        n_iter += 1
+        Pa, Ta = P[active], target[active]
+        P_old = Pa.copy()
+        for i in range(c):
+            mu = Pa[:, [i]] / (Pa[:, [i]] + Pa)  # mu_ij for all j (j = i: weight 0)
+            Pa[:, i] *= Ta[:, i] / (mu @ W[i])
+            Pa /= Pa.sum(axis=1, keepdims=True)
+        P[active] = Pa
+        # rows whose probabilities all moved by at most tol are done
+        active = active[np.max(np.abs(Pa - P_old), axis=1) > tol]
+    return P, n_iter
+
+
+def _kl_terms(Z, R, W):
+    """Eq. (10) up to its constant, with ``mu_ij = sigmoid(z_i - z_j)``, per row."""
+    D = Z[:, :, None] - Z[:, None, :]
+    # -log sigmoid(d) = softplus(-d) and -log sigmoid(-d) = softplus(-d) + d
+    sp = np.log1p(np.exp(-np.abs(D))) + np.maximum(-D, 0.0)
+    return 0.5 * np.einsum("ij,nij->n", W, sp + (1.0 - R) * D)
+
+
+def _newton(P, R, W, tol, max_iter):
+    """Newton's method on Eq. (10) in ``z = log p``: ``mu_ij = sigmoid(z_i - z_j)`` makes
+    the divergence convex in ``z`` (a Bradley-Terry likelihood), with gradient
+    ``g_i = sum_j n_ij (mu_ij - r_ij)`` (zero exactly when Eq. 11 holds) and a weighted
+    graph-Laplacian Hessian; its null direction (adding a constant to ``z``) is fixed by
+    adding ``1 1^T / c``.  Steps are halved until the divergence does not increase."""
+    n, c = P.shape
+    Z = np.log(P)
+    active = np.arange(n)
+    gauge = np.ones((c, c)) / c
+    n_iter = 0
+    while active.size and n_iter < max_iter:
+        n_iter += 1
+        Za, Ra = Z[active], R[active]
+        D = Za[:, :, None] - Za[:, None, :]
+        Mu = expit(D)
+        G = np.einsum("ij,nij->ni", W, Mu - Ra)
+        Hw = W * (Mu * (1.0 - Mu))
+        H = -Hw
+        idx = np.arange(c)
+        H[:, idx, idx] = Hw.sum(axis=2)
+        H += gauge
+        step = np.linalg.solve(H, G[:, :, None])[:, :, 0]
+        f0 = _kl_terms(Za, Ra, W)
+        t = np.ones(active.size)
+        Znew = Za - step
+        for _ in range(40):
+            worse = _kl_terms(Znew, Ra, W) > f0 + 1e-10 * (np.abs(f0) + 1.0)
+            if not worse.any():
+                break
+            t[worse] *= 0.5
+            Znew[worse] = Za[worse] - t[worse, None] * step[worse]
+        Pold = softmax(Za, axis=1)
+        Pnew = softmax(Znew, axis=1)
+        Z[active] = Znew - Znew.max(axis=1, keepdims=True)
+        active = active[np.max(np.abs(Pnew - Pold), axis=1) > tol]
+    return softmax(Z, axis=1), n_iter
+
+
+def couple(R, N=None, tol=1e-10, max_iter=1000, method="newton", return_n_iter=False):
     """Couple pairwise probabilities ``r_ij = P(i | i or j)`` into class probabilities.
 
     Minimises the weighted Kullback-Leibler divergence of Eq. (10),
     ``sum_{i<j} n_ij [r_ij log(r_ij / mu_ij) + (1 - r_ij) log((1 - r_ij) / (1 - mu_ij))]``
     with ``mu_ij = p_i / (p_i + p_j)``, over the simplex, by the iteration after Eq. (11):
-    ``p_i <- p_i sum_j n_ij r_ij / sum_j n_ij mu_ij``, renormalise, recompute ``mu``.
+    ``p_i <- p_i sum_j n_ij r_ij / sum_j n_ij mu_ij``, renormalise, recompute ``mu``,
+    started from ``p_i`` proportional to ``sum_j n_ij r_ij``.
     The classes are updated one at a time (a cyclic sweep), the order for which the
     iteration is proven to converge (Hunter 2004; Wu, Lin & Weng 2004); at its fixed
     point the score equations (11) hold.
@@ -41,11 +109,16 @@ def couple(R, N=None, tol=1e-10, max_iter=1000, return_n_iter=False):
         Pair weights ``n_ij`` (training samples of the pair); ``None``: all equal, as in
         Eq. (10)-(11).  Symmetric, only ``i < j`` is read.
     tol : float
-        Stop when no probability changes by more than ``tol`` in a sweep.
+        A row is done when none of its probabilities changes by more than ``tol`` in a
+        sweep.
     max_iter : int
         Maximum number of sweeps.
+    method : {"newton", "iteration"}, default="newton"
+        ``"iteration"``: the paper's iteration above (linear convergence, slow where
+        some ``p_i -> 0``).  ``"newton"``: Newton's method on the same divergence (see
+        :func:`_newton`), quadratic convergence to the same minimiser.
     return_n_iter : bool
-        Also return the number of sweeps done.
+        Also return the number of sweeps done (of the slowest row).
 
     Returns
     -------
@@ -81,16 +154,14 @@ def couple(R, N=None, tol=1e-10, max_iter=1000, return_n_iter=False):
     np.fill_diagonal(W, 0.0)
     # sum_j n_ij r_ij, fixed during the iteration
     target = np.einsum("ij,nij->ni", W, full)
-    P = np.full((R.shape[0], c), 1.0 / c)
-    n_iter = 0
-    for n_iter in range(1, max_iter + 1):  # noqa: B007
-        P_old = P.copy()
-        for i in range(c):
-            mu = P[:, [i]] / (P[:, [i]] + P)  # mu_ij for all j (j = i gives 1/2, weight 0)
-            P[:, i] *= target[:, i] / (mu @ W[i])
-            P /= P.sum(axis=1, keepdims=True)
-        if np.max(np.abs(P - P_old)) <= tol:
-            break
+    # initial guess p_i proportional to sum_j n_ij r_ij (Hastie & Tibshirani's start)
+    P = target / target.sum(axis=1, keepdims=True)
+    if method == "iteration":
+        P, n_iter = _iterate(P, target, W, tol, max_iter)
+    elif method == "newton":
+        P, n_iter = _newton(P, full, W, tol, max_iter)
+    else:
+        raise ValueError(f"method must be 'newton' or 'iteration', got {method!r}")
     return (P[0] if single else P, n_iter) if return_n_iter else (P[0] if single else P)
 
 

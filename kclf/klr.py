@@ -37,7 +37,7 @@ from .kernels import check_kernel_name, check_precomputed, check_sigma, gram, me
 MULTI_CLASS = ("pairwise", "ovr")
 SOLVERS = ("auto", "cg", "direct")
 # solver="auto" uses CG above this many training samples, a direct solve below
-AUTO_CG_MIN_N = 300
+AUTO_CG_MIN_N = 128
 # smallest relative CG residual asked for when a step has to be recomputed
 CG_TOL_FLOOR = 1e-14
 # memory cap (float64 entries) for one batch of stacked direct-solve matrices
@@ -138,7 +138,7 @@ def irls(
     solved by conjugate gradients warm-started from the previous step's ``v``
     (``solver="cg"``; a step that fails to raise ``Phi`` is recomputed with a 1000 times
     smaller CG tolerance, down to 1e-14), or by a dense LAPACK solve (``"direct"``;
-    ``"auto"`` picks it for n < 300, where it is exact and cheaper than CG's Python
+    ``"auto"`` picks it for n < 128, where it is exact and cheaper than CG's Python
     loop).  A step that lowers ``Phi`` is halved (at most 30 times).  A column stops when
     the relative change of ``Phi`` is at most ``tol``.
 
@@ -302,7 +302,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         Augment the inputs by a constant 1 (footnote 3): ``K + 1``, penalised intercept.
     solver : {"auto", "cg", "direct"}, default="auto"
         Linear solver of each IRLS step: conjugate gradients (the paper's), a direct
-        LAPACK solve, or ``"auto"`` (direct below 300 training samples).
+        LAPACK solve, or ``"auto"`` (direct below 128 training samples).
     random_state : int or None, default=None
         Seed of the Nystroem landmark sample.
 

@@ -48,8 +48,23 @@ def test_consistent_pairs_give_p_back(c, weighted):
     if weighted:
         N = rng.integers(5, 50, size=(c, c)).astype(float)
         N = N + N.T
-    out = couple(consistent_R(P), N, tol=1e-14)
-    np.testing.assert_allclose(out, P, atol=1e-10, rtol=0)
+    for method in ("newton", "iteration"):
+        out = couple(consistent_R(P), N, tol=1e-14, method=method, max_iter=100000)
+        np.testing.assert_allclose(out, P, atol=1e-10, rtol=0)
+
+
+def test_newton_and_the_papers_iteration_reach_the_same_minimiser():
+    rng = np.random.default_rng(5)
+    c = 8
+    R = random_R(rng, 40, c)
+    N = rng.integers(10, 100, size=(c, c)).astype(float)
+    N = N + N.T
+    a, it_newton = couple(R, N, tol=1e-13, return_n_iter=True)
+    b, it_paper = couple(R, N, tol=1e-13, max_iter=100000, method="iteration", return_n_iter=True)
+    np.testing.assert_allclose(a, b, atol=1e-9)
+    assert it_newton < it_paper
+    with pytest.raises(ValueError, match="method"):
+        couple(R, N, method="fast")
 
 
 def test_single_matrix_and_uniform():
@@ -66,6 +81,9 @@ def test_rows_are_distributions_and_score_equations_hold():
     N = N + N.T
     P = couple(R, N, tol=1e-13)
     assert np.all(P >= 0)
+    np.testing.assert_allclose(
+        couple(R, N, method="iteration", tol=1e-13, max_iter=100000), P, atol=1e-9
+    )
     np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-8)
     W = N.copy()
     np.fill_diagonal(W, 0.0)

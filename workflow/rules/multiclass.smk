@@ -1,0 +1,164 @@
+# Multi-class experiments of the klogreg paper (Roth 2001): Table 1 and the Section 3
+# cost argument.  Datasets: digits (offline), isolet1 (mirror), isolet (UCI download).
+if "multiclass" not in config:  # a config without the block: defaults, disabled
+    config["multiclass"] = {"enabled": False}
+    _check_against(SCHEMAS / "multiclass.schema.yaml", config["multiclass"], "multiclass")
+MC = config["multiclass"]
+MC_DATASETS = "digits|isolet1|isolet"
+ISOLET_URL = "https://archive.ics.uci.edu/ml/machine-learning-databases/isolet/"
+
+
+def multiclass_sources(wildcards):
+    """Input files of one dataset: none for digits, the mirror's .mat, or the UCI files."""
+    if wildcards.dataset == "isolet1":
+        path = mirror_file("isolet/isolet.mat")
+        if path is None:
+            raise WorkflowError(
+                "multiclass dataset isolet1 needs isolet/isolet.mat in the mirror "
+                f"({config.get('mirror')}); use 'isolet' (downloads the UCI files) instead"
+            )
+        return {"mat": path}
+    if wildcards.dataset == "isolet":
+        sha = MC["isolet_sha256"]
+        return {
+            "train": download_file(
+                "isolet/isolet1+2+3+4.data.Z", ISOLET_URL + "isolet1+2+3+4.data.Z", sha["train"]
+            ),
+            "test": download_file(
+                "isolet/isolet5.data.Z", ISOLET_URL + "isolet5.data.Z", sha["test"]
+            ),
+        }
+    return {}
+
+
+rule multiclass_data:
+    input:
+        unpack(multiclass_sources),
+    output:
+        "results/data/{dataset}/multiclass.npz",
+    log:
+        "results/logs/multiclass_data/{dataset}.log",
+    params:
+        seed=config["seed"],
+        folds=MC["folds"],
+        per_class=MC["per_class"],
+    wildcard_constraints:
+        dataset=MC_DATASETS,
+    threads: 1
+    conda:
+        "../../envs/core.yaml"
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    script:
+        "../scripts/multiclass_data.py"
+
+
+rule multiclass_fit:
+    input:
+        "results/data/{dataset}/multiclass.npz",
+    output:
+        "results/records/multiclass/{dataset}/{method}.csv",
+    log:
+        "results/logs/multiclass_fit/{dataset}/{method}.log",
+    benchmark:
+        "results/benchmarks/multiclass_fit/{dataset}/{method}.tsv"
+    params:
+        seed=config["seed"],
+        cfg=MC,
+    wildcard_constraints:
+        dataset=MC_DATASETS,
+        method="klr_pairwise|klr_ovr|lspc_new|svc",
+    threads: 1
+    conda:
+        "../../envs/core.yaml"
+    resources:
+        mem_mb=4000,
+        runtime=240,
+    script:
+        "../scripts/multiclass_fit.py"
+
+
+rule multiclass_table:
+    input:
+        records=lambda wc: expand(
+            "results/records/multiclass/{dataset}/{method}.csv",
+            dataset=wc.dataset,
+            method=MC["methods"],
+        ),
+        reference=MC["reference"],
+    output:
+        csv=report(
+            "results/tables/{dataset}.csv",
+            caption="../report/multiclass_table.rst",
+            category="Multi-class (klogreg Table 1)",
+        ),
+        md="results/tables/{dataset}.md",
+        tex="results/tables/{dataset}.tex",
+    log:
+        "results/logs/multiclass_table/{dataset}.log",
+    params:
+        folds=MC["folds"],
+        per_class=MC["per_class"],
+    wildcard_constraints:
+        dataset=MC_DATASETS,
+    threads: 1
+    conda:
+        "../../envs/core.yaml"
+    resources:
+        mem_mb=500,
+        runtime=5,
+    script:
+        "../scripts/multiclass_table.py"
+
+
+rule multiclass_cost:
+    input:
+        f"results/data/{MC['cost']['dataset']}/multiclass.npz",
+    output:
+        "results/records/multiclass/cost.csv",
+    log:
+        "results/logs/multiclass_cost/all.log",
+    benchmark:
+        "results/benchmarks/multiclass_cost/all.tsv"
+    params:
+        seed=config["seed"],
+        cfg=MC["cost"],
+    threads: 1
+    conda:
+        "../../envs/core.yaml"
+    resources:
+        mem_mb=4000,
+        runtime=120,
+    script:
+        "../scripts/multiclass_cost.py"
+
+
+rule multiclass_cost_figure:
+    input:
+        "results/records/multiclass/cost.csv",
+    output:
+        report(
+            "results/figures/coupling_cost.png",
+            caption="../report/multiclass_cost.rst",
+            category="Multi-class (klogreg Table 1)",
+        ),
+    log:
+        "results/logs/multiclass_cost_figure/all.log",
+    params:
+        cfg=MC["cost"],
+    threads: 1
+    conda:
+        "../../envs/core.yaml"
+    resources:
+        mem_mb=500,
+        runtime=5,
+    script:
+        "../scripts/multiclass_cost_figure.py"
+
+
+if enabled("multiclass"):
+    FINAL_OUTPUTS += expand(
+        "results/tables/{dataset}.{ext}", dataset=MC["datasets"], ext=["csv", "md", "tex"]
+    )
+    FINAL_OUTPUTS += ["results/figures/coupling_cost.png"]

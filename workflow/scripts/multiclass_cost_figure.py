@@ -1,0 +1,16 @@
+import logging
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from kclf.experiments.multiclass import plot_cost  # noqa: E402
+from kclf.reporting import save_figure  # noqa: E402
+
+logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
+df = pd.read_csv(snakemake.input[0])
+fig, ax = plt.subplots(figsize=(5.5, 4))
+plot_cost(df, ax)
+save_figure(fig, snakemake.output[0])
