@@ -1,0 +1,138 @@
+"""Issue 9: ISOLET loading, the multi-class protocol, its table and the cost model."""
+
+import shutil
+import subprocess
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from kclf.datasets.isolet import N_FEATURES, load_isolet_mat, parse_isolet, read_isolet
+from kclf.experiments.multiclass import (
+    cost_curve,
+    multiclass_table,
+    predicted_cost,
+    prepare,
+    run_trial,
+)
+from kclf.klr import KernelLogisticRegression
+
+# `compress -c` of b"0.1, -0.5, 1.0, 3.\n-0.2, 0.25, 0.0, 26.\n0.3, 0.3, -1.0, 1.\n"
+TINY_Z = bytes.fromhex(
+    "1f9d90305cc46001a245c01a0463b8804170860b05065dc82018500642100119829061e361c019145d80"
+    "2ca850a34205"
+)
+
+
+def isolet_text(rng, n):
+    X = rng.uniform(-1, 1, size=(n, N_FEATURES))
+    y = rng.integers(1, 27, size=n)
+    lines = [", ".join(f"{v:.4f}" for v in row) + f", {k}." for row, k in zip(X, y)]
+    return "\n".join(lines) + "\n", X, y
+
+
+def test_parse_and_read_isolet(tmp_path):
+    rng = np.random.default_rng(0)
+    text, X, y = isolet_text(rng, 5)
+    Xp, yp = parse_isolet(text)
+    np.testing.assert_allclose(Xp, X, atol=5e-5)
+    np.testing.assert_array_equal(yp, y)
+    (tmp_path / "part.data").write_text(text)
+    np.testing.assert_array_equal(read_isolet(tmp_path / "part.data")[1], y)
+    if shutil.which("compress"):
+        with open(tmp_path / "part.data.Z", "wb") as f:
+            subprocess.run(["compress", "-c", str(tmp_path / "part.data")], stdout=f, check=True)
+        Xz, yz = read_isolet(tmp_path / "part.data.Z")
+        np.testing.assert_array_equal(Xz, Xp)
+        np.testing.assert_array_equal(yz, y)
+
+
+def test_dot_z_is_decompressed_and_checked(tmp_path):
+    (tmp_path / "tiny.data.Z").write_bytes(TINY_Z)
+    # decompressed into 3 rows of 4 columns: a valid .Z, but not ISOLET's 617 + 1 columns
+    with pytest.raises(ValueError, match="617 features"):
+        read_isolet(tmp_path / "tiny.data.Z")
+    with pytest.raises(ValueError, match="1..26"):
+        parse_isolet(", ".join(["0.5"] * N_FEATURES) + ", 27.\n")
+
+
+def test_isolet1_mirror(shared_data):
+    path = shared_data / "isolet" / "isolet.mat"
+    if not path.is_file():
+        pytest.skip(f"{path} not in the mirror")
+    X, y = load_isolet_mat(path)
+    assert X.shape == (1560, 617)
+    np.testing.assert_array_equal(np.bincount(y)[1:], np.full(26, 60))
+    assert X.min() >= -1 and X.max() <= 1
+
+
+def test_digits_protocol_partitions_and_subsamples():
+    d = prepare("digits", 7, 3, per_class=20)
+    assert d["X"].shape == (200, 64)
+    np.testing.assert_array_equal(np.bincount(d["y"]), np.full(10, 20))
+    tests = np.concatenate(d["test"])
+    np.testing.assert_array_equal(np.sort(tests), np.arange(200))
+    for tr, te in zip(d["train"], d["test"]):
+        assert np.intersect1d(tr, te).size == 0
+    again = prepare("digits", 7, 3, per_class=20)
+    np.testing.assert_array_equal(again["test"][1], d["test"][1])
+    with pytest.raises(ValueError, match="unknown dataset"):
+        prepare("chairs", 7, 3)
+
+
+def test_trial_records_and_coupled_rows_are_distributions():
+    d = prepare("digits", 1, 3, per_class=12)
+    rows = run_trial(d, 0, "klr_pairwise", 1, "digits", [1.0], [0.01], [0.1], [10.0], 2)
+    metrics = {r["metric"]: r["value"] for r in rows}
+    assert set(metrics) == {"error", "log_loss", "fit_seconds", "search_seconds"}
+    assert metrics["error"] < 0.3
+    clf = KernelLogisticRegression(lam=0.01).fit(d["X"][d["train"][0]], d["y"][d["train"][0]])
+    P = clf.predict_proba(d["X"][d["test"][0]])
+    assert np.all(P >= 0)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-8)
+    svc = run_trial(d, 0, "svc", 1, "digits", [1.0], [0.01], [0.1], [10.0], 2)
+    assert "log_loss" not in {r["metric"] for r in svc}
+    with pytest.raises(ValueError, match="unknown method"):
+        run_trial(d, 0, "knn", 1, "digits", [1.0], [0.01], [0.1], [10.0], 2)
+
+
+def test_predicted_cost_ratio_is_the_papers():
+    c = np.arange(2, 27)
+    ratio = predicted_cost(c, 60, "ovr") / predicted_cost(c, 60, "pairwise")
+    # c^3 N^2 / (2 (c^2 - c) N^2) = c^2 / (2 (c - 1)): about c / 2, "a reduction of
+    # computational costs inverse proportional to the number of classes"
+    np.testing.assert_allclose(ratio, c**2 / (2.0 * (c - 1)))
+    assert np.all(ratio >= 2) and ratio[-1] == pytest.approx(676 / 50)
+
+
+def test_cost_curve_and_table():
+    d = prepare("digits", 1, 3, per_class=20)
+    rows = cost_curve(d["X"], d["y"], [2, 3], 10, 3.0, 0.01, seed=0)
+    assert [(r["c"], r["n"], r["strategy"]) for r in rows] == [
+        (2, 20, "pairwise"),
+        (2, 20, "ovr"),
+        (3, 30, "pairwise"),
+        (3, 30, "ovr"),
+    ]
+    with pytest.raises(ValueError, match="number of classes"):
+        cost_curve(d["X"], d["y"], [11], 10, 3.0, 0.01, seed=0)
+    recs = []
+    for m in ("klr_ovr", "lspc_new"):
+        for t in range(2):
+            recs += run_trial(d, t, m, 1, "digits", [1.0], [0.01], [0.1], [10.0], 2)
+    ref = pd.DataFrame(
+        [
+            {
+                "dataset": "isolet",
+                "svm_error_pct": 3.0,
+                "svm_time": "21 min",
+                "klogreg_error_pct": 3.0,
+                "klogreg_time": "18 min",
+            }
+        ]
+    )
+    summary, md, tex, caption = multiclass_table(pd.DataFrame(recs), ref, "digits", 3, 20)
+    assert "paper ISOLET: kLOGREG pairwise" in md.index
+    assert md.loc["paper ISOLET: kLOGREG pairwise", "test error [%]"] == "3.00"
+    assert set(summary["metric"]) >= {"error", "log_loss", "fit_seconds"}
+    assert "3-fold" in caption
