@@ -110,29 +110,6 @@ def test_adding_one_image_recomputes_only_its_shard(tmp_path):
         assert z["Y"].shape == (13, len(VOC_CLASSES))
 
 
-def test_corrupt_image_fails_or_is_listed(tmp_path):
-    devkit = tmp_path / "data" / "VOCdevkit" / "VOC2010"
-    ids = make_synthetic_voc(devkit, n_images=8, seed=5, size=(96, 72), png_fraction=0.0)
-    bad = image_paths(devkit, ids)[3]
-    data = bad.read_bytes()
-    bad.write_bytes(data[: len(data) // 3])
-    work = tmp_path / "work"
-    work.mkdir()
-    cfg = _config({"voc": {"voc_root": str(devkit.parent), **TINY}})
-    cfg["voc"]["features"]["skip_bad_images"] = False
-    proc = _snakemake(work, cfg, DATASET, check=False)
-    assert proc.returncode != 0
-    assert f"cannot read image {bad}" in proc.stdout + proc.stderr
-    assert not (work / DATASET).exists()
-
-    cfg["voc"]["features"]["skip_bad_images"] = True
-    _snakemake(work, cfg, DATASET)
-    listed = (work / "results/logs/bad_images.txt").read_text().splitlines()
-    assert [line.split("\t")[0] for line in listed if not line.startswith("#")] == [str(bad)]
-    with np.load(work / DATASET) as z:
-        assert [str(i) for i in z["ids"]] == [i for i in ids if i != ids[3]]
-
-
 def test_paper_config_dag_is_quick_and_coarse(tmp_path):
     """A fake VOC2010 listing (11,321 generated ids, empty image files, no pixels)."""
     devkit = tmp_path / "VOCdevkit" / "VOC2010"
@@ -162,18 +139,22 @@ def test_paper_config_dag_is_quick_and_coarse(tmp_path):
     print(f"paper DAG: {total} jobs ({shards} shards, {fits} fit jobs) in {seconds:.1f} s")
 
 
-def test_download_route_extracts_then_lists(tmp_path):
-    """source: download, served by a local mirror: verify, extract (checkpoint), then shard."""
+def test_download_route_and_corrupt_images(tmp_path):
+    """source: download, served by a local mirror: verify, extract (checkpoint), shard; a
+    corrupt JPEG in the archive fails naming its path, or with skip_bad_images is listed in
+    results/logs/bad_images.txt and left out; a wrong checksum fails."""
     import hashlib
     import tarfile
 
-    src = tmp_path / "src"
-    ids = make_synthetic_voc(src / "VOCdevkit" / "VOC2010", n_images=6, seed=2, size=(96, 72))
+    src = tmp_path / "src" / "VOCdevkit" / "VOC2010"
+    ids = make_synthetic_voc(src, n_images=8, seed=2, size=(96, 72), png_fraction=0.0)
+    broken = image_paths(src, ids)[3]
+    broken.write_bytes(broken.read_bytes()[:600])  # a truncated JPEG
     mirror = tmp_path / "mirror"
     tar_path = mirror / "voc" / "VOCtrainval_03-May-2010.tar"
     tar_path.parent.mkdir(parents=True)
     with tarfile.open(tar_path, "w") as tar:
-        tar.add(src / "VOCdevkit", arcname="VOCdevkit")
+        tar.add(src.parent, arcname="VOCdevkit")
     data = tar_path.read_bytes()
     work = tmp_path / "work"
     work.mkdir()
@@ -185,10 +166,20 @@ def test_download_route_extracts_then_lists(tmp_path):
     cfg = _config(
         {"mirror": str(mirror), "voc": {"source": "download", "download": download, **TINY}}
     )
-    _snakemake(work, cfg, DATASET)
-    with np.load(work / DATASET) as z:
-        assert [str(i) for i in z["ids"]] == ids
+    extracted = Path("resources/voc/extracted/VOCdevkit/VOC2010/JPEGImages") / broken.name
+
+    proc = _snakemake(work, cfg, DATASET, check=False)
+    assert proc.returncode != 0
+    assert f"cannot read image {extracted}" in proc.stdout + proc.stderr
+    assert not (work / DATASET).exists()
     assert (work / "resources/voc/VOCtrainval_03-May-2010.tar").read_bytes() == data
+
+    cfg["voc"]["features"]["skip_bad_images"] = True
+    _snakemake(work, cfg, DATASET)
+    listed = (work / "results/logs/bad_images.txt").read_text().splitlines()
+    assert [line.split("\t")[0] for line in listed if not line.startswith("#")] == [str(extracted)]
+    with np.load(work / DATASET) as z:
+        assert [str(i) for i in z["ids"]] == [i for i in ids if i != ids[3]]
 
     cfg["voc"]["download"]["md5"] = "0" * 32  # a wrong checksum is an error, not a warning
     (work / "resources/voc/VOCtrainval_03-May-2010.tar").unlink()
