@@ -1,34 +1,6 @@
 # Multi-class experiments of the klogreg paper (Roth 2001): Table 1 and the Section 3
 # cost argument.  Datasets: digits (offline), isolet1 (mirror), isolet (UCI download).
-if "multiclass" not in config:  # a config without the block: defaults, disabled
-    config["multiclass"] = {"enabled": False}
-    _check_against(SCHEMAS / "multiclass.schema.yaml", config["multiclass"], "multiclass")
-MC = config["multiclass"]
-MC_DATASETS = "digits|isolet1|isolet"
-ISOLET_URL = "https://archive.ics.uci.edu/ml/machine-learning-databases/isolet/"
-
-
-def multiclass_sources(wildcards):
-    """Input files of one dataset: none for digits, the mirror's .mat, or the UCI files."""
-    if wildcards.dataset == "isolet1":
-        path = mirror_file("isolet/isolet.mat")
-        if path is None:
-            raise WorkflowError(
-                "multiclass dataset isolet1 needs isolet/isolet.mat in the mirror "
-                f"({config.get('mirror')}); use 'isolet' (downloads the UCI files) instead"
-            )
-        return {"mat": path}
-    if wildcards.dataset == "isolet":
-        sha = MC["isolet_sha256"]
-        return {
-            "train": download_file(
-                "isolet/isolet1+2+3+4.data.Z", ISOLET_URL + "isolet1+2+3+4.data.Z", sha["train"]
-            ),
-            "test": download_file(
-                "isolet/isolet5.data.Z", ISOLET_URL + "isolet5.data.Z", sha["test"]
-            ),
-        }
-    return {}
+include: "multiclass_common.smk"
 
 
 rule multiclass_data:

@@ -1,0 +1,38 @@
+# Config defaults and input functions of the multi-class family (multiclass.smk).
+if "multiclass" not in config:  # a config without the block: defaults, disabled
+    config["multiclass"] = {"enabled": False}
+    _check_against(SCHEMAS / "multiclass.schema.yaml", config["multiclass"], "multiclass")
+MC = config["multiclass"]
+MC_DATASETS = "digits|isolet1|isolet"
+ISOLET_URL = "https://archive.ics.uci.edu/ml/machine-learning-databases/isolet/"
+
+# download rules are defined while the workflow is parsed, so only when isolet is used
+ISOLET_FILES = {}
+if "isolet" in MC["datasets"] or MC["cost"]["dataset"] == "isolet":
+    ISOLET_FILES = {
+        "train": download_file(
+            "isolet/isolet1+2+3+4.data.Z",
+            f"{ISOLET_URL}isolet1+2+3+4.data.Z",
+            MC["isolet_sha256"]["train"],
+        ),
+        "test": download_file(
+            "isolet/isolet5.data.Z", f"{ISOLET_URL}isolet5.data.Z", MC["isolet_sha256"]["test"]
+        ),
+    }
+
+
+def multiclass_sources(wildcards):
+    """Input files of one dataset: none for digits, the mirror's .mat, or the UCI files."""
+    if wildcards.dataset == "isolet1":
+        path = mirror_file("isolet/isolet.mat")
+        if path is None:
+            raise WorkflowError(
+                "multiclass dataset isolet1 needs isolet/isolet.mat in the mirror "
+                f"({config.get('mirror')}); use 'isolet' (downloads the UCI files) instead"
+            )
+        return {"mat": path}
+    if wildcards.dataset == "isolet":
+        if not ISOLET_FILES:
+            raise WorkflowError("add isolet to multiclass.datasets to download the UCI files")
+        return ISOLET_FILES
+    return {}
