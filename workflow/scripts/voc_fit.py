@@ -5,6 +5,7 @@ import logging
 import numpy as np
 
 from kclf.experiments.multitask_auc import make_splits, multitask_trial
+from kclf.kernels import median_sigma
 from kclf.records import write_records
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
@@ -19,8 +20,6 @@ for trial in range(first, last + 1):
     train, test = splits[trial]
     sigmas = None  # None: the median-heuristic grid of LSPCCV on the training part
     if sigma_factors is not None:
-        from kclf.kernels import median_sigma
-
         sigmas = median_sigma(X[train]) * np.asarray(sigma_factors, dtype=float)
     rows += multitask_trial(
         X,
