@@ -77,10 +77,17 @@ rule scene_table:
             category="MULAN scene (real photographs)",
         ),
         md="results/tables/scene_auc.md",
+        calibration_csv="results/tables/scene_auc_calibration.csv",
+        calibration_md="results/tables/scene_auc_calibration.md",
         tex="results/tables/scene_auc.tex",
         figure=report(
             "results/figures/scene_auc.png",
             caption="../report/scene_auc_figure.rst",
+            category="MULAN scene (real photographs)",
+        ),
+        reliability=report(
+            "results/figures/scene_auc_reliability.png",
+            caption="../report/scene_auc_reliability.rst",
             category="MULAN scene (real photographs)",
         ),
     log:
@@ -94,11 +101,7 @@ rule scene_table:
     params:
         dataset="scene",
         methods=list(SCENE_METHODS),
-        caption=(
-            "MULAN scene (294 features of real photographs, 6 labels): test AUC (%) mean "
-            "(std); trial 0 = MULAN's 1211/1196 split, then random re-splits "
-            "of the same sizes; sigma and lambda by cross-validation on the training part;"
-        ),
+        title="MULAN scene",
     script:
         "../scripts/voc_table.py"
 

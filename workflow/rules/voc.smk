@@ -251,10 +251,17 @@ rule voc_table:
             category="VOC images (Sec. 4.1, Table 1)",
         ),
         md="results/tables/voc_auc.md",
+        calibration_csv="results/tables/voc_auc_calibration.csv",
+        calibration_md="results/tables/voc_auc_calibration.md",
         tex="results/tables/voc_auc.tex",
         figure=report(
             "results/figures/voc_auc.png",
             caption="../report/voc_auc_figure.rst",
+            category="VOC images (Sec. 4.1, Table 1)",
+        ),
+        reliability=report(
+            "results/figures/voc_auc_reliability.png",
+            caption="../report/voc_auc_reliability.rst",
             category="VOC images (Sec. 4.1, Table 1)",
         ),
     log:
@@ -268,10 +275,7 @@ rule voc_table:
     params:
         dataset=VOC_DATASET,
         methods=list(VOC_METHODS),
-        caption=(
-            f"{VOC_DATASET}: test AUC (%) mean (std) per class, sigma and lambda by "
-            "cross-validation on the training part (LSPC-new paper, Sec. 4.1, Table 1);"
-        ),
+        title=VOC_TITLE,
     script:
         "../scripts/voc_table.py"
 

@@ -20,6 +20,11 @@ VOC_DATASET = (
     if VOC["voc_root"] is None and VOC["source"] == "synthetic"
     else (f"voc{VOC['year']}")
 )
+VOC_TITLE = (
+    "Generated VOCdevkit images (offline stand-in for VOC2010)"
+    if VOC_DATASET == "voc-synthetic"
+    else f"PASCAL VOC{VOC['year']} {VOC['image_set']} (LSPC-new paper, Table 1)"
+)
 
 
 def voc_source():
