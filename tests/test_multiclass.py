@@ -2,6 +2,7 @@
 
 import shutil
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -136,3 +137,40 @@ def test_cost_curve_and_table():
     assert md.loc["paper ISOLET: kLOGREG pairwise", "test error [%]"] == "3.00"
     assert set(summary["metric"]) >= {"error", "log_loss", "fit_seconds"}
     assert "3-fold" in caption
+
+
+@pytest.mark.slow
+def test_workflow_family_runs_offline_and_is_up_to_date_after(tmp_path):
+    import yaml
+    from workflow_run import ROOT, run
+
+    cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
+    for block in cfg.values():
+        if isinstance(block, dict) and "enabled" in block:
+            block["enabled"] = False
+    cfg["mirror"] = str(ROOT.parent / "shared" / "data")
+    cfg["multiclass"] = {
+        "enabled": True,
+        "datasets": ["digits"],
+        "per_class": 12,
+        "folds": 2,
+        "sigma_factors": [1.0],
+        "lams": [0.01],
+        "lspc_lams": [0.1],
+        "svc_Cs": [10.0],
+        "reference": str(ROOT.parent / "shared" / "reference" / "klogreg_multiclass.csv"),
+        "cost": {"classes": [2, 3], "per_class": 8},
+    }
+    if not Path(cfg["multiclass"]["reference"]).is_file():
+        pytest.skip("../shared/reference not present: the table needs the paper's row")
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(cfg))
+    run(tmp_path)
+    for out in (
+        "results/tables/digits.md",
+        "results/tables/digits.tex",
+        "results/figures/coupling_cost.png",
+    ):
+        assert (tmp_path / out).is_file(), out
+    table = pd.read_csv(tmp_path / "results/tables/digits.csv")
+    assert set(table["method"]) >= {"klr_pairwise", "klr_ovr", "lspc_new", "svc"}
+    assert "Nothing to be done" in run(tmp_path, "-n").stdout + run(tmp_path, "-n").stderr
