@@ -147,6 +147,7 @@ def error_figure(summary, reference, path, methods):
     """Dot plot per dataset: our mean ± std per method (filled) and the paper's MAPLP and
     SVM (open markers)."""
     import matplotlib
+    import matplotlib.ticker
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -181,6 +182,10 @@ def error_figure(summary, reference, path, methods):
         )
     ax.set_yticks(range(len(datasets)), datasets)
     ax.set_xscale("log")
+    ticks = [0.5, 1, 2, 5, 10, 20, 50, 100]
+    ax.xaxis.set_major_locator(matplotlib.ticker.FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FormatStrFormatter("%g"))
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_xlabel("test error (%), mean ± std over realisations")
     ax.invert_yaxis()
     ax.legend(fontsize=7, loc="lower right")
