@@ -56,8 +56,19 @@ rule ida_fit:
         mem_mb=3000,
         runtime=240,
     params:
+        # only what a fit depends on: adding a dataset or a method reruns nothing else
         seed=config["seed"],
-        cfg=IDA,
+        cfg={
+            k: IDA[k]
+            for k in (
+                "n_select",
+                "folds",
+                "sigma_factors",
+                "svm_C",
+                "lams",
+                "maplp_solver_options",
+            )
+        },
     script:
         "../scripts/ida_fit.py"
 
