@@ -133,7 +133,7 @@ def test_iteration_limit_reports_the_solver_message():
         MAPLP(solver_options={"method": "glpk"}).fit(X, y)
 
 
-@pytest.mark.parametrize("method", ["highs-ds", "highs-ipm"])
+@pytest.mark.parametrize("method", ["highs-ds", "highs"])
 def test_simplex_and_interior_point_reach_the_same_optimum(method):
     rng = np.random.default_rng(5)
     X = rng.normal(size=(60, 2))
