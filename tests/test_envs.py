@@ -38,6 +38,8 @@ ENVS = {
             "tabulate",
             "jinja2",
             "pyyaml",
+            "unlzw3",
+            "libarchive-c",
         ],
     },
     "images": {

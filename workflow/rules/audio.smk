@@ -46,7 +46,7 @@ else:
     AUDIO_COLLECTION = [AUDIO_ARCHIVE] if AUDIO_ARCHIVE else []
 _per, _n = AUDIO["experiment"]["trials_per_job"], AUDIO["experiment"]["trials"]
 AUDIO_TRIAL_CHUNKS = [f"{a}-{min(a + _per, _n) - 1}" for a in range(0, _n, _per)]
-AUDIO_REFERENCE = [r for r in [AUDIO["reference"]] if r and Path(r).is_file()]
+AUDIO_REFERENCE = existing_file(AUDIO["reference"])
 
 
 rule audio_synthetic:

@@ -30,6 +30,10 @@ for _family, _cfg in config.items():
 # Same numbers whatever --cores is: BLAS threads are fixed by the config, not the job.
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = str(config["blas_threads"])
+# Jobs import kclf from this checkout even in a conda env that holds only its dependencies.
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    p for p in (workflow.basedir, os.environ.get("PYTHONPATH")) if p
+)
 
 FINAL_OUTPUTS = []
 
@@ -45,6 +49,12 @@ def mirror_file(relpath):
         return None
     path = Path(mirror) / relpath
     return str(path) if path.exists() else None
+
+
+def existing_file(path):
+    """``[path]`` when the configured file exists, else ``[]``: an optional input such as a
+    paper's reference table, so a run outside this checkout's neighbourhood still works."""
+    return [str(path)] if path and Path(path).is_file() else []
 
 
 def log_path(rule_name, pattern=""):

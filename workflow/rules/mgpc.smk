@@ -17,7 +17,7 @@ MGPC_FITS = [
     for m in MGPC.get("methods", [])
 ]
 # the paper's table, when configured and present
-MGPC_REFERENCE = [r for r in [MGPC.get("reference")] if r and Path(r).is_file()]
+MGPC_REFERENCE = existing_file(MGPC.get("reference"))
 
 
 wildcard_constraints:

@@ -58,7 +58,7 @@ rule multiclass_table:
             dataset=wc.dataset,
             method=MC["methods"],
         ),
-        reference=MC["reference"],
+        reference=existing_file(MC["reference"]),
     output:
         csv=report(
             "results/tables/{dataset}.csv",

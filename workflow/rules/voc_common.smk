@@ -105,8 +105,7 @@ def voc_trial_chunks():
 
 def voc_reference():
     """The paper's Table 1 CSV when configured and present (else nothing)."""
-    ref = VOC["reference"]
-    return [ref] if ref and Path(ref).is_file() else []
+    return existing_file(VOC["reference"])
 
 
 VOC_IMAGE_ENV = "../../envs/images.yaml"

@@ -9,7 +9,11 @@ from kclf.reporting import write_table
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 dataset = snakemake.wildcards.dataset
 records = read_records(snakemake.input.records)
-reference = pd.read_csv(snakemake.input.reference)
+reference = (
+    pd.read_csv(snakemake.input.reference[0])
+    if snakemake.input.reference
+    else pd.DataFrame(columns=["dataset"])
+)
 summary, md, tex, caption = multiclass_table(
     records, reference, dataset, snakemake.params.folds, snakemake.params.per_class
 )
