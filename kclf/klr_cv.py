@@ -9,9 +9,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .coupling import couple
-from .kernels import check_kernel_name, check_precomputed, check_sigma, gram
+from .kernels import check_precomputed, gram
 from .klr import MULTI_CLASS, SOLVERS, KernelLogisticRegression, check_positive, irls
-from .lspc_cv import SCORINGS, best_index, cv_folds, default_sigmas, score_proba
+from .lspc_cv import best_index, cv_folds, score_proba, search_grids
 
 DEFAULT_LAMS = np.logspace(-3, 1, 9)
 
@@ -101,26 +101,20 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
         return tags
 
     def _grids(self, X):
-        check_kernel_name(self.kernel)
-        if self.scoring not in SCORINGS:
-            raise ValueError(f"scoring must be one of {SCORINGS}, got {self.scoring!r}")
         if self.multi_class not in MULTI_CLASS:
             raise ValueError(f"multi_class must be one of {MULTI_CLASS}, got {self.multi_class!r}")
         if self.solver not in SOLVERS:
             raise ValueError(f"solver must be one of {SOLVERS}, got {self.solver!r}")
-        if isinstance(self.cv, bool) or not isinstance(self.cv, int | np.integer) or self.cv < 2:
-            raise ValueError(f"cv must be an integer >= 2, got {self.cv!r}")
-        lams = DEFAULT_LAMS if self.lams is None else np.atleast_1d(self.lams)
-        lams = np.array([check_positive(v, "lams") for v in lams])
-        if self.kernel != "rbf":
-            sigmas = np.array([np.nan])
-        elif self.sigmas is None:
-            sigmas = default_sigmas(X)
-        else:
-            sigmas = np.array([check_sigma(v, "sigmas") for v in np.atleast_1d(self.sigmas)])
-        if lams.size == 0 or sigmas.size == 0:
-            raise ValueError("sigmas and lams must not be empty")
-        return sigmas, lams
+        return search_grids(
+            X,
+            self.sigmas,
+            self.lams,
+            self.cv,
+            self.kernel,
+            self.scoring,
+            check_positive,
+            DEFAULT_LAMS,
+        )
 
     def _estimator(self, sigma, lam):
         return KernelLogisticRegression(

@@ -32,6 +32,30 @@ def default_sigmas(X):
     return median_sigma(X) * SIGMA_FACTORS
 
 
+def search_grids(X, sigmas, lams, cv, kernel, scoring, check_lam_value, default_lams):
+    """Validated ``(sigmas, lams)`` of a CV search (shared by the LSPC and KLR searches).
+
+    ``sigmas`` None gives :func:`default_sigmas`; non-RBF kernels have no width (one NaN).
+    ``check_lam_value(v, name)`` validates each lambda.
+    """
+    check_kernel_name(kernel)
+    if scoring not in SCORINGS:
+        raise ValueError(f"scoring must be one of {SCORINGS}, got {scoring!r}")
+    if isinstance(cv, bool) or not isinstance(cv, int | np.integer) or cv < 2:
+        raise ValueError(f"cv must be an integer >= 2, got {cv!r}")
+    lams = default_lams if lams is None else np.atleast_1d(lams)
+    lams = np.array([check_lam_value(v, "lams") for v in lams])
+    if kernel != "rbf":
+        sigmas = np.array([np.nan])
+    elif sigmas is None:
+        sigmas = default_sigmas(X)
+    else:
+        sigmas = np.array([check_sigma(v, "sigmas") for v in np.atleast_1d(sigmas)])
+    if lams.size == 0 or sigmas.size == 0:
+        raise ValueError("sigmas and lams must not be empty")
+    return sigmas, lams
+
+
 def cv_folds(y, cv, random_state):
     """Seeded shuffled folds: stratified for one task when every class has ``cv`` members."""
     n = y.shape[0]
@@ -145,22 +169,9 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
 
     def _grids(self, X):
         check_rounding(self.rounding)
-        check_kernel_name(self.kernel)
-        if self.scoring not in SCORINGS:
-            raise ValueError(f"scoring must be one of {SCORINGS}, got {self.scoring!r}")
-        if not isinstance(self.cv, (int, np.integer)) or self.cv < 2:
-            raise ValueError(f"cv must be an integer >= 2, got {self.cv!r}")
-        lams = DEFAULT_LAMS if self.lams is None else np.atleast_1d(self.lams)
-        lams = np.array([check_lam(v, "lams") for v in lams])
-        if self.kernel != "rbf":
-            sigmas = np.array([np.nan])
-        elif self.sigmas is None:
-            sigmas = default_sigmas(X)
-        else:
-            sigmas = np.array([check_sigma(v, "sigmas") for v in np.atleast_1d(self.sigmas)])
-        if lams.size == 0 or sigmas.size == 0:
-            raise ValueError("sigmas and lams must not be empty")
-        return sigmas, lams
+        return search_grids(
+            X, self.sigmas, self.lams, self.cv, self.kernel, self.scoring, check_lam, DEFAULT_LAMS
+        )
 
     def _kernel(self, X, Y, sigma):
         return gram(self.kernel, X, Y, None if np.isnan(sigma) else sigma)
