@@ -183,3 +183,132 @@ def test_report_tables_and_agreement_counts(tmp_path):
     assert "our SVM within 1.5 published std of the paper's SVM: 0 of 1 datasets" in md
     t = (tmp_path / "ida_time.md").read_text()
     assert "135" in t and (tmp_path / "ida_error.png").stat().st_size > 0
+
+
+# ---------------------------------------------------------------- probability quality
+
+CALIBRATION_SCORES = ("log_loss", "brier", "ece", "ece_mass")
+
+
+@pytest.fixture(scope="module")
+def tiny_ida_records():
+    """Every method on a tiny twonorm problem: selection on one realisation, two evaluated."""
+    X, y = ida.generate("twonorm", 0, n_patterns=240)
+    train, test = ida.stratified_splits(y, "twonorm", 0, 60, 120, 2)
+    grids = {
+        "sigma_factors": [0.5, 1.0],
+        "svm_C": [1.0, 10.0],
+        "lams": [0.01, 0.1],
+        "folds": 2,
+    }
+    rows = {}
+    for method in protocol.METHODS:
+        sel = protocol.select(X, y, train, method, grids, 0, "twonorm", n_select=1, n_folds=2)
+        rows[method] = protocol.evaluate(
+            X, y, train, test, method, sel, "twonorm", grids, seed=0, n_bins=5
+        )
+    return rows
+
+
+def test_every_method_records_finite_probability_metrics(tiny_ida_records):
+    import pandas as pd
+
+    for method, rows in tiny_ida_records.items():
+        df = pd.DataFrame(rows)
+        assert set(df["method"]) == {protocol.METHODS[method]}
+        for r in (0, 1):
+            got = df[df["trial"] == r].set_index("metric")["value"]
+            for score in CALIBRATION_SCORES:
+                assert np.isfinite(got[score]), (method, r, score)
+            assert got["n_scored"] == 120
+            assert 0 <= got["brier"] <= 1 and 0 <= got["ece"] <= 1
+            # five equal-width reliability bins whose counts add up to the test set
+            counts = [got[f"rel_count_b{b:02d}"] for b in range(5)]
+            assert sum(counts) == 120
+            # a twonorm classifier (Bayes error 2.3 %) beats the coin's log loss / Brier
+            assert got["brier"] < 0.25, method
+        # the error and timing records are still there, one per realisation
+        assert (df["metric"] == "error").sum() == 2 and (df["metric"] == "seconds").sum() == 2
+
+
+def test_svm_probabilities_are_platt_scaled_and_seeded():
+    X, y = ida.generate("twonorm", 1, n_patterns=200)
+    train, test = ida.stratified_splits(y, "twonorm", 1, 80, 120, 1)
+    est = protocol.make_estimator("svm", {"C": 1.0, "gamma": 0.05}).fit(X[train[0]], y[train[0]])
+    args = ("svm", est, X[train[0]], y[train[0]], X[test[0]])
+    p = protocol.predicted_probabilities(*args, folds=3, random_state=4)
+    assert p.shape == (120, 2) and np.allclose(p.sum(axis=1), 1)
+    assert 0 < p.min() and p.max() < 1  # a sigmoid, never exactly 0 or 1
+    np.testing.assert_array_equal(p, protocol.predicted_probabilities(*args, 3, 4))
+    # P(+1) ranks the test points like the SVC's decision values
+    d = est.decision_function(X[test[0]])
+    assert np.corrcoef(np.argsort(np.argsort(d)), np.argsort(np.argsort(p[:, 1])))[0, 1] > 0.99
+
+
+def _ida_report(tmp_path, rows, name):
+    from kclf.records import write_records
+    from kclf.reports.ida import write_report
+
+    folder = tmp_path / name
+    folder.mkdir()
+    write_records(rows, folder / "rec.csv")
+    out = {
+        "error_csv": folder / "ida_error.csv",
+        "time_csv": folder / "ida_time.csv",
+        "figure": folder / "ida_error.png",
+        "calibration_csv": folder / "ida_calibration.csv",
+        "reliability": folder / "ida_reliability.png",
+    }
+    write_report([folder / "rec.csv"], None, None, {"twonorm": "x", "wdbc": "y"}, out, ["maplp"])
+    return folder
+
+
+def _synthetic_calibrated_rows(seconds):
+    """Error, timing and calibration records of two datasets x two methods, 3 trials."""
+    from kclf.metrics import calibration_records
+    from kclf.records import record
+
+    rows = []
+    for ds in ("twonorm", "wdbc"):
+        for m, sharp in (("MAPLP", 3.0), ("SVM", 1.0)):
+            for t in range(3):
+                rng = np.random.default_rng([t, len(ds), int(sharp)])
+                y = rng.choice([-1, 1], 80)
+                p = 1 / (1 + np.exp(-sharp * (y + rng.normal(0, 1.5, 80))))
+                rows.append(record(ds, "binary", m, t, "error", 10.0 + t, seconds))
+                rows.append(record(ds, "binary", m, t, "seconds", seconds, seconds))
+                rows.append(record(ds, "binary", m, t, "seconds_with_cv", 2 * seconds, seconds))
+                rows += calibration_records(
+                    y, p, labels=[-1, 1], dataset=ds, task="binary", method=m, trial=t,
+                    n_bins=5, fit_seconds=seconds,
+                )  # fmt: skip
+    return rows
+
+
+def test_report_writes_calibration_table_and_reliability(tmp_path):
+    import pandas as pd
+
+    folder = _ida_report(tmp_path, _synthetic_calibrated_rows(0.5), "a")
+    table = pd.read_csv(folder / "ida_calibration.csv")
+    pairs = list(zip(table["dataset"], table["method"]))
+    assert sorted(pairs) == [(d, m) for d in ("twonorm", "wdbc") for m in ("MAPLP", "SVM")]
+    assert (table["n_trials"] == 3).all() and (table["n_scored"] == 240).all()
+    for score in CALIBRATION_SCORES:
+        assert np.isfinite(table[f"{score}_mean"]).all()
+    md = (folder / "ida_calibration.md").read_text()
+    assert md.startswith("IDA benchmarks: quality of the test-set probabilities")
+    assert "surrogate" in md and md.count("| twonorm ") == 2
+    assert (folder / "ida_reliability.png").stat().st_size > 0
+
+
+def test_report_tables_other_than_time_hold_no_timings(tmp_path):
+    # the same fits timed differently: every table but ida_time.* is byte-identical
+    fast = _ida_report(tmp_path, _synthetic_calibrated_rows(0.5), "fast")
+    slow = _ida_report(tmp_path, _synthetic_calibrated_rows(7.25), "slow")
+    names = sorted(p.name for p in fast.iterdir() if p.suffix in (".csv", ".md", ".tex"))
+    assert "ida_calibration.csv" in names and "ida_error_agreement.csv" in names
+    for name in names:
+        if name == "rec.csv":
+            continue
+        same = (fast / name).read_bytes() == (slow / name).read_bytes()
+        assert same == (not name.startswith("ida_time.")), name

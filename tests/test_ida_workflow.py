@@ -1,5 +1,6 @@
-"""The IDA family of the workflow on a tiny config: tables and figure come out; the
-benchmarks.mat download is planned with the hash from the config; typos are rejected."""
+"""The IDA family of the workflow on a tiny config: tables (error, time, calibration) and
+figures come out; the benchmarks.mat download is planned with the hash from the config;
+typos are rejected."""
 
 import sys
 from pathlib import Path
@@ -52,6 +53,13 @@ def test_tiny_ida_run_writes_tables_and_figure(tmp_path):
         assert "2.5 ± 0.2" in md  # the paper's MAPLP on twonorm
     assert (work / "results/tables/ida_time.md").is_file()
     assert (work / "results/figures/ida_error.png").stat().st_size > 0
+    calib = pd.read_csv(work / "results/tables/ida_calibration.csv")
+    assert sorted(zip(calib["dataset"], calib["method"])) == [
+        ("twonorm", "MAPLP"),
+        ("twonorm", "SVM"),
+    ]
+    assert "surrogate" in (work / "results/tables/ida_calibration.md").read_text()
+    assert (work / "results/figures/ida_reliability.png").stat().st_size > 0
     for rule in ("ida_fit/twonorm_maplp", "ida_fit/twonorm_svm"):
         assert (work / f"results/benchmarks/{rule}.tsv").is_file()
 

@@ -1,4 +1,6 @@
-"""IDA benchmark tables and figure from records, beside the MAPLP paper's numbers."""
+"""IDA benchmark tables and figures from records, beside the MAPLP paper's numbers: test
+error, time, and the quality of the test-set probabilities (calibration table and
+reliability diagram)."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..calibration import reliability_figure, write_calibration_table
 from ..experiments.ida import METHODS
 from ..records import atomic_write, read_records
 from ..reporting import add_reference, save_figure, summarize, wide_table, write_table
@@ -194,6 +197,29 @@ def error_figure(summary, reference, path, methods):
     return save_figure(fig, path)
 
 
+CALIBRATION_CAPTION = (
+    "IDA benchmarks: quality of the test-set probabilities per dataset and method, mean ± "
+    "std over realisations (log loss in nats, Brier score, ECE over equal-width and "
+    "equal-mass bins; 'clipped': predictions of exactly 0 or 1, clipped to 1e-15 before "
+    "the log loss). KLR, LSPC-new and LSPC: their posterior estimates. SVM: the selected "
+    "SVC Platt-scaled by cross-validation on the training set. MAPLP: its predict_proba is "
+    "a surrogate, the normalised kernel model w(x, y) / sum w (argmax = the MAP decision, "
+    "not a calibrated posterior), included for comparison."
+)
+
+
+def calibration_report(records, stem, reliability=None):
+    """``<stem>_calibration.{csv,md}``: one row per dataset and method (sorted), the
+    Markdown opening with :data:`CALIBRATION_CAPTION`; and, if ``reliability`` is a path,
+    the reliability diagram (one panel per method, datasets and realisations pooled)."""
+    csv_path, md_path = write_calibration_table(records, stem)
+    text = f"{CALIBRATION_CAPTION}\n\n" + md_path.read_text(encoding="utf-8")
+    atomic_write(md_path, lambda p: Path(p).write_text(text, encoding="utf-8"))
+    if reliability is not None:
+        reliability_figure(records, reliability, title="IDA benchmarks: reliability")
+    return csv_path, md_path
+
+
 def _reference(path, columns):
     """The published table, or an empty one with its columns when ``path`` is None/absent."""
     if path and Path(path).is_file():
@@ -202,8 +228,10 @@ def _reference(path, columns):
 
 
 def write_report(record_paths, reference_error, reference_time, origins, outputs, methods):
-    """All IDA tables and the figure; ``outputs`` has ``error_csv``, ``time_csv``, ``figure``.
-    Missing reference files leave the paper columns empty ('–')."""
+    """All IDA tables and figures; ``outputs`` has ``error_csv``, ``time_csv``, ``figure``
+    and optionally ``calibration_csv`` (``<stem>_calibration.csv``; its ``.md`` beside it)
+    and ``reliability`` (the reliability diagram). Missing reference files leave the
+    paper columns empty ('–')."""
     records = read_records(record_paths)
     ref_err = _reference(
         reference_error, [f"{c}_{s}" for c in PAPER_ERROR.values() for s in ("mean", "std")]
@@ -214,4 +242,10 @@ def write_report(record_paths, reference_error, reference_time, origins, outputs
     )
     time_table(records, ref_time, str(Path(outputs["time_csv"]).with_suffix("")), methods)
     error_figure(summary, ref_err, outputs["figure"], methods)
+    if "calibration_csv" in outputs.keys():
+        path = str(outputs["calibration_csv"])
+        if not path.endswith("_calibration.csv"):
+            raise ValueError(f"calibration_csv must end with '_calibration.csv', got {path!r}")
+        stem = path.removesuffix("_calibration.csv")
+        calibration_report(records, stem, outputs.get("reliability"))
     return summary, agree

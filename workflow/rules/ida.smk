@@ -58,6 +58,7 @@ rule ida_fit:
     params:
         # only what a fit depends on: adding a dataset or a method reruns nothing else
         seed=config["seed"],
+        n_bins=config["calibration_bins"],
         cfg={
             k: IDA[k]
             for k in (
@@ -100,6 +101,17 @@ rule ida_report:
         figure=report(
             "results/figures/ida_error.png",
             caption="../report/ida_figure.rst",
+            category="IDA benchmarks (MAPLP)",
+        ),
+        calibration_csv=report(
+            "results/tables/ida_calibration.csv",
+            caption="../report/ida_calibration.rst",
+            category="IDA benchmarks (MAPLP)",
+        ),
+        calibration_md="results/tables/ida_calibration.md",
+        reliability=report(
+            "results/figures/ida_reliability.png",
+            caption="../report/ida_reliability.rst",
             category="IDA benchmarks (MAPLP)",
         ),
     log:

@@ -1,4 +1,5 @@
-"""CV on the first realisations, then every realisation, for one dataset and method."""
+"""CV on the first realisations, then every realisation, for one dataset and method:
+error, timing and probability-quality records."""
 
 import json
 import logging
@@ -27,7 +28,18 @@ selection = select(
     cfg["folds"],  # noqa: F821
 )
 logging.info("selected %s (per realisation %s)", selection["params"], selection["best"])
-rows = evaluate(X, y, train, test, method, selection, dataset, cfg)
+rows = evaluate(
+    X,
+    y,
+    train,
+    test,
+    method,
+    selection,
+    dataset,
+    cfg,
+    seed=snakemake.params.seed,  # noqa: F821
+    n_bins=snakemake.params.n_bins,  # noqa: F821
+)
 write_records(rows, snakemake.output.records)  # noqa: F821
 atomic_write(
     snakemake.output.selection,  # noqa: F821
