@@ -357,9 +357,11 @@ def test_digits_task_and_bad_names():
 
 
 def test_experiment_and_report_end_to_end(tmp_path):
+    import pandas as pd
+
     from kclf.experiments.mgpc import METHODS, features, prepare, run
     from kclf.records import read_records, write_records
-    from kclf.reports.mgpc import plot_lambda, plot_roc, write_tables
+    from kclf.reports.mgpc import calibration_report, plot_lambda, plot_roc, write_tables
 
     cfg = {
         "sigma_factors": [1.0],
@@ -374,9 +376,22 @@ def test_experiment_and_report_end_to_end(tmp_path):
     X = features(data, "binarization")
     record_files, curve_files = [], []
     for method in METHODS:
-        rows, curves = run(data, X, method, 3, cfg, "digits", "1v7", "binarization")
-        assert {r["metric"] for r in rows} == {"fn", "fp", "ce", "accuracy", "auc"}
-        assert len(rows) == 2 * 5
+        rows, curves = run(data, X, method, 3, cfg, "digits", "1v7", "binarization", n_bins=4)
+        errors = {"fn", "fp", "ce", "accuracy", "auc"}
+        assert errors <= {r["metric"] for r in rows}
+        assert sum(r["metric"] in errors for r in rows) == 2 * 5
+        # calibration records per trial: 6 scalars and 3 x 4 reliability bins, all finite
+        # where defined (bin confidences and frequencies are NaN only for empty bins)
+        calib = [r for r in rows if r["metric"] not in errors]
+        assert len(calib) == 2 * (6 + 3 * 4)
+        for t in range(2):
+            got = {r["metric"]: r["value"] for r in calib if r["trial"] == t}
+            n_test = int((~data["train"][t]).sum())
+            assert got["n_scored"] == n_test
+            for score in ("log_loss", "brier", "ece", "ece_mass"):
+                assert np.isfinite(got[score]), (method, t, score)
+            assert got["brier"] < 0.1, method  # 1 vs 7: every method is nearly perfect
+            assert sum(got[f"rel_count_b{b:02d}"] for b in range(4)) == n_test
         folder = tmp_path / "digits" / "1v7" / "binarization"
         folder.mkdir(parents=True, exist_ok=True)
         write_records(rows, folder / f"{method}.csv")
@@ -398,6 +413,21 @@ def test_experiment_and_report_end_to_end(tmp_path):
     plot_roc(curve_files, tmp_path / "roc.png")
     plot_lambda(curve_files, tmp_path / "lam.png")
     assert (tmp_path / "roc.png").stat().st_size > 0 and (tmp_path / "lam.png").stat().st_size > 0
+    calibration_report(
+        record_files, tmp_path / "mgpc_calibration.csv", tmp_path / "mgpc_reliability.png"
+    )
+    table = pd.read_csv(tmp_path / "mgpc_calibration.csv")
+    keys = list(zip(table["dataset"], table["task"], table["method"]))
+    assert sorted(keys) == sorted(("digits-binarization", "1v7", m) for m in METHODS.values())
+    assert (table["n_trials"] == 2).all()
+    for score in ("log_loss", "brier", "ece", "ece_mass"):
+        assert np.isfinite(table[f"{score}_mean"]).all()
+    md = (tmp_path / "mgpc_calibration.md").read_text()
+    assert md.startswith("MGPC experiment: quality of the test-set probabilities")
+    assert md.count("| digits-binarization ") == len(METHODS)
+    assert (tmp_path / "mgpc_reliability.png").stat().st_size > 0
+    with pytest.raises(ValueError, match="_calibration.csv"):
+        calibration_report(record_files, tmp_path / "mgpc.csv")
 
 
 # ---------------------------------------------------------------- workflow
@@ -454,6 +484,8 @@ def test_workflow_tiny_run(tmp_path):
     table = pd.read_csv(work / "results/tables/mgpc_errors.csv")
     assert set(table["method"]) == {"MLA", "MEP", "Ridge Newton"}
     assert set(table["metric"]) == {"fn", "fp", "ce", "auc"}
-    for name in ("mgpc_roc.png", "mgpc_ridge_lambda.png"):
+    calib = pd.read_csv(work / "results/tables/mgpc_calibration.csv")
+    assert set(calib["method"]) == {"MLA", "MEP", "Ridge Newton"} and len(calib) == 3
+    for name in ("mgpc_roc.png", "mgpc_ridge_lambda.png", "mgpc_reliability.png"):
         assert (work / "results/figures" / name).stat().st_size > 0
     assert (work / "results/benchmarks/mgpc_fit/digits_1v7_binarization_mep.tsv").is_file()

@@ -9,6 +9,10 @@ each method is fitted on the training half and scored on the test half by
 
 * FN: positives classified negative / positives, FP: negatives classified positive /
   negatives, CE: misclassified / all (the paper's error rates), AUC;
+* the quality of the test-set probabilities (``predict_proba``: MLA's erf-mixture
+  logistic-Gaussian integral, MEP's probit Eq. 8, the ridge baselines' sigmoid, scikit-learn
+  GPC's own) by :func:`kclf.metrics.calibration_records` (log loss, Brier score, ECE and
+  reliability bins);
 * the test scores (for ROC curves) and, for the ridge baselines, the test FN/FP/CE of
   every lambda of the grid (the paper's Figure 1).
 """
@@ -29,6 +33,7 @@ from sklearn.preprocessing import StandardScaler
 
 from ..features.image_repr import represent
 from ..kernels import median_sigma
+from ..metrics import calibration_records
 from ..mgpc import ManifoldGPC
 from ..records import record
 from ..ridge_logistic import WeightedRidgeLogistic
@@ -192,13 +197,15 @@ def _score(est, X):
     return est.predict_proba(X)[:, 1]
 
 
-def run(data, X, method, seed, cfg, dataset, task, representation):
+def run(data, X, method, seed, cfg, dataset, task, representation, *, n_bins=10):
     """Fit ``method`` on every trial's training half of ``(X, data["y"])``.
 
-    Returns ``(records, curves)``: tidy records of FN, FP, CE, accuracy and AUC per trial,
-    and arrays for the figures: ``y_test_<t>``, ``score_<t>`` (test scores; larger means
-    positive) and, for the ridge methods, ``lams`` and ``lam_errors`` of shape
-    ``(trials, n_lams, 3)`` (test FN, FP, CE at every lambda).
+    Returns ``(records, curves)``: tidy records of FN, FP, CE, accuracy and AUC per trial
+    and the probability metrics of :func:`kclf.metrics.calibration_records` (``n_bins``
+    equal-width reliability bins) of the test-set ``predict_proba``; and arrays for the
+    figures: ``y_test_<t>``, ``score_<t>`` (test scores; larger means positive) and, for
+    the ridge methods, ``lams`` and ``lam_errors`` of shape ``(trials, n_lams, 3)`` (test
+    FN, FP, CE at every lambda).
     """
     check_method(method)
     y = np.asarray(data["y"])
@@ -219,6 +226,7 @@ def run(data, X, method, seed, cfg, dataset, task, representation):
             secs = time.perf_counter() - t0
             pred = est.predict(Xte)
             score = _score(est, Xte)
+            proba = est.predict_proba(Xte)
             if method.startswith("ridge"):
                 for k, lam in enumerate(lams):
                     p = _ridge(method, float(lam), cfg).fit(Xtr, y[train]).predict(Xte)
@@ -228,6 +236,18 @@ def run(data, X, method, seed, cfg, dataset, task, representation):
         values = {"fn": fn, "fp": fp, "ce": ce, "accuracy": 1.0 - ce, "auc": auc}
         for metric, value in values.items():
             rows.append(record(name, task, METHODS[method], t, metric, value, secs, params))
+        rows += calibration_records(
+            y[~train],
+            np.clip(proba, 0.0, 1.0),
+            labels=est.classes_,
+            dataset=name,
+            task=task,
+            method=METHODS[method],
+            trial=t,
+            n_bins=n_bins,
+            fit_seconds=secs,
+            params=params,
+        )
         curves[f"y_test_{t}"] = y[~train]
         curves[f"score_{t}"] = np.asarray(score, dtype=float)
     if method.startswith("ridge"):

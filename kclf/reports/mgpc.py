@@ -1,4 +1,5 @@
-"""Tables (FN/FP/CE), ROC curves and the ridge error-vs-lambda figure of the MGPC experiment."""
+"""Tables (FN/FP/CE), ROC curves, the ridge error-vs-lambda figure and the probability
+quality (calibration table, reliability diagram) of the MGPC experiment."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from sklearn.metrics import roc_curve  # noqa: E402
 
+from ..calibration import reliability_figure, write_calibration_table  # noqa: E402
 from ..experiments.mgpc import METHODS  # noqa: E402
 from ..records import atomic_write, read_records  # noqa: E402
 from ..reporting import save_figure, summarize, wide_table, write_table  # noqa: E402
@@ -89,6 +91,35 @@ def write_tables(record_files, reference_csv, stem):
     )
     atomic_write(md, lambda p: Path(p).write_text(text))
     return summary
+
+
+CALIBRATION_CAPTION = (
+    "MGPC experiment: quality of the test-set probabilities per task (dataset-representation "
+    "and task) and method, mean ± std over the random splits (log loss in nats, Brier score, "
+    "ECE over equal-width and equal-mass bins; 'clipped': predictions of exactly 0 or 1, "
+    "clipped to 1e-15 before the log loss). MLA: the logistic-Gaussian integral of the "
+    "Laplace posterior (erf mixture); MEP: Phi(mu / sqrt(1 + s2)), Eq. 8; ridge baselines: "
+    "sigmoid(x'beta); sklearn GPC: its own predict_proba (Laplace, probit approximation)."
+)
+
+
+def calibration_report(record_files, calibration_csv, reliability=None):
+    """``<stem>_calibration.{csv,md}`` with one row per (dataset-representation, task,
+    method), the Markdown opening with :data:`CALIBRATION_CAPTION`, and, if
+    ``reliability`` is a path, the reliability diagram (one panel per method, all tasks and
+    splits pooled).  ``calibration_csv`` is the CSV's path (``<stem>_calibration.csv``)."""
+    path = str(calibration_csv)
+    if not path.endswith("_calibration.csv"):
+        raise ValueError(f"calibration_csv must end with '_calibration.csv', got {path!r}")
+    records = read_records(record_files)
+    csv_path, md_path = write_calibration_table(
+        records, path.removesuffix("_calibration.csv"), by=("dataset", "task", "method")
+    )
+    text = f"{CALIBRATION_CAPTION}\n\n" + md_path.read_text(encoding="utf-8")
+    atomic_write(md_path, lambda p: Path(p).write_text(text, encoding="utf-8"))
+    if reliability is not None:
+        reliability_figure(records, reliability, title="MGPC: reliability", ncols=5)
+    return csv_path, md_path
 
 
 def mean_roc(pairs):

@@ -88,6 +88,7 @@ rule mgpc_fit:
     params:
         seed=config["seed"],
         cfg=MGPC,
+        n_bins=config["calibration_bins"],
     script:
         "../scripts/mgpc_fit.py"
 
@@ -117,6 +118,17 @@ rule mgpc_report:
         lam=report(
             "results/figures/mgpc_ridge_lambda.png",
             caption="../report/mgpc_ridge_lambda.rst",
+            category="MGPC (Fradi et al.)",
+        ),
+        calibration_csv=report(
+            "results/tables/mgpc_calibration.csv",
+            caption="../report/mgpc_calibration.rst",
+            category="MGPC (Fradi et al.)",
+        ),
+        calibration_md="results/tables/mgpc_calibration.md",
+        reliability=report(
+            "results/figures/mgpc_reliability.png",
+            caption="../report/mgpc_reliability.rst",
             category="MGPC (Fradi et al.)",
         ),
     log:

@@ -20,6 +20,7 @@ rows, curves = run(
     w.mgpc_dataset,
     w.mgpc_task,
     w.mgpc_repr,
+    n_bins=snakemake.params.n_bins,
 )
 write_records(rows, snakemake.output.records)
 atomic_write(snakemake.output.curves, lambda f: np.savez(open(f, "wb"), **curves))

@@ -1,6 +1,6 @@
 import logging
 
-from kclf.reports.mgpc import plot_lambda, plot_roc, write_tables
+from kclf.reports.mgpc import calibration_report, plot_lambda, plot_roc, write_tables
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 out = snakemake.output
@@ -8,4 +8,5 @@ reference = snakemake.input.reference[0] if snakemake.input.reference else None
 write_tables(snakemake.input.records, reference, str(out.csv)[:-4])
 plot_roc(snakemake.input.curves, out.roc)
 plot_lambda(snakemake.input.curves, out.lam)
+calibration_report(snakemake.input.records, str(out.calibration_csv), out.reliability)
 logging.info("%d record files", len(snakemake.input.records))
