@@ -38,8 +38,13 @@ def test_toy_tables_and_figure_without_scene_mirror(tmp_path):
     work = _workdir(tmp_path, tmp_path / "no-mirror")
     proc = run(work, timeout=600)
     assert "MULAN scene left out" in proc.stdout + proc.stderr
-    for ext in ("csv", "md", "tex"):
-        assert (work / "results" / "tables" / f"multilabel_toy.{ext}").is_file()
+    for name in ("csv", "md", "tex", "calibration.csv", "calibration.md", "time.csv", "time.md"):
+        sep = "." if name in ("csv", "md", "tex") else "_"
+        assert (work / "results" / "tables" / f"multilabel_toy{sep}{name}").is_file()
+    assert (work / "results" / "figures" / "multilabel_toy_reliability.png").stat().st_size > 0
+    cal = pd.read_csv(work / "results" / "tables" / "multilabel_toy_calibration.csv")
+    assert sorted(cal["method"]) == ["ClassifierChain (LR)", "CorrLog", "ILR"]
+    assert cal["log_loss_mean"].notna().all() and (cal["n_trials"] == 2).all()
     assert not (work / "results" / "tables" / "multilabel_scene.csv").exists()
     assert (work / "results" / "figures" / "corrlog_toy.png").stat().st_size > 10_000
     table = pd.read_csv(work / "results" / "tables" / "multilabel_toy.csv")

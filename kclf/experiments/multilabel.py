@@ -1,23 +1,44 @@
 """Multilabel experiments of the CorrLog paper: the toy example (Sec. V) and real data.
 
 A data set is one ``.npz`` with ``X_<t>, Y_<t>, Xt_<t>, Yt_<t>`` per trial ``t`` (training
-and test parts). Every method picks its hyper-parameters by CV on the training part only.
+and test parts) and optionally ``label_names``. Every method picks its hyper-parameters by
+CV on the training part only.
+
+Besides the label-set measures of the paper, every method's per-label probabilities
+``P(y_j = 1 | x)`` on the test part are scored (log loss, Brier, ECE, reliability bins:
+:func:`kclf.metrics.calibration_records`, one task per label). Where they come from
+(:data:`MARGINALS`, stored as ``marginals`` in the records' params):
+
+* CorrLog: the marginals of the fitted joint model, Eq. (4), by exact enumeration of the
+  ``2^m`` label vectors when ``m <= kclf.corrlog.MAX_EXACT_LABELS`` (the toy example, scene),
+  else the beliefs of loopy sum-product belief propagation;
+* ILR: the per-label sigmoids (exact: without couplings the model factorises);
+* ClassifierChain: scikit-learn's ``predict_proba``, each label's logistic probability given
+  the *predicted* earlier labels of the chain (not a marginal over them);
+* MultiOutput (SVC): Platt scaling of the SVCs with the C the CV chose: a sigmoid on
+  out-of-fold decision values of seeded stratified folds, over an SVC refitted on the whole
+  training part (:func:`probability_model`); the label predictions stay the plain SVCs'.
 """
 
 from __future__ import annotations
 
+import copy
 import time
 
 import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.calibration import CalibratedClassifierCV
+from sklearn.frozen import FrozenEstimator
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import GridSearchCV, KFold
+from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold
 from sklearn.multioutput import ClassifierChain, MultiOutputClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
-from ..corrlog import CorrLog
+from ..corrlog import MAX_EXACT_LABELS, CorrLog
 from ..datasets.corrlog_toy import make_corrlog_toy
+from ..metrics import calibration_records
 from ..multilabel_metrics import multilabel_scores
 from ..records import record
 from ..seeding import rng_for, seed_for
@@ -30,6 +51,13 @@ METHODS = {
     "mo_svc": "MultiOutput (SVC)",
 }
 C_GRID = (0.01, 0.1, 1.0, 10.0)
+#: source of the per-label probabilities -> description (captions, records' params)
+MARGINALS = {
+    "exact": "exact marginals of the joint model (enumeration of the 2^m label vectors)",
+    "bp": "beliefs of loopy sum-product belief propagation",
+    "chain": "chain probabilities given the predicted earlier labels",
+    "platt": "Platt scaling of the SVC decision values (sigmoid on out-of-fold decisions)",
+}
 
 
 def make_toy(seed, trials, n_train, n_test, shift=0.5):
@@ -77,19 +105,107 @@ def _chosen(est):
     return {k.rsplit("__", 1)[-1]: v for k, v in est.best_params_.items()}
 
 
-def fit_method(data, dataset, method, cfg, seed):
-    """Fit ``method`` on every trial; return (records, predictions of every trial)."""
+def probability_model(method, est, X, Y, seed=0):
+    """The fitted model whose per-label probabilities are scored: ``est`` itself, except
+    for ``mo_svc``, whose best pipeline (the C the CV chose) gets Platt scaling per label:
+    ``CalibratedClassifierCV(ensemble=False)``, a sigmoid fitted on out-of-fold decision
+    values of seeded stratified folds, over an SVC refitted on all of ``X``."""
+    if method != "mo_svc":
+        return est
+    Y = np.asarray(Y).astype(int)
+    fewest = int(min(np.bincount(col, minlength=2).min() for col in Y.T))
+    pipe = clone(est.best_estimator_.estimator)
+    if fewest >= 2:
+        n_splits = min(est.cv.get_n_splits(), fewest)
+        folds = StratifiedKFold(n_splits, shuffle=True, random_state=seed)
+        calibrated = CalibratedClassifierCV(pipe, ensemble=False, cv=folds)
+    else:  # a label with a single positive (or negative): sigmoid on training decisions
+        calibrated = _TrainingPlatt(pipe)
+    return MultiOutputClassifier(calibrated).fit(X, Y)
+
+
+class _TrainingPlatt(ClassifierMixin, BaseEstimator):
+    """Fit ``estimator`` on all the data, then a sigmoid on its training decisions (the
+    fallback when a label has too few examples of a class for out-of-fold decisions)."""
+
+    def __init__(self, estimator):
+        self.estimator = estimator
+
+    def fit(self, X, y):
+        fitted = clone(self.estimator).fit(X, y)
+        self.calibrated_ = CalibratedClassifierCV(FrozenEstimator(fitted)).fit(X, y)
+        self.classes_ = self.calibrated_.classes_
+        return self
+
+    def predict_proba(self, X):
+        return self.calibrated_.predict_proba(X)
+
+    def predict(self, X):
+        return self.calibrated_.predict(X)
+
+
+def predict_marginals(model, X):
+    """Per-label probabilities ``P(y_j = 1 | x)`` of shape (n, L) and their source, a key
+    of :data:`MARGINALS` (module docstring)."""
+    if isinstance(model, CorrLog):
+        if not model.couplings or model.n_labels_ <= MAX_EXACT_LABELS:
+            exact = copy.copy(model)  # shallow: same fitted arrays, other inference
+            exact.inference = "exact"
+            return exact.predict_proba(X), "exact"
+        return model.predict_proba(X), model.inference
+    inner = getattr(model, "best_estimator_", model)
+    if isinstance(inner, ClassifierChain):
+        return np.asarray(model.predict_proba(X), dtype=float), "chain"
+    if isinstance(inner, MultiOutputClassifier):
+        probas = model.predict_proba(X)
+        cols = [p[:, list(c).index(1)] for p, c in zip(probas, inner.classes_)]
+        return np.column_stack(cols), "platt"
+    raise TypeError(f"no per-label probabilities for {type(inner).__name__}")
+
+
+def label_names(data, n_labels):
+    """``data["label_names"]`` when present, else ``y1 .. ym`` (the paper's toy names)."""
+    if "label_names" in data:
+        names = [str(v) for v in np.asarray(data["label_names"]).tolist()]
+        if len(names) == n_labels:
+            return names
+    return [f"y{j + 1}" for j in range(n_labels)]
+
+
+def fit_method(data, dataset, method, cfg, seed, n_bins=10):
+    """Fit ``method`` on every trial; return (records, predictions of every trial).
+
+    Records: the label-set measures (task ``"all"``) and the calibration records of the
+    per-label probabilities (one task per label); ``fit_seconds`` is the wall-clock time of
+    the fit with its CV (and, for ``mo_svc``, the Platt refit).
+    """
     rows, preds = [], {}
     for t in range(n_trials(data)):
+        X, Y, Xt, Yt = (data[f"{k}_{t}"] for k in ("X", "Y", "Xt", "Yt"))
         est = make_estimator(method, cfg, seed_for(seed, "multilabel", dataset, "cv", t))
         start = time.perf_counter()
-        est.fit(data[f"X_{t}"], data[f"Y_{t}"])
+        est.fit(X, Y)
+        prob_model = probability_model(
+            method, est, X, Y, seed_for(seed, "multilabel", dataset, "platt", t)
+        )
         seconds = time.perf_counter() - start
-        Y_pred = np.asarray(est.predict(data[f"Xt_{t}"])).astype(int)
+        Y_pred = np.asarray(est.predict(Xt)).astype(int)
         preds[f"Yp_{t}"] = Y_pred
         params = _chosen(est)
-        for metric, value in multilabel_scores(data[f"Yt_{t}"], Y_pred).items():
+        for metric, value in multilabel_scores(Yt, Y_pred).items():
             rows.append(record(dataset, "all", method, t, metric, value, seconds, params))
+        P, source = predict_marginals(prob_model, Xt)
+        rows += calibration_records(
+            np.asarray(Yt).astype(int),
+            np.clip(P, 0.0, 1.0),
+            dataset=dataset,
+            task=label_names(data, Yt.shape[1]),
+            method=method,
+            trial=t,
+            n_bins=n_bins,
+            fit_seconds=seconds,
+            params={**params, "marginals": source},
+        )
     return rows, preds
 
 
@@ -128,6 +244,70 @@ def write_table(records, dataset, csv_path):
     if n == 1:
         caption += " One split only: the 'not significantly worse' marks carry no information."
     return _write(str(csv_path)[: -len(".csv")], summary, md, tex, caption)
+
+
+def _display(records):
+    records = records.copy()
+    records["method"] = records["method"].map(lambda m: METHODS.get(m, m))
+    return records
+
+
+def write_calibration(records, dataset, stem, reliability=None):
+    """``<stem>_calibration.{csv,md}`` (one row per method: log loss, Brier, ECE of the
+    per-label probabilities, mean (std) over trials of the mean over labels) and, when
+    ``reliability`` is a path, the reliability diagram pooled over labels and trials."""
+    from ..calibration import reliability_figure, write_calibration_table
+
+    records = _display(records)
+    paths = write_calibration_table(records, stem)
+    if reliability is not None:
+        title = f"Multilabel {dataset}: per-label probabilities"
+        reliability_figure(records, reliability, title=title)
+    return paths
+
+
+def time_table(records):
+    """Seconds per trial (one fit of all labels with its CV) per method: mean, std, n."""
+    import pandas as pd
+
+    sel = records[records["metric"] == "subset_accuracy"]  # one row per (method, trial)
+    per_trial = sel.groupby(["dataset", "method", "trial"])["fit_seconds"].first()
+    g = per_trial.groupby(level=["dataset", "method"], sort=False)
+    out = pd.DataFrame(
+        {
+            "n_trials": g.size(),
+            "seconds_mean": g.mean(),
+            "seconds_std": g.std(ddof=1).fillna(0.0),
+        }
+    ).reset_index()
+    order = {m: i for i, m in enumerate(METHODS)}
+    out = out.sort_values("method", key=lambda c: c.map(lambda m: order.get(m, len(order))))
+    out["method"] = out["method"].map(lambda m: METHODS.get(m, m))
+    return out.reset_index(drop=True)
+
+
+def write_time_table(records, dataset, stem):
+    """``<stem>_time.{csv,md}``: wall-clock training seconds, kept out of the main table
+    (timings differ between runs; every other table is byte-identical across runs)."""
+    from pathlib import Path
+
+    from ..records import atomic_write
+
+    table = time_table(records)
+    stem = Path(stem)
+    csv_path = stem.with_name(stem.name + "_time.csv")
+    md_path = stem.with_name(stem.name + "_time.md")
+    atomic_write(csv_path, lambda p: table.to_csv(p, index=False, float_format="%.6g"))
+    shown = table.assign(
+        seconds=[f"{m:.3g} ({s:.2g})" for m, s in zip(table["seconds_mean"], table["seconds_std"])]
+    )[["method", "n_trials", "seconds"]]
+    caption = (
+        f"Multilabel {dataset}: wall-clock training seconds per trial (all labels, CV "
+        "included), mean (std) over trials; machine- and load-dependent."
+    )
+    text = f"{caption}\n\n{shown.to_markdown(index=False)}\n"
+    atomic_write(md_path, lambda p: Path(p).write_text(text, encoding="utf-8"))
+    return csv_path, md_path
 
 
 LABEL_PAIRS = {(1, 1): "++", (1, 0): "+-", (0, 1): "-+", (0, 0): "--"}

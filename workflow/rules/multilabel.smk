@@ -118,6 +118,7 @@ rule multilabel_fit:
     params:
         seed=config["seed"],
         cfg=ML,
+        n_bins=config["calibration_bins"],
     script:
         "../scripts/multilabel_fit.py"
 
@@ -135,6 +136,23 @@ rule multilabel_table:
         ),
         md="results/tables/multilabel_{dataset}.md",
         tex="results/tables/multilabel_{dataset}.tex",
+        calibration_csv=report(
+            "results/tables/multilabel_{dataset}_calibration.csv",
+            caption="../report/multilabel_calibration.rst",
+            category="CorrLog multilabel",
+        ),
+        calibration_md="results/tables/multilabel_{dataset}_calibration.md",
+        time_csv=report(
+            "results/tables/multilabel_{dataset}_time.csv",
+            caption="../report/multilabel_time.rst",
+            category="CorrLog multilabel",
+        ),
+        time_md="results/tables/multilabel_{dataset}_time.md",
+        reliability=report(
+            "results/figures/multilabel_{dataset}_reliability.png",
+            caption="../report/multilabel_reliability.rst",
+            category="CorrLog multilabel",
+        ),
     log:
         "results/logs/multilabel_table/{dataset}.log",
     wildcard_constraints:
@@ -178,9 +196,20 @@ rule multilabel_toy_figure:
 
 if ML["enabled"]:
     FINAL_OUTPUTS += expand(
-        "results/tables/multilabel_{dataset}.{ext}",
+        "results/tables/multilabel_{dataset}{suffix}",
         dataset=ML_DATASETS,
-        ext=["csv", "md", "tex"],
+        suffix=[
+            ".csv",
+            ".md",
+            ".tex",
+            "_calibration.csv",
+            "_calibration.md",
+            "_time.csv",
+            "_time.md",
+        ],
+    )
+    FINAL_OUTPUTS += expand(
+        "results/figures/multilabel_{dataset}_reliability.png", dataset=ML_DATASETS
     )
     if "toy" in ML["datasets"] and {"corrlog", "ilr"} <= set(ML["methods"]):
         FINAL_OUTPUTS += rules.multilabel_toy_figure.output

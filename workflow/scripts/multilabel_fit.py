@@ -17,6 +17,7 @@ rows, preds = fit_method(
     snakemake.wildcards.method,
     snakemake.params.cfg,
     snakemake.params.seed,
+    n_bins=snakemake.params.n_bins,
 )
 write_records(rows, snakemake.output.records)
 atomic_write(snakemake.output.predictions, lambda p: np.savez(open(p, "wb"), **preds))

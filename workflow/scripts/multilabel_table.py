@@ -1,7 +1,17 @@
+"""The multilabel table of one data set, its calibration companions (table and
+reliability diagram of the per-label probabilities) and the training-time table."""
+
 import logging
 
-from kclf.experiments.multilabel import write_table
+from kclf.experiments.multilabel import write_calibration, write_table, write_time_table
 from kclf.records import read_records
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
-write_table(read_records(snakemake.input), snakemake.params.dataset, snakemake.output.csv)
+out = snakemake.output
+dataset = snakemake.params.dataset
+records = read_records(snakemake.input)
+stem = str(out.csv)[: -len(".csv")]
+write_table(records, dataset, out.csv)
+write_calibration(records, dataset, stem, out.reliability)
+write_time_table(records, dataset, stem)
+logging.info("%s: %d records from %d files", dataset, len(records), len(snakemake.input))
