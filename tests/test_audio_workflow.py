@@ -90,6 +90,13 @@ def test_skip_bad_lists_them_and_the_table_comes_out(tmp_path, collection):
     if (ROOT.parent / "shared" / "reference").is_dir():
         assert pooled.set_index("method").loc["LSPC-new", "paper_mean"] == 70.1
     assert (work / "results/figures/audio_auc.png").stat().st_size > 0
+    # timings only in their own table; calibration companions beside the AUC table
+    assert not table["task"].str.contains("time").any()
+    assert "time" not in (work / "results/tables/audio_auc.md").read_text().split("\n\n")[1]
+    times = pd.read_csv(work / "results/tables/audio_auc_time.csv")
+    assert list(times["method"]) == ["LSPC-new", "KLR"] and (times["trial_seconds_mean"] > 0).all()
+    cal = pd.read_csv(work / "results/tables/audio_auc_calibration.csv")
+    assert sorted(cal["method"]) == ["KLR", "LSPC-new"]
     # the assembled kernel is symmetric and PSD after the projection
     with np.load(work / "results/data/freesound/kernel.npz") as z:
         K = z["K"]

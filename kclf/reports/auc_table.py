@@ -1,5 +1,9 @@
 """The AUC table of a multi-task experiment beside the paper's (LSPC-new paper, Tables 1-2),
-its per-task figure, and its calibration companions."""
+its per-task figure, its calibration companions, and its training times.
+
+Wall-clock times differ from run to run, so they are never put in the AUC table (whose
+files are byte-identical for the same config) but in ``<stem>_time.{csv,md}``
+(:func:`write_time_table`)."""
 
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from ..calibration import reliability_figure, write_calibration_table  # noqa: E402
-from ..records import read_records  # noqa: E402
+from ..records import atomic_write, read_records  # noqa: E402
 from ..reporting import AVERAGE, save_figure, summarize, wide_table, write_table  # noqa: E402
 
 ORDER = ["LSPC-new", "LSPC", "KLR", "SVC"]
@@ -41,17 +45,76 @@ def _paper_cell(ref, row, col):
     return f"{m:g}" if pd.isna(s) else f"{m:.1f} ({s:.1f})"
 
 
-def _time_row(records, methods):
+def time_table(records, methods, reference=None):
+    """Training seconds per method from the ``auc`` records' ``fit_seconds``.
+
+    Columns: ``method``, ``n_trials``, ``trial_seconds_mean`` / ``_std`` (one trial's fit
+    of all tasks: the sum of its tasks' shares, CV included; std over trials),
+    ``task_seconds_mean`` (mean per-task share) and, with a ``reference`` holding a
+    ``train_time_s`` row, ``paper_seconds``.
+    """
     auc = records[records["metric"] == "auc"]
-    secs = auc.groupby("method")["fit_seconds"].mean()
-    return {m: (f"{secs[m]:.3g}" if m in secs else "–") for m in methods}
+    per_trial = auc.groupby(["method", "trial"])["fit_seconds"].sum()
+    per_task = auc.groupby("method")["fit_seconds"].mean()
+    ref = read_reference(reference) if reference is not None else None
+    rows = []
+    for m in methods:
+        if m not in per_task:
+            continue
+        s = per_trial.loc[m]
+        row = {
+            "method": m,
+            "n_trials": int(s.size),
+            "trial_seconds_mean": float(s.mean()),
+            "trial_seconds_std": float(s.std(ddof=1)) if s.size > 1 else 0.0,
+            "task_seconds_mean": float(per_task[m]),
+        }
+        if ref is not None:
+            col = f"{PAPER_COLUMNS.get(m, '')}_mean"
+            ok = TIME_ROW in ref.index and col in ref
+            row["paper_seconds"] = float(ref.loc[TIME_ROW, col]) if ok else np.nan
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def write_time_table(records, stem, methods, *, title, reference=None):
+    """Write :func:`time_table` to ``<stem>_time.csv`` and ``<stem>_time.md``."""
+    table = time_table(records, methods, reference)
+    stem = Path(stem)
+    csv_path = stem.with_name(stem.name + "_time.csv")
+    md_path = stem.with_name(stem.name + "_time.md")
+    atomic_write(csv_path, lambda p: table.to_csv(p, index=False, float_format="%.6g"))
+    shown = pd.DataFrame(
+        {
+            "method": table["method"],
+            "trials": table["n_trials"],
+            "s per trial (all tasks)": [
+                f"{m:.3g} ({s:.2g})"
+                for m, s in zip(table["trial_seconds_mean"], table["trial_seconds_std"])
+            ],
+            "s per task": [f"{v:.3g}" for v in table["task_seconds_mean"]],
+        }
+    )
+    if "paper_seconds" in table:
+        shown["paper s"] = ["–" if pd.isna(v) else f"{v:g}" for v in table["paper_seconds"]]
+    caption = (
+        f"{title}: wall-clock training seconds (CV included), per trial for one fit of all "
+        "tasks, mean (std) over trials, and per task (a multi-task fit's time shared equally "
+        "by its tasks); machine- and load-dependent, hence kept out of the AUC table."
+    )
+    if "paper_seconds" in table:
+        caption += " Paper: the published training time."
+    text = f"{caption}\n\n{shown.to_markdown(index=False)}\n"
+    atomic_write(md_path, lambda p: Path(p).write_text(text, encoding="utf-8"))
+    return csv_path, md_path
 
 
 def write_auc_report(
     record_files, stem, figure, *, title, reference=None, reliability=None, methods=None
 ):
-    """Write ``<stem>.{csv,md,tex}``, ``<stem>_calibration.{csv,md}``, the per-task figure
-    and (optionally) the reliability diagram, from the records only."""
+    """Write ``<stem>.{csv,md,tex}``, ``<stem>_calibration.{csv,md}``,
+    ``<stem>_time.{csv,md}``, the per-task figure and (optionally) the reliability diagram,
+    from the records only."""
     records = read_records(record_files)
     present = list(dict.fromkeys(records["method"]))
     methods = [m for m in (methods or ORDER) if m in present] + [
@@ -61,7 +124,6 @@ def write_auc_report(
     tables = {}
     for markup in ("md", "tex"):
         t = wide_table(summary, "task", methods, scale=100.0, digits=1, markup=markup)
-        t.loc[TIME_ROW] = _time_row(records, methods)
         if reference is not None:
             ref = read_reference(reference)
             for label, col in PAPER_COLUMNS.items():
@@ -69,13 +131,14 @@ def write_auc_report(
         tables[markup] = t
     n_trials = records["trial"].nunique()
     caption = (
-        f"{title}: test AUC x 100, mean (std) over {n_trials} trials; per-task training time "
-        "(CV included; a multi-task fit's time shared by its tasks)."
+        f"{title}: test AUC x 100, mean (std) over {n_trials} trials "
+        f"(training times: {Path(stem).name}_time)."
     )
     if reference is not None:
         caption += " Paper columns: the published table."
     write_table(stem, summary, tables["md"], tables["tex"], caption)
     write_calibration_table(records, stem)
+    write_time_table(records, stem, methods, title=title, reference=reference)
     if reliability is not None:
         reliability_figure(records, reliability, title=f"{title}: reliability")
     _figure(summary, figure, methods, title, read_reference(reference) if reference else None)

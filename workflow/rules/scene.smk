@@ -79,6 +79,12 @@ rule scene_table:
         md="results/tables/scene_auc.md",
         calibration_csv="results/tables/scene_auc_calibration.csv",
         calibration_md="results/tables/scene_auc_calibration.md",
+        time_csv=report(
+            "results/tables/scene_auc_time.csv",
+            caption="../report/auc_time.rst",
+            category="MULAN scene (real photographs)",
+        ),
+        time_md="results/tables/scene_auc_time.md",
         tex="results/tables/scene_auc.tex",
         figure=report(
             "results/figures/scene_auc.png",

@@ -1,6 +1,7 @@
 """Table 2 of the LSPC-new paper from records: AUC per tag, the average over tags, the
-pooled mean (std) over all (tag, trial) pairs as the paper reports it, training time and
-the paper's row beside; the per-tag figure."""
+pooled mean (std) over all (tag, trial) pairs as the paper reports it and the paper's row
+beside; the per-tag figure; the calibration table and reliability diagram; the training
+times in their own table (audio_auc_time: they differ between runs, the AUC table must not)."""
 
 import json
 import logging
@@ -12,12 +13,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from kclf.calibration import reliability_figure, write_calibration_table  # noqa: E402
 from kclf.records import read_records  # noqa: E402
 from kclf.reporting import AVERAGE, save_figure, summarize, wide_table, write_table  # noqa: E402
+from kclf.reports.auc_table import write_time_table  # noqa: E402
 
 logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 POOLED = "AUC, all tags x trials"
-TIME = "train time (s)"
 PAPER = {"LSPC-new": "lspc_new", "LSPC": "lspc", "KLR": "klr"}
 methods = list(snakemake.params.methods)
 records = read_records(snakemake.input.records)
@@ -30,45 +32,30 @@ summary = summary.sort_values(["task", "method"]).reset_index(drop=True)
 summary["task"] = summary["task"].astype(str)
 tables = {m: wide_table(summary, "task", methods, 100.0, 1, m) for m in ("md", "tex")}
 
-extra = []
 pooled = auc.groupby("method")["value"]
-per_trial = auc.groupby(["method", "trial"])["fit_seconds"].sum()  # all tags of one fit
-for name, stats, fmt, scale in (
-    (
-        POOLED,
-        {m: (pooled.mean()[m], pooled.std(ddof=1)[m], pooled.size()[m]) for m in methods},
-        "{:.1f} ({:.1f})",
-        100.0,
-    ),
-    (
-        TIME,
-        {m: (per_trial[m].mean(), per_trial[m].std(ddof=1), per_trial[m].size) for m in methods},
-        "{:.3f} ({:.3f})",
-        1.0,
-    ),
-):
-    for t in tables.values():
-        t.loc[name] = [
-            fmt.format(scale * stats[m][0], scale * np.nan_to_num(stats[m][1])) for m in methods
-        ]
-    extra += [
-        {
-            "task": name,
-            "method": m,
-            "mean": stats[m][0],
-            "std": stats[m][1],
-            "n": int(stats[m][2]),
-            "best": False,
-            "tied": False,
-        }
-        for m in methods
+stats = {m: (pooled.mean()[m], pooled.std(ddof=1)[m], pooled.size()[m]) for m in methods}
+for t in tables.values():
+    t.loc[POOLED] = [
+        f"{100 * stats[m][0]:.1f} ({100 * np.nan_to_num(stats[m][1]):.1f})" for m in methods
     ]
+extra = [
+    {
+        "task": POOLED,
+        "method": m,
+        "mean": stats[m][0],
+        "std": stats[m][1],
+        "n": int(stats[m][2]),
+        "best": False,
+        "tied": False,
+    }
+    for m in methods
+]
 summary = pd.concat([summary, pd.DataFrame(extra)], ignore_index=True)
 
 ref = None
 if snakemake.input.reference:
     ref = pd.read_csv(snakemake.input.reference[0]).set_index("row")
-    ref = ref.rename(index={"auc": POOLED, "train_time_s": TIME})
+    ref = ref.rename(index={"auc": POOLED})
     for m, col in PAPER.items():
         if f"{col}_mean" not in ref:
             continue
@@ -78,7 +65,7 @@ if snakemake.input.reference:
         }
         for t in tables.values():
             t[f"paper {m}"] = [cells.get(r, "–") for r in t.index]
-        for r in ref.index:
+        for r in ref.index.intersection(list(tables["md"].index)):
             sel = (summary["task"] == r) & (summary["method"] == m)
             summary.loc[sel, "paper_mean"] = ref.loc[r, f"{col}_mean"]
             summary.loc[sel, "paper_std"] = ref.loc[r, f"{col}_std"]
@@ -89,14 +76,18 @@ n_trials = auc["trial"].nunique()
 caption = (
     f"{snakemake.params.dataset}: test AUC (%) per tag, mean (std) over {n_trials} trials; "
     f"'{AVERAGE}': mean over tags per trial, then over trials; '{POOLED}': mean (std) over all "
-    "(tag, trial) pairs as in the LSPC-new paper's Table 2; training time: one fit of all "
-    f"tags with CV-chosen lambda, seconds. HMM kernel on {ks['n_clips']} clips "
+    "(tag, trial) pairs as in the LSPC-new paper's Table 2 (training times: audio_auc_time). "
+    f"HMM kernel on {ks['n_clips']} clips "
     f"({ks['n_bad_clips']} left out), tau = {ks['tau']:.4g} ({ks['tau_rule']}), "
     f"negative eigenvalue mass clipped: {100 * ks['clipped_mass']:.2f}%."
 )
-write_table(
-    str(snakemake.output.csv)[: -len(".csv")], summary, tables["md"], tables["tex"], caption
-)
+stem = str(snakemake.output.csv)[: -len(".csv")]
+write_table(stem, summary, tables["md"], tables["tex"], caption)
+name = snakemake.params.dataset
+reference = snakemake.input.reference[0] if snakemake.input.reference else None
+write_time_table(records, stem, methods, title=name, reference=reference)
+write_calibration_table(records, stem)
+reliability_figure(records, snakemake.output.reliability, title=f"{name}: reliability")
 
 fig, ax = plt.subplots(figsize=(max(6, 0.45 * len(tags) + 2) + 3, 4.2))
 width = 0.8 / len(methods)
