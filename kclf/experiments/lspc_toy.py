@@ -7,7 +7,9 @@ import time
 import numpy as np
 
 from ..datasets import lspc_toy
+from ..lspc import round_outputs
 from ..lspc_cv import LSPCCV
+from ..metrics import calibration_records
 from ..records import record
 from ..seeding import rng_for, seed_for
 
@@ -30,6 +32,30 @@ def posterior_distances(P_hat, P_true, eps=KL_EPS):
     return l1, kl
 
 
+def calibration_proba(model, X):
+    """Test-set probabilities that the calibration metrics score.
+
+    LSPC-new and LSPC: ``predict_proba`` as is.  LSPC' (``rounding="none"``, Eq. 5) can
+    give negative estimates and estimates above one, which are not probabilities; they
+    are scored after the minimal repair, LSPC-new's rounding (Eq. 6) of LSPC''s raw
+    outputs: clipped at 0 and renormalised, uniform where all are <= 0.  (LSPC''s
+    repaired outputs are therefore LSPC-new's model at LSPC''s CV choice of sigma and
+    lambda.)
+
+    Returns
+    -------
+    P : ndarray of shape (n, 2)
+        Rows on the simplex, columns in ``classes_`` order.
+    n_repaired : int
+        Rows that the repair changed (0 for LSPC-new and LSPC).
+    """
+    P = model.predict_proba(X)
+    if model.rounding != "none":
+        return P, 0
+    fixed = round_outputs(model.best_estimator_._raw_outputs(X), "outputs")
+    return fixed, int(np.count_nonzero(np.abs(fixed - P).max(axis=1) > 1e-12))
+
+
 def make_samples(seed, trials, n_train_per_class=250, n_test_per_class=250):
     """Training and test samples of each trial (a count or a list of trial indices),
     each trial from its own seed stream."""
@@ -41,12 +67,15 @@ def make_samples(seed, trials, n_train_per_class=250, n_test_per_class=250):
     return out
 
 
-def fit_method(samples, method, seed, cv=2, sigmas=None, lams=None):
+def fit_method(samples, method, seed, cv=2, sigmas=None, lams=None, n_bins=10):
     """Fit one method on every trial with (sigma, lambda) by ``cv``-fold CV.
 
     Returns ``(records, curves)``: records of accuracy, L1 and KL distance to the true
-    posterior on a grid over [-5, 5]; curves of trial 0: p^(y=1|x) on the grid and the
-    unrounded alpha~_1 at the sorted training inputs (Figure 1 (a), (b)).
+    posterior on a grid over [-5, 5], and the probability metrics on the test set
+    (:func:`kclf.metrics.calibration_records` with ``n_bins`` reliability bins, of
+    :func:`calibration_proba`; plus ``n_repaired``, the test rows LSPC' needed repaired);
+    curves of trial 0: p^(y=1|x) on the grid and the unrounded alpha~_1 at the sorted
+    training inputs (Figure 1 (a), (b)).
     """
     name, rounding = METHODS[method]
     trials = sorted(int(k[2:]) for k in samples if k.startswith("X_"))
@@ -69,6 +98,20 @@ def fit_method(samples, method, seed, cv=2, sigmas=None, lams=None):
         l1, kl = posterior_distances(P_hat, P_true)
         for metric, value in (("accuracy", acc), ("l1_posterior", l1), ("kl_posterior", kl)):
             rows.append(record("lspc_toy", "y", name, t, metric, value, secs, params))
+        P_test, n_repaired = calibration_proba(model, Xt)
+        rows += calibration_records(
+            yt,
+            P_test,
+            labels=model.classes_,
+            dataset="lspc_toy",
+            task="y",
+            method=name,
+            trial=t,
+            n_bins=n_bins,
+            fit_seconds=secs,
+            params=params,
+        )
+        rows.append(record("lspc_toy", "y", name, t, "n_repaired", n_repaired, secs, params))
         if t == trials[0]:
             order = np.argsort(X[:, 0])
             curves = {
@@ -81,11 +124,18 @@ def fit_method(samples, method, seed, cv=2, sigmas=None, lams=None):
 
 
 def run_trial(
-    seed, trial, n_train_per_class=250, n_test_per_class=250, cv=2, sigmas=None, lams=None
+    seed,
+    trial,
+    n_train_per_class=250,
+    n_test_per_class=250,
+    cv=2,
+    sigmas=None,
+    lams=None,
+    n_bins=10,
 ):
     """All three methods on one trial (the tests' entry point)."""
     samples = make_samples(seed, [trial], n_train_per_class, n_test_per_class)
     rows = []
     for method in METHODS:
-        rows += fit_method(samples, method, seed, cv, sigmas, lams)[0]
+        rows += fit_method(samples, method, seed, cv, sigmas, lams, n_bins)[0]
     return rows, None

@@ -1,6 +1,9 @@
-"""Table and Figure 1 (a), (b) of the LSPC toy experiment."""
+"""Table and Figure 1 (a), (b) of the LSPC toy experiment, and its calibration companions
+(table of log loss / Brier / ECE on the test sets and a reliability diagram)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import matplotlib
 
@@ -8,9 +11,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from ..calibration import reliability_figure, write_calibration_table  # noqa: E402
 from ..datasets import lspc_toy  # noqa: E402
 from ..experiments.lspc_toy import METHODS  # noqa: E402
-from ..records import read_records  # noqa: E402
+from ..records import atomic_write, read_records  # noqa: E402
 from ..reporting import save_figure, summarize, wide_table, write_table  # noqa: E402
 
 METRICS = {
@@ -38,8 +42,50 @@ def _table(records):
     return summary, md_t, tex_t
 
 
+def calibration_caption(records):
+    """Caption of the calibration table, with the share of LSPC''s repaired test rows."""
+    n = records["trial"].nunique()
+    text = (
+        f"LSPC toy problem: quality of the test-set probabilities, mean ± std over {n} "
+        "trials (log loss in nats after clipping exact 0/1 to 1e-15; Brier; ECE over "
+        "equal-width and equal-mass bins of p(y=2|x))."
+    )
+    prime, new = METHODS["lspc_prime"][0], METHODS["lspc_new"][0]
+    rep = records[(records["metric"] == "n_repaired") & (records["method"] == prime)]
+    if not rep.empty:
+        scored = records[(records["metric"] == "n_scored") & (records["method"] == prime)]
+        k, total = int(rep["value"].sum()), int(scored["value"].sum())
+        text += (
+            f" The outputs of {prime} (Eq. 5) can be negative or exceed one, so its metrics "
+            "are of its clipped-normalised outputs (LSPC-new's rounding, Eq. 6, of its raw "
+            f"outputs): {k} of {total} test predictions were repaired."
+        )
+        acc = records[records["metric"] == "accuracy"]
+        chosen = {m: acc[acc["method"] == m].set_index("trial")["params"] for m in (prime, new)}
+        if not chosen[new].empty:
+            same = int((chosen[prime] == chosen[new].reindex(chosen[prime].index)).sum())
+            text += (
+                f" CV chose the same sigma and lambda for {prime} and {new} in {same} of "
+                f"{len(chosen[prime])} trials; there the repaired {prime} is {new}."
+            )
+    return text
+
+
+def write_calibration(records, stem, reliability):
+    """``<stem>_calibration.{csv,md}`` (the md with a caption) and the reliability diagram.
+
+    Returns ``(csv_path, md_path)``.
+    """
+    csv_path, md_path = write_calibration_table(records, stem)
+    text = f"{calibration_caption(records)}\n\n{Path(md_path).read_text(encoding='utf-8')}"
+    atomic_write(md_path, lambda p: Path(p).write_text(text, encoding="utf-8"))
+    reliability_figure(records, reliability, title="LSPC toy: reliability on the test sets")
+    return csv_path, md_path
+
+
 def write_report(record_files, curve_files, out):
-    """Write ``out.csv/md/tex`` (table) and ``out.posterior`` / ``out.alpha`` (figures)."""
+    """Write ``out.csv/md/tex`` (table), ``<out.csv stem>_calibration.{csv,md}`` and the
+    figures ``out.posterior``, ``out.alpha`` and ``out.reliability``."""
     records = read_records(record_files)
     summary, md_t, tex_t = _table(records)
     n = records["trial"].nunique()
@@ -48,6 +94,7 @@ def write_report(record_files, curve_files, out):
         "sigma and lambda by cross-validation for each method; distances on a grid over [-5, 5]."
     )
     write_table(str(out.csv)[:-4], summary, md_t, tex_t, caption)
+    write_calibration(records, str(out.csv)[: -len(".csv")], out.reliability)
 
     curves = {}
     for f in curve_files:

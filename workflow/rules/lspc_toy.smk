@@ -33,6 +33,7 @@ rule lspc_toy_fit:
     params:
         seed=config["seed"],
         cfg=config["lspc_toy"],
+        n_bins=config["calibration_bins"],
     wildcard_constraints:
         method="|".join(LSPC_TOY_METHODS),
     threads: 1
@@ -57,6 +58,12 @@ rule lspc_toy_report:
         ),
         md="results/tables/lspc_toy.md",
         tex="results/tables/lspc_toy.tex",
+        calibration_csv=report(
+            "results/tables/lspc_toy_calibration.csv",
+            caption="../report/lspc_toy_calibration.rst",
+            category="LSPC toy (Sec. 3.1)",
+        ),
+        calibration_md="results/tables/lspc_toy_calibration.md",
         posterior=report(
             "results/figures/lspc_toy_posterior.png",
             caption="../report/lspc_toy_posterior.rst",
@@ -65,6 +72,11 @@ rule lspc_toy_report:
         alpha=report(
             "results/figures/lspc_toy_alpha.png",
             caption="../report/lspc_toy_alpha.rst",
+            category="LSPC toy (Sec. 3.1)",
+        ),
+        reliability=report(
+            "results/figures/lspc_toy_reliability.png",
+            caption="../report/lspc_toy_reliability.rst",
             category="LSPC toy (Sec. 3.1)",
         ),
     log:

@@ -16,6 +16,7 @@ rows, curves = fit_method(
     cfg["folds"],
     cfg["sigmas"],
     cfg["lams"],
+    snakemake.params.n_bins,
 )
 write_records(rows, snakemake.output.records)
 atomic_write(snakemake.output.curves, lambda p: np.savez(open(p, "wb"), **curves))

@@ -1,0 +1,101 @@
+"""Issue 11 for the LSPC toy: probability metrics per method on the test sets, LSPC''s
+minimal repair, and the report's calibration table, reliability figure and main table."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from kclf.experiments.lspc_toy import METHODS, calibration_proba, fit_method, make_samples
+from kclf.lspc import LSPC, round_outputs
+from kclf.records import write_records
+from kclf.reports.lspc_toy import write_report
+
+CALIBRATION = {"log_loss", "brier", "ece", "ece_mass", "n_clipped", "n_scored", "n_repaired"}
+NAMES = [name for name, _ in METHODS.values()]
+N_TEST = 25  # per class
+
+
+@pytest.fixture(scope="module")
+def toy_run(tmp_path_factory):
+    """Every method on two tiny trials, written as the fit rule writes them."""
+    out = tmp_path_factory.mktemp("toy")
+    samples = make_samples(5, 2, n_train_per_class=30, n_test_per_class=N_TEST)
+    records, curves = [], []
+    for method in METHODS:
+        rows, c = fit_method(
+            samples, method, 5, cv=2, sigmas=[0.3, 1.0], lams=[1e-3, 0.1], n_bins=5
+        )
+        write_records(rows, out / f"{method}.csv")
+        np.savez(out / f"{method}_curves.npz", **c)
+        records.append(str(out / f"{method}.csv"))
+        curves.append(str(out / f"{method}_curves.npz"))
+    return out, records, curves
+
+
+def test_every_method_has_finite_calibration_records(toy_run):
+    out, records, _ = toy_run
+    df = pd.concat(pd.read_csv(f) for f in records)
+    for name in NAMES:
+        for t in range(2):
+            got = df[(df["method"] == name) & (df["trial"] == t)].set_index("metric")["value"]
+            assert CALIBRATION <= set(got.index), (name, t)
+            assert np.all(np.isfinite(got[list(CALIBRATION)])), (name, t)
+            assert got["n_scored"] == 2 * N_TEST
+            assert 0 <= got["brier"] <= 1 and 0 <= got["ece"] <= 1 and got["log_loss"] > 0
+            counts = got[[f"rel_count_b{b:02d}" for b in range(5)]]
+            assert counts.sum() == 2 * N_TEST
+    repaired = df[df["metric"] == "n_repaired"].groupby("method")["value"].sum()
+    assert repaired["LSPC-new"] == 0 and repaired["LSPC"] == 0
+
+
+def test_lspc_prime_is_scored_after_lspc_new_rounding():
+    """The repair is LSPC-new's rounding (clip at 0, renormalise, uniform where all
+    <= 0) of LSPC''s raw outputs; rows it changes are counted."""
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(-1, 0.5, 20), rng.normal(1, 0.5, 20)][:, None]
+    y = np.r_[np.zeros(20, int), np.ones(20, int)]
+    Xt = np.linspace(-6, 6, 61)[:, None]  # far outside the data: negative raw outputs
+    raw = LSPC(sigma=0.3, lam=1e-4, rounding="none").fit(X, y)
+    model = SimpleNamespace(rounding="none", best_estimator_=raw, predict_proba=raw.predict_proba)
+    P, n_repaired = calibration_proba(model, Xt)
+    F = raw._raw_outputs(Xt)
+    np.testing.assert_allclose(P, round_outputs(F, "outputs"))
+    assert np.all(P >= 0) and np.allclose(P.sum(axis=1), 1)
+    unrounded = raw.predict_proba(Xt)
+    bad = (unrounded < -1e-12).any(axis=1) | (unrounded > 1 + 1e-12).any(axis=1)
+    assert bad.any(), "the example must need repairs"
+    assert n_repaired == np.count_nonzero(np.abs(P - unrounded).max(axis=1) > 1e-12)
+    assert n_repaired >= bad.sum()
+    new = LSPC(sigma=0.3, lam=1e-4, rounding="outputs").fit(X, y)
+    np.testing.assert_allclose(P, new.predict_proba(Xt))  # same model, LSPC-new's rounding
+
+
+def test_report_writes_calibration_companions_and_keeps_posterior_distances(toy_run):
+    out, records, curves = toy_run
+    tables, figures = out / "tables", out / "figures"
+    target = SimpleNamespace(
+        csv=str(tables / "lspc_toy.csv"),
+        posterior=str(figures / "lspc_toy_posterior.png"),
+        alpha=str(figures / "lspc_toy_alpha.png"),
+        reliability=str(figures / "lspc_toy_reliability.png"),
+    )
+    write_report(records, curves, target)
+    cal = pd.read_csv(tables / "lspc_toy_calibration.csv")
+    assert sorted(cal["method"]) == sorted(NAMES)  # one row per method
+    assert (cal["n_trials"] == 2).all() and (cal["n_scored"] == 2 * 2 * N_TEST).all()
+    for c in ("log_loss_mean", "brier_mean", "ece_mean", "ece_mass_mean"):
+        assert np.isfinite(cal[c]).all(), c
+    md = (tables / "lspc_toy_calibration.md").read_text()
+    assert "clipped-normalised" in md and all(n in md for n in NAMES)
+    assert "test predictions were repaired" in md and "CV chose the same" in md
+    assert (figures / "lspc_toy_reliability.png").stat().st_size > 0
+    # the main table keeps L1 and KL to the true posterior for every method
+    main = pd.read_csv(tables / "lspc_toy.csv")
+    for metric in ("l1_posterior", "kl_posterior"):
+        rows = main[main["metric"] == metric]
+        assert sorted(rows["method"]) == sorted(NAMES), metric
+        assert np.isfinite(rows["mean"]).all() and (rows["mean"] >= 0).all()
+    text = (tables / "lspc_toy.md").read_text()
+    assert "L1 to true posterior" in text and "KL to true posterior" in text
