@@ -10,13 +10,30 @@ import pytest
 
 from kclf.datasets.isolet import N_FEATURES, load_isolet_mat, parse_isolet, read_isolet
 from kclf.experiments.multiclass import (
+    METHODS,
     cost_curve,
     multiclass_table,
     predicted_cost,
     prepare,
     run_trial,
+    write_tables,
 )
 from kclf.klr import KernelLogisticRegression
+from kclf.records import read_records, write_records
+
+CALIBRATION = {"log_loss", "brier", "ece", "ece_mass", "n_clipped", "n_scored"}
+PROBABILISTIC = ("klr_pairwise", "klr_ovr", "lspc_new")
+REFERENCE = pd.DataFrame(
+    [
+        {
+            "dataset": "isolet",
+            "svm_error_pct": 3.0,
+            "svm_time": "21 min",
+            "klogreg_error_pct": 3.0,
+            "klogreg_time": "18 min",
+        }
+    ]
+)
 
 # `compress -c` of b"0.1, -0.5, 1.0, 3.\n-0.2, 0.25, 0.0, 26.\n0.3, 0.3, -1.0, 1.\n"
 TINY_Z = bytes.fromhex(
@@ -85,14 +102,14 @@ def test_trial_records_and_coupled_rows_are_distributions():
     d = prepare("digits", 1, 3, per_class=12)
     rows = run_trial(d, 0, "klr_pairwise", 1, "digits", [1.0], [0.01], [0.1], [10.0], 2)
     metrics = {r["metric"]: r["value"] for r in rows}
-    assert set(metrics) == {"error", "log_loss", "fit_seconds", "search_seconds"}
+    assert {"error", "fit_seconds", "search_seconds"} | CALIBRATION <= set(metrics)
     assert metrics["error"] < 0.3
     clf = KernelLogisticRegression(lam=0.01).fit(d["X"][d["train"][0]], d["y"][d["train"][0]])
     P = clf.predict_proba(d["X"][d["test"][0]])
     assert np.all(P >= 0)
     np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-8)
     svc = run_trial(d, 0, "svc", 1, "digits", [1.0], [0.01], [0.1], [10.0], 2)
-    assert "log_loss" not in {r["metric"] for r in svc}
+    assert not CALIBRATION & {r["metric"] for r in svc}
     with pytest.raises(ValueError, match="unknown method"):
         run_trial(d, 0, "knn", 1, "digits", [1.0], [0.01], [0.1], [10.0], 2)
 
@@ -121,22 +138,70 @@ def test_cost_curve_and_table():
     for m in ("klr_ovr", "lspc_new"):
         for t in range(2):
             recs += run_trial(d, t, m, 1, "digits", [1.0], [0.01], [0.1], [10.0], 2)
-    ref = pd.DataFrame(
-        [
-            {
-                "dataset": "isolet",
-                "svm_error_pct": 3.0,
-                "svm_time": "21 min",
-                "klogreg_error_pct": 3.0,
-                "klogreg_time": "18 min",
-            }
-        ]
-    )
-    summary, md, tex, caption = multiclass_table(pd.DataFrame(recs), ref, "digits", 3, 20)
+    summary, md, tex, caption = multiclass_table(pd.DataFrame(recs), REFERENCE, "digits", 3, 20)
     assert "paper ISOLET: kLOGREG pairwise" in md.index
     assert md.loc["paper ISOLET: kLOGREG pairwise", "test error [%]"] == "3.00"
-    assert set(summary["metric"]) >= {"error", "log_loss", "fit_seconds"}
+    assert set(summary["metric"]) == {"error", "log_loss"}  # no seconds: same bytes per config
     assert "3-fold" in caption
+    summary, md, tex, caption = multiclass_table(
+        pd.DataFrame(recs), REFERENCE, "digits", 3, 20, kind="time"
+    )
+    assert set(summary["metric"]) == {"fit_seconds", "search_seconds"}
+    assert md.loc["paper ISOLET: kLOGREG pairwise", "fit [s]"] == "18 min (500 MHz PC)"
+    with pytest.raises(ValueError, match="kind"):
+        multiclass_table(pd.DataFrame(recs), REFERENCE, "digits", 3, 20, kind="auc")
+
+
+@pytest.fixture(scope="module")
+def tiny_records():
+    """Every method on two trials of a tiny digits problem (records of the fit rule)."""
+    d = prepare("digits", 3, 2, per_class=12)
+    rows = []
+    for m in (*PROBABILISTIC, "svc"):
+        for t in range(2):
+            rows += run_trial(d, t, m, 3, "digits", [1.0], [0.01], [0.1], [10.0], 2, n_bins=5)
+    return pd.DataFrame(rows)
+
+
+def test_probabilistic_methods_emit_finite_calibration_records(tiny_records):
+    cal = tiny_records[tiny_records["metric"].isin(CALIBRATION)]
+    for m in PROBABILISTIC:
+        for t in range(2):
+            got = cal[(cal["method"] == m) & (cal["trial"] == t)].set_index("metric")["value"]
+            assert set(got.index) == CALIBRATION, (m, t)
+            assert np.all(np.isfinite(got)), (m, t, got)
+            assert got["n_scored"] == 60  # half of 10 x 12 samples in the test part
+            assert 0 <= got["ece"] <= 1 and 0 <= got["brier"] <= 2 and got["log_loss"] > 0
+        bins = tiny_records[
+            (tiny_records["method"] == m) & tiny_records["metric"].str.startswith("rel_count_")
+        ]
+        assert len(bins) == 2 * 5 and bins.groupby("trial")["value"].sum().eq(60).all()
+    assert "svc" not in set(cal["method"])  # SVC without Platt scaling: no probabilities
+
+
+def test_write_tables_companions(tiny_records, tmp_path):
+    write_records(tiny_records.to_dict("records"), tmp_path / "records.csv")
+    records = read_records(tmp_path / "records.csv")
+    stem = tmp_path / "tables" / "digits"
+    figure = tmp_path / "figures" / "digits_reliability.png"
+    write_tables(records, REFERENCE, "digits", 2, 12, stem, reliability=figure)
+    main = pd.read_csv(f"{stem}.csv")
+    assert set(main["metric"]) == {"error", "log_loss"}
+    assert "fit [s]" not in (tmp_path / "tables" / "digits.md").read_text()
+    time = pd.read_csv(f"{stem}_time.csv")
+    assert set(time["metric"]) == {"fit_seconds", "search_seconds"}
+    assert set(time["method"]) == {*PROBABILISTIC, "svc"}
+    assert (tmp_path / "tables" / "digits_time.md").is_file()
+    cal = pd.read_csv(f"{stem}_calibration.csv")
+    # one row per probabilistic method, under the error table's names
+    assert sorted(cal["method"]) == sorted(METHODS[m] for m in PROBABILISTIC)
+    assert (cal["n_trials"] == 2).all()
+    for c in ("log_loss_mean", "brier_mean", "ece_mean"):
+        assert np.isfinite(cal[c]).all(), c
+    md = (tmp_path / "tables" / "digits_calibration.md").read_text()
+    assert md.startswith("Probability quality") and "SVC" in md
+    assert all(METHODS[m] in md for m in PROBABILISTIC)
+    assert figure.stat().st_size > 0
 
 
 @pytest.mark.slow
@@ -168,9 +233,17 @@ def test_workflow_family_runs_offline_and_is_up_to_date_after(tmp_path):
     for out in (
         "results/tables/digits.md",
         "results/tables/digits.tex",
+        "results/tables/digits_time.md",
+        "results/tables/digits_calibration.md",
+        "results/figures/digits_reliability.png",
         "results/figures/coupling_cost.png",
     ):
         assert (tmp_path / out).is_file(), out
     table = pd.read_csv(tmp_path / "results/tables/digits.csv")
     assert set(table["method"]) >= {"klr_pairwise", "klr_ovr", "lspc_new", "svc"}
+    assert set(table["metric"]) == {"error", "log_loss"}
+    time = pd.read_csv(tmp_path / "results/tables/digits_time.csv")
+    assert set(time["metric"]) == {"fit_seconds", "search_seconds"}
+    cal = pd.read_csv(tmp_path / "results/tables/digits_calibration.csv")
+    assert sorted(cal["method"]) == sorted(METHODS[m] for m in PROBABILISTIC)
     assert "Nothing to be done" in run(tmp_path, "-n").stdout + run(tmp_path, "-n").stderr

@@ -4,7 +4,11 @@ Per dataset, every trial is a (train, test) split: ISOLET's own UCI split (one t
 seeded stratified K-fold splits where a dataset has no standard split (the isolet1
 mirror, scikit-learn's digits).  Per trial and method, sigma and lambda (C for the SVC)
 are chosen by K-fold CV on the training part, the chosen model is refitted (timed) and
-scored on the test part: test error, log loss (probabilistic methods) and seconds.
+scored on the test part: test error, the probability metrics of the probabilistic
+methods (log loss, Brier score, calibration error and reliability bins,
+:func:`kclf.metrics.calibration_records`; scikit-learn's SVC gives no probabilities) and
+seconds.  The error table (``<dataset>.{csv,md,tex}``) is the same bytes for the same
+config; the seconds go to ``<dataset>_time.*`` (:func:`write_tables`).
 
 The cost experiment (Section 3) times one fit of pairwise-coupled and one-vs-rest kernel
 logistic regression at fixed hyper-parameters on the first ``c`` classes, ``N_c`` samples
@@ -14,10 +18,10 @@ each, for a range of ``c``.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import log_loss
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.svm import SVC
 
@@ -27,7 +31,8 @@ from ..klr import KernelLogisticRegression
 from ..klr_cv import KernelLogisticRegressionCV
 from ..lspc import LSPC
 from ..lspc_cv import LSPCCV
-from ..records import record
+from ..metrics import calibration_records
+from ..records import atomic_write, record
 from ..seeding import seed_for
 
 METHODS = {
@@ -118,9 +123,14 @@ def make_estimator(method, params):
     return SVC(gamma=1.0 / (2.0 * params["sigma"] ** 2), C=params["C"])
 
 
-def run_trial(data, trial, method, seed, dataset, sigma_factors, lams, lspc_lams, svc_Cs, cv):
-    """Records of one trial: error, log_loss (probabilistic methods), fit_seconds,
-    search_seconds; ``fit_seconds`` column = the final fit's seconds."""
+def run_trial(
+    data, trial, method, seed, dataset, sigma_factors, lams, lspc_lams, svc_Cs, cv, n_bins=10
+):
+    """Records of one trial: error, fit_seconds, search_seconds and, for the methods with
+    ``predict_proba``, the probability metrics of the test part (log_loss, brier, ece,
+    ece_mass, n_clipped, n_scored and ``n_bins`` reliability bins of the top-label
+    confidence, :func:`kclf.metrics.calibration_records`); ``fit_seconds`` column = the
+    final fit's seconds."""
     check_method(method)
     tr, te = data["train"][trial], data["test"][trial]
     X, y = data["X"], data["y"]
@@ -141,9 +151,18 @@ def run_trial(data, trial, method, seed, dataset, sigma_factors, lams, lspc_lams
         record(dataset, "all", method, trial, "search_seconds", search, fit, params),
     ]
     if hasattr(est, "predict_proba"):
-        P = est.predict_proba(X[te])
-        ll = log_loss(y[te], np.clip(P, 1e-15, 1.0), labels=est.classes_)
-        rows.append(record(dataset, "all", method, trial, "log_loss", ll, fit, params))
+        rows += calibration_records(
+            y[te],
+            est.predict_proba(X[te]),
+            labels=est.classes_,
+            dataset=dataset,
+            task="all",
+            method=method,
+            trial=trial,
+            n_bins=n_bins,
+            fit_seconds=fit,
+            params=params,
+        )
     return rows
 
 
@@ -217,10 +236,13 @@ def plot_cost(df, ax):
     return ax
 
 
-#: metric -> (column label, scale, digits, lower is better)
+#: metric -> (column label, scale, digits); lower is better for all
 TABLE_METRICS = {
     "error": ("test error [%]", 100.0, 2),
     "log_loss": ("log loss", 1.0, 3),
+}
+#: the wall-clock columns, only in the ``*_time`` table (not reproducible bytes)
+TIME_METRICS = {
     "fit_seconds": ("fit [s]", 1.0, 2),
     "search_seconds": ("CV search + fit [s]", 1.0, 1),
 }
@@ -232,17 +254,40 @@ PROTOCOL = {
 }
 
 
-def multiclass_table(records, reference, dataset, folds, per_class=None):
+def _paper_rows(reference, kind):
+    """The paper's ISOLET rows (Roth 2001, Table 1): ``{name: (cells, error_pct)}``, the
+    cells of the error or the time table."""
+    ref = reference[reference["dataset"] == "isolet"] if "dataset" in reference else reference
+    if ref.empty:
+        return {}
+    r = ref.iloc[0]
+    rows = {
+        "paper ISOLET: SVM (SVM-Torch II)": (r["svm_error_pct"], r["svm_time"]),
+        "paper ISOLET: kLOGREG pairwise": (r["klogreg_error_pct"], r["klogreg_time"]),
+    }
+    if kind == "error":
+        return {n: ({"test error [%]": f"{float(e):.2f}"}, float(e)) for n, (e, _) in rows.items()}
+    return {n: ({"fit [s]": f"{t} (500 MHz PC)"}, float(e)) for n, (e, t) in rows.items()}
+
+
+def multiclass_table(records, reference, dataset, folds, per_class=None, kind="error"):
     """Summary (csv) and the md / tex tables of one dataset: methods x metrics, mean
-    (std) over trials, best per metric in bold; the paper's ISOLET row below.
+    (std) over trials, best per metric in bold; the paper's ISOLET rows below.
+
+    ``kind="error"``: test error and log loss (:data:`TABLE_METRICS`), the same bytes
+    for the same config; ``kind="time"``: the seconds of the final fit and of the CV
+    search (:data:`TIME_METRICS`), which vary from run to run.
 
     Returns ``(summary, md_table, tex_table, caption)``.
     """
     from ..reporting import summarize, wide_table
 
+    if kind not in ("error", "time"):
+        raise ValueError(f"kind must be 'error' or 'time', got {kind!r}")
+    metrics = TABLE_METRICS if kind == "error" else TIME_METRICS
     records = records[records["dataset"] == dataset]
     parts, md_cols, tex_cols = [], {}, {}
-    for metric, (label, scale, digits) in TABLE_METRICS.items():
+    for metric, (label, scale, digits) in metrics.items():
         if not (records["metric"] == metric).any():
             continue
         s = summarize(records, metric, row="dataset", higher_is_better=False, average=False)
@@ -251,50 +296,83 @@ def multiclass_table(records, reference, dataset, folds, per_class=None):
         tex_cols[label] = wide_table(
             s, row="dataset", scale=scale, digits=digits, markup="tex"
         ).iloc[0]
+    if not parts:
+        raise ValueError(f"no {kind} records ({list(metrics)}) for dataset {dataset!r}")
     summary = pd.concat(parts, ignore_index=True)
     md = pd.DataFrame(md_cols).fillna("–")
     tex = pd.DataFrame(tex_cols).fillna("–")
     md.index = tex.index = [METHODS.get(m, m) for m in md.index]
-    ref = reference[reference["dataset"] == "isolet"]
-    if not ref.empty:
-        r = ref.iloc[0]
-        paper = {
-            "paper ISOLET: SVM (SVM-Torch II)": (r["svm_error_pct"], r["svm_time"]),
-            "paper ISOLET: kLOGREG pairwise": (r["klogreg_error_pct"], r["klogreg_time"]),
-        }
-        for name, (err, t) in paper.items():
-            row = {c: "–" for c in md.columns}
-            row[TABLE_METRICS["error"][0]] = f"{float(err):.2f}"
-            row[TABLE_METRICS["fit_seconds"][0]] = f"{t} (500 MHz PC)"
-            md.loc[name] = tex.loc[name] = pd.Series(row)
-            summary = pd.concat(
-                [
-                    summary,
-                    pd.DataFrame(
-                        [
-                            {
-                                "dataset": "isolet",
-                                "method": name,
-                                "metric": "error",
-                                "mean": float(err) / 100.0,
-                                "std": float("nan"),
-                                "n": 1,
-                                "best": False,
-                                "tied": False,
-                            }
-                        ]
-                    ),
-                ],
-                ignore_index=True,
-            )
+    for name, (cells, error_pct) in _paper_rows(reference, kind).items():
+        row = pd.Series({c: cells.get(c, "–") for c in md.columns})
+        md.loc[name] = tex.loc[name] = row
+        if kind == "error":
+            paper = {
+                "dataset": "isolet",
+                "method": name,
+                "metric": "error",
+                "mean": error_pct / 100.0,
+                "std": float("nan"),
+                "n": 1,
+                "best": False,
+                "tied": False,
+            }
+            summary = pd.concat([summary, pd.DataFrame([paper])], ignore_index=True)
     md.index.name = tex.index.name = "method"
     proto = PROTOCOL.get(dataset, dataset).format(folds=folds)
     if per_class is not None and dataset != "isolet":
         proto += f", at most {per_class} samples per class"
-    caption = (
-        f"Multi-class comparison on {proto}: mean (std) over trials of the test error, the "
-        "log loss of the probabilistic methods, the seconds of the final fit and of the "
-        "whole CV search; sigma and lambda (C) chosen by CV on each training part. "
-        "The paper's ISOLET row (Roth 2001, Table 1) is shown for reference."
-    )
+    if kind == "error":
+        caption = (
+            f"Multi-class comparison on {proto}: mean (std) over trials of the test error "
+            "and the log loss of the probabilistic methods; sigma and lambda (C) chosen by "
+            "CV on each training part. Seconds: the _time table. The paper's ISOLET row "
+            "(Roth 2001, Table 1) is shown for reference."
+        )
+    else:
+        caption = (
+            f"Training time on {proto}: mean (std) over trials of the seconds of the final "
+            "fit and of the whole CV search (this machine, one core); the paper's ISOLET "
+            "times (Roth 2001, Table 1) were measured on a 500 MHz PC."
+        )
     return summary, md, tex, caption
+
+
+def calibration_caption(dataset):
+    return (
+        f"Probability quality on the test parts of {dataset} (mean ± std over trials): "
+        "multi-class log loss (nats, probabilities clipped to 1e-15 first), Brier score "
+        "summed over classes (in [0, 2]) and the ECE of the top-label confidence over "
+        "equal-width and equal-mass bins. SVC (one-vs-one) gives no probabilities and is "
+        "left out."
+    )
+
+
+def write_tables(records, reference, dataset, folds, per_class, stem, reliability=None):
+    """Write the tables of one dataset from its records.
+
+    ``<stem>.{csv,md,tex}`` (error, log loss), ``<stem>_time.{csv,md,tex}`` (seconds),
+    ``<stem>_calibration.{csv,md}`` (:func:`kclf.calibration.write_calibration_table`,
+    one row per probabilistic method under its display name of :data:`METHODS`, the md
+    with a caption) and, if ``reliability`` is a path, the reliability diagram (one
+    panel per probabilistic method).
+
+    Returns the error table's md (for the log).
+    """
+    from ..calibration import reliability_figure, write_calibration_table
+    from ..reporting import write_table
+
+    stem = Path(stem)
+    records = records[records["dataset"] == dataset]
+    summary, md, tex, caption = multiclass_table(records, reference, dataset, folds, per_class)
+    write_table(stem, summary, md, tex, caption)
+    t_summary, t_md, t_tex, t_caption = multiclass_table(
+        records, reference, dataset, folds, per_class, kind="time"
+    )
+    write_table(stem.with_name(stem.name + "_time"), t_summary, t_md, t_tex, t_caption)
+    named = records.assign(method=records["method"].map(lambda m: METHODS.get(m, m)))
+    _, md_path = write_calibration_table(named, stem)
+    text = f"{calibration_caption(dataset)}\n\n{md_path.read_text(encoding='utf-8')}"
+    atomic_write(md_path, lambda p: Path(p).write_text(text, encoding="utf-8"))
+    if reliability is not None:
+        reliability_figure(named, reliability, title=f"{dataset}: reliability (top label)")
+    return md

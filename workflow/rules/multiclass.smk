@@ -38,6 +38,7 @@ rule multiclass_fit:
     params:
         seed=config["seed"],
         cfg=MC,
+        n_bins=config["calibration_bins"],
     wildcard_constraints:
         dataset=MC_DATASETS,
         method="klr_pairwise|klr_ovr|lspc_new|svc",
@@ -67,6 +68,24 @@ rule multiclass_table:
         ),
         md="results/tables/{dataset}.md",
         tex="results/tables/{dataset}.tex",
+        time_csv=report(
+            "results/tables/{dataset}_time.csv",
+            caption="../report/multiclass_time.rst",
+            category="Multi-class (klogreg Table 1)",
+        ),
+        time_md="results/tables/{dataset}_time.md",
+        time_tex="results/tables/{dataset}_time.tex",
+        calibration_csv=report(
+            "results/tables/{dataset}_calibration.csv",
+            caption="../report/multiclass_calibration.rst",
+            category="Multi-class (klogreg Table 1)",
+        ),
+        calibration_md="results/tables/{dataset}_calibration.md",
+        reliability=report(
+            "results/figures/{dataset}_reliability.png",
+            caption="../report/multiclass_reliability.rst",
+            category="Multi-class (klogreg Table 1)",
+        ),
     log:
         "results/logs/multiclass_table/{dataset}.log",
     params:
@@ -131,6 +150,19 @@ rule multiclass_cost_figure:
 
 if enabled("multiclass"):
     FINAL_OUTPUTS += expand(
-        "results/tables/{dataset}.{ext}", dataset=MC["datasets"], ext=["csv", "md", "tex"]
+        [
+            "results/tables/{dataset}.{ext}",
+            "results/tables/{dataset}_time.{ext}",
+        ],
+        dataset=MC["datasets"],
+        ext=["csv", "md", "tex"],
+    )
+    FINAL_OUTPUTS += expand(
+        [
+            "results/tables/{dataset}_calibration.{ext}",
+            "results/figures/{dataset}_reliability.png",
+        ],
+        dataset=MC["datasets"],
+        ext=["csv", "md"],
     )
     FINAL_OUTPUTS += ["results/figures/coupling_cost.png"]

@@ -29,6 +29,7 @@ for trial in range(n_trials):
         cfg["lspc_lams"],
         cfg["svc_Cs"],
         cfg["cv"],
+        snakemake.params.n_bins,
     )
     logging.info("trial %d: %s", trial, rows[-1])
 write_records(rows, snakemake.output[0])
