@@ -259,7 +259,8 @@ def _ida_report(tmp_path, rows, name):
         "calibration_csv": folder / "ida_calibration.csv",
         "reliability": folder / "ida_reliability.png",
     }
-    write_report([folder / "rec.csv"], None, None, {"twonorm": "x", "wdbc": "y"}, out, ["maplp"])
+    origins = {"twonorm": "x", "wdbc": "y"}
+    write_report([folder / "rec.csv"], None, None, origins, out, ["maplp"], folds=3, n_select=2)
     return folder
 
 
@@ -299,6 +300,9 @@ def test_report_writes_calibration_table_and_reliability(tmp_path):
     assert md.startswith("IDA benchmarks: quality of the test-set probabilities")
     assert "surrogate" in md and md.count("| twonorm ") == 2
     assert (folder / "ida_reliability.png").stat().st_size > 0
+    # the captions name the protocol that ran, not the paper's 5 x 5-fold
+    assert "3-fold CV on each of the first 2 realisations" in (folder / "ida_error.md").read_text()
+    assert "3-fold CV grid search" in (folder / "ida_time.md").read_text()
 
 
 def test_report_tables_other_than_time_hold_no_timings(tmp_path):

@@ -70,7 +70,11 @@ def _ordered(summary, order):
     return methods
 
 
-def error_table(records, reference, stem, methods, origins):
+def _protocol(folds, n_select):
+    return f"{folds}-fold CV on each of the first {n_select} realisations"
+
+
+def error_table(records, reference, stem, methods, origins, folds=5, n_select=5):
     """``<stem>.{csv,md,tex}``: test error % mean (std) per dataset; best bold, not
     significantly worse (Welch two-sample t-test at 5% over realisations) marked; then
     the paper's columns."""
@@ -96,8 +100,9 @@ def error_table(records, reference, stem, methods, origins):
             )
     sources = "; ".join(f"{d}: {o}" for d, o in sorted(origins.items()))
     caption = (
-        "Test error (%) mean (std) over R realisations, hyper-parameters by 5-fold CV on the "
-        "first 5 realisations and the median of the five best (MAPLP paper, section 5). "
+        f"Test error (%) mean (std) over R realisations, hyper-parameters by "
+        f"{_protocol(folds, n_select)} and the median of the best values (the MAPLP paper, "
+        "section 5: 5-fold CV on the first 5). "
         "Significance: Welch two-sample t-test at 5% over realisations. 'paper' columns: "
         "Nopriadi & Yamashita's table (mean ± std over 100 realisations, 20 for image and "
         f"splice). Data: {sources}. " + ". ".join(notes) + "."
@@ -109,7 +114,7 @@ def error_table(records, reference, stem, methods, origins):
     return summary, agree
 
 
-def time_table(records, reference_time, stem, methods):
+def time_table(records, reference_time, stem, methods, folds=5):
     """``<stem>.{csv,md,tex}``: seconds per realisation (learning + classification), CV
     excluded and included, beside the paper's seconds."""
     ref = reference_time.set_index("dataset")
@@ -128,7 +133,7 @@ def time_table(records, reference_time, stem, methods):
         out[label] = [ref[col].get(d, np.nan) for d in out.index]
     caption = (
         "Seconds per realisation: fit + test prediction with the selected hyper-parameters "
-        "('s'), and plus the mean time of the 5-fold CV grid search on one selection "
+        f"('s'), and plus the mean time of the {folds}-fold CV grid search on one selection "
         "realisation ('s (+CV)'); this machine, one core. Paper: learning + classification "
         "seconds (GLPK for MAPLP and KMAP, LIBSVM for SVM; their machine)."
     )
@@ -227,20 +232,29 @@ def _reference(path, columns):
     return pd.DataFrame(columns=["dataset", *columns])
 
 
-def write_report(record_paths, reference_error, reference_time, origins, outputs, methods):
+def write_report(
+    record_paths, reference_error, reference_time, origins, outputs, methods, folds=5, n_select=5
+):
     """All IDA tables and figures; ``outputs`` has ``error_csv``, ``time_csv``, ``figure``
     and optionally ``calibration_csv`` (``<stem>_calibration.csv``; its ``.md`` beside it)
     and ``reliability`` (the reliability diagram). Missing reference files leave the
-    paper columns empty ('–')."""
+    paper columns empty ('–'). ``folds`` and ``n_select`` (the protocol that ran) go into
+    the captions."""
     records = read_records(record_paths)
     ref_err = _reference(
         reference_error, [f"{c}_{s}" for c in PAPER_ERROR.values() for s in ("mean", "std")]
     )
     ref_time = _reference(reference_time, ["maplp_s", "svm_s", "kmap_s"])
     summary, agree = error_table(
-        records, ref_err, str(Path(outputs["error_csv"]).with_suffix("")), methods, origins
+        records,
+        ref_err,
+        str(Path(outputs["error_csv"]).with_suffix("")),
+        methods,
+        origins,
+        folds,
+        n_select,
     )
-    time_table(records, ref_time, str(Path(outputs["time_csv"]).with_suffix("")), methods)
+    time_table(records, ref_time, str(Path(outputs["time_csv"]).with_suffix("")), methods, folds)
     error_figure(summary, ref_err, outputs["figure"], methods)
     if "calibration_csv" in outputs.keys():
         path = str(outputs["calibration_csv"])

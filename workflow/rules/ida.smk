@@ -124,6 +124,8 @@ rule ida_report:
         runtime=5,
     params:
         methods=IDA["methods"],
+        folds=IDA["folds"],
+        n_select=IDA["n_select"],
         reference_error=IDA["reference_error"],
         reference_time=IDA["reference_time"],
     script:

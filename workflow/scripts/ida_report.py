@@ -19,5 +19,7 @@ summary, agree = write_report(
     origins,
     snakemake.output,  # noqa: F821
     p.methods,
+    folds=p.folds,
+    n_select=p.n_select,
 )
 logging.info("\n%s\n%s", summary.to_string(), agree.to_string())
