@@ -42,6 +42,24 @@ def rbf_kernel(X, Y=None, sigma=1.0):
     return np.exp(D, out=D)
 
 
+def grams(kernel, X, sigmas):
+    """Yield ``(sigma, K(X, X))`` for each width of a grid search.
+
+    For the Gaussian kernel the squared distances are computed once for all widths
+    (the values equal :func:`rbf_kernel`'s bit for bit); other kernels have no width
+    and give the same matrix for every entry of ``sigmas``.
+    """
+    if kernel == "rbf":
+        D = squared_distances(X)
+        for sigma in sigmas:
+            K = D * (-1.0 / (2.0 * check_sigma(sigma) ** 2))
+            yield sigma, np.exp(K, out=K)
+        return
+    K = gram(kernel, X)
+    for sigma in sigmas:
+        yield sigma, K
+
+
 def median_sigma(X, max_samples=1000):
     """Median heuristic: the median of the pairwise distances ``||x_i - x_j||`` (i < j).
 

@@ -32,35 +32,47 @@ def check_rounding(rounding):
     return rounding
 
 
-def solve_lspc(K, Y, lam):
-    """Solve Eq. (3) for every column of ``Y`` with one Cholesky factorisation.
+def normal_equations(K, Y):
+    """``(H, h)`` of Eq. (3): ``H = K^T K / n`` (upper triangle only) and ``h = K^T Y / n``.
 
     ``K`` is the (n_samples, n_basis) design matrix ``[phi(x_i)^T]_i`` and ``Y`` the
-    (n_samples, n_columns) 0/1 class indicators.  Returns
-    ``alpha = (H + lam I)^{-1} h`` with ``H = K^T K / n`` and ``h = K^T Y / n``.
+    (n_samples, n_columns) 0/1 class indicators.
     """
     n = K.shape[0]
-    H = scipy.linalg.blas.dsyrk(1.0 / n, np.asfortranarray(K), trans=1)  # upper triangle
+    H = scipy.linalg.blas.dsyrk(1.0 / n, np.asfortranarray(K), trans=1)
+    return H, K.T @ Y / n
+
+
+def solve_normal(H, h, lam, overwrite_h=False):
+    """``alpha = (H + lam I)^{-1} h`` for every column of ``h`` with one Cholesky
+    factorisation (``H`` from :func:`normal_equations`; changed only if ``overwrite_h``)."""
+    if not overwrite_h:
+        H = H.copy()
     H[np.diag_indices_from(H)] += lam
-    rhs = K.T @ Y / n
     try:
-        return scipy.linalg.cho_solve(scipy.linalg.cho_factor(H, lower=False), rhs)
+        return scipy.linalg.cho_solve(scipy.linalg.cho_factor(H, lower=False), h)
     except np.linalg.LinAlgError:
         H = np.triu(H) + np.triu(H, 1).T
-        return scipy.linalg.solve(H, rhs, assume_a="sym")
+        return scipy.linalg.solve(H, h, assume_a="sym")
+
+
+def solve_lspc(K, Y, lam):
+    """Solve Eq. (3) for every column of ``Y`` with one Cholesky factorisation:
+    ``alpha = (H + lam I)^{-1} h`` with ``H = K^T K / n`` and ``h = K^T Y / n``."""
+    return solve_normal(*normal_equations(K, Y), lam, overwrite_h=True)
 
 
 def round_outputs(F, rounding):
-    """Class-posterior estimates from raw outputs ``F = phi(x)^T alpha`` (n, c).
+    """Class-posterior estimates from raw outputs ``F = phi(x)^T alpha`` (..., n, c).
 
     ``"outputs"`` and ``"parameters"`` (whose ``F`` was computed from the rounded
     parameters): ``max(0, F)`` normalised, uniform ``1/c`` where the sum is 0 (Eq. 6,
     Eq. 4).  ``"none"``: ``F`` normalised as is (Eq. 5), which may be negative or
     exceed one; uniform where the sum is 0.
     """
-    c = F.shape[1]
+    c = F.shape[-1]
     P = F if rounding == "none" else np.maximum(F, 0.0)
-    Z = P.sum(axis=1, keepdims=True)
+    Z = P.sum(axis=-1, keepdims=True)
     ok = Z != 0 if rounding == "none" else Z > 0
     out = np.full_like(P, 1.0 / c)
     np.divide(P, Z, out=out, where=ok)

@@ -9,22 +9,28 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
+from threadpoolctl import threadpool_limits
 
-from .kernels import check_kernel_name, check_precomputed, check_sigma, gram, median_sigma
+from .kernels import check_kernel_name, check_precomputed, check_sigma, gram, grams, median_sigma
 from .lspc import (
     LSPC,
     check_lam,
     check_rounding,
     effective_alpha,
     log_odds,
+    normal_equations,
     round_outputs,
-    solve_lspc,
+    solve_normal,
 )
 
 SCORINGS = ("error", "log_loss", "auc")
 SIGMA_FACTORS = 2.0 ** np.linspace(-3, 1, 9)
 DEFAULT_LAMS = np.logspace(-3, 1, 9)
 LOG_EPS = 1e-15
+# Up to this many training rows per fold the eigendecomposition runs on one BLAS thread:
+# its tridiagonal reduction is memory-bound there, and between the search's matrix
+# products a multi-threaded eigh measured 2x slower (benchmarks/bench_lspc.py, 2 cores).
+SERIAL_EIGH_MAX = 1024
 
 
 def default_sigmas(X):
@@ -74,6 +80,22 @@ def score_proba(P, yi, scoring):
         p = np.clip(P[np.arange(yi.size), yi], LOG_EPS, 1.0)
         return float(-np.mean(np.log(p)))
     return rank_auc(yi, P[:, 1])
+
+
+def fold_scores(P, y, scoring):
+    """:func:`score_proba` of many settings and tasks at once.
+
+    ``P`` (n_settings, n, n_tasks, c) posteriors, ``y`` (n, n_tasks) class indices;
+    returns (n_settings, n_tasks) scores (NaN where AUC is undefined).
+    """
+    if scoring == "error":
+        return np.mean(np.argmax(P, axis=-1) != y, axis=1)
+    if scoring == "log_loss":
+        p = np.take_along_axis(P, np.broadcast_to(y[..., None], P.shape[:-1] + (1,)), -1)
+        return -np.mean(np.log(np.clip(p[..., 0], LOG_EPS, 1.0)), axis=1)
+    return np.array(
+        [[rank_auc(y[:, t], P[k, :, t, 1]) for t in range(y.shape[1])] for k in range(len(P))]
+    )
 
 
 def rank_auc(y, score):
@@ -212,28 +234,30 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
         n_cls = ind.shape[1] // n_tasks
         scores = np.zeros((n_tasks, sigmas.size, lams.size))
         counts = np.zeros_like(scores)
-        for si, sigma in enumerate(sigmas):
-            K = self._kernel(X, None, sigma)
+        for si, (_, K) in enumerate(grams(self.kernel, X, sigmas)):
             for tr, va in folds:
                 m = tr.size
-                s, V = scipy.linalg.eigh(K[np.ix_(tr, tr)], driver="evd")
+                with threadpool_limits(1 if m <= SERIAL_EIGH_MAX else None, "blas"):
+                    s, V = scipy.linalg.eigh(
+                        K[np.ix_(tr, tr)], driver="evd", overwrite_a=True, check_finite=False
+                    )
                 s = np.maximum(s, 0.0)
                 B = V.T @ ind[tr]
                 Kva = K[np.ix_(va, tr)]
-                # unrounded parameters are only needed for LSPC; otherwise F = (Kva V) G B
-                KvaV = None if self.rounding == "parameters" else Kva @ V
-                for li, lam in enumerate(lams):
-                    GB = ((s / m) / (s * s / m + lam))[:, None] * B
-                    if KvaV is None:
-                        F = Kva @ np.maximum(V @ GB, 0.0)
-                    else:
-                        F = KvaV @ GB
-                    for t in range(n_tasks):
-                        P = round_outputs(F[:, t * n_cls : (t + 1) * n_cls], self.rounding)
-                        sc = score_proba(P, labels[va, t], self.scoring)
-                        if not np.isnan(sc):
-                            scores[t, si, li] += sc
-                            counts[t, si, li] += 1
+                # (H + lam I)^{-1} h = V G V^T Y_tr with G = (s/m) / (s^2/m + lam), all lams
+                G = (s / m) / (s * s / m + lams[:, None])
+                # columns (lam, task, class): every setting in one matrix product
+                GB = (G.T[:, :, None] * B[:, None, :]).reshape(m, -1)
+                if self.rounding == "parameters":
+                    F = Kva @ np.maximum(V @ GB, 0.0)
+                else:
+                    F = (Kva @ V) @ GB
+                F = F.reshape(va.size, lams.size, n_tasks, n_cls).transpose(1, 0, 2, 3)
+                P = round_outputs(F, self.rounding)
+                sc = fold_scores(P, labels[va], self.scoring)
+                ok = ~np.isnan(sc)
+                scores[:, si, :] += np.where(ok, sc, 0.0).T
+                counts[:, si, :] += ok.T
         with np.errstate(invalid="ignore"):
             mean = np.where(counts > 0, scores / np.maximum(counts, 1), np.nan)
         mean = mean.reshape(n_tasks, -1)
@@ -261,11 +285,11 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
         self.alpha_ = np.zeros((X.shape[0], n_tasks, 2))
         for sigma in np.unique(sig_t):
             same_s = np.isnan(sig_t) if np.isnan(sigma) else sig_t == sigma
-            K = self._kernel(X, None, sigma)
+            H, h = normal_equations(self._kernel(X, None, sigma), ind)
             for lam in np.unique(lam_t[same_s]):
                 tasks = np.flatnonzero(same_s & (lam_t == lam))
                 cols = (2 * tasks[:, None] + np.arange(2)).ravel()
-                self.alpha_[:, tasks, :] = solve_lspc(K, ind[:, cols], lam).reshape(
+                self.alpha_[:, tasks, :] = solve_normal(H, h[:, cols], lam).reshape(
                     -1, tasks.size, 2
                 )
         self.X_fit_ = X

@@ -3,7 +3,7 @@ import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kclf.experiments.lspc_toy import run_trial
-from kclf.kernels import rbf_kernel
+from kclf.kernels import gram, grams, rbf_kernel
 from kclf.lspc import LSPC
 from kclf.lspc_cv import LSPCCV, cv_folds, score_proba
 
@@ -111,7 +111,10 @@ def naive_search(X, Y, sigmas, lams, folds, rounding, scoring):
     return chosen
 
 
-@pytest.mark.parametrize("rounding,scoring", [("outputs", "auc"), ("parameters", "log_loss")])
+@pytest.mark.parametrize(
+    "rounding,scoring",
+    [("outputs", "auc"), ("parameters", "log_loss"), ("none", "error"), ("outputs", "error")],
+)
 def test_multitask_search_chooses_what_the_naive_loop_chooses(rounding, scoring):
     rng = np.random.default_rng(7)
     X = rng.poisson(1.0, size=(90, 6)).astype(float)
@@ -209,3 +212,13 @@ def test_rank_auc_equals_sklearn_with_ties():
     s = np.round(rng.normal(size=300) + y, 1)  # many ties
     assert abs(rank_auc(y, s) - roc_auc_score(y, s)) < 1e-12
     assert np.isnan(rank_auc(np.ones(5, int), s[:5]))
+
+
+def test_grams_over_a_width_grid_equal_the_kernel_bit_for_bit():
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    sigmas = [0.3, 1.0, 4.0]
+    for (s, K), want in zip(grams("rbf", X, sigmas), sigmas, strict=True):
+        assert s == want
+        assert np.array_equal(K, rbf_kernel(X, None, want))
+    (_, K), (_, K2) = grams("linear", X, [np.nan, np.nan])
+    assert np.array_equal(K, gram("linear", X)) and np.array_equal(K2, K)
