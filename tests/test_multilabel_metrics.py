@@ -64,7 +64,10 @@ def test_fit_method_records_and_table(tmp_path):
         acc = [x["value"] for x in r if x["metric"] == "subset_accuracy"][0]
         assert acc == pytest.approx(np.mean(np.all(preds["Yp_0"] == data["Yt_0"], axis=1)))
         rows += r
-    assert len(rows) == 4 * len(METRICS)
+    # one row per label-set metric and method, plus the per-label probability metrics
+    assert sum(x["metric"] in METRICS for x in rows) == 4 * len(METRICS)
+    log_loss = [x for x in rows if x["metric"] == "log_loss"]
+    assert len(log_loss) == 4 * 2 and all(np.isfinite(x["value"]) for x in log_loss)
     write_table(pd.DataFrame(rows), "toy", tmp_path / "multilabel_toy.csv")
     md = (tmp_path / "multilabel_toy.md").read_text()
     assert "Subset accuracy" in md and "CorrLog" in md and "MultiOutput (SVC)" in md
