@@ -21,8 +21,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-from sklearn.base import clone
-from sklearn.calibration import CalibratedClassifierCV
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.svm import SVC
 
@@ -35,6 +33,7 @@ from ..lspc import LSPC
 from ..lspc_cv import LSPCCV
 from ..maplp import MAPLP
 from ..metrics import calibration_records
+from ..platt import PlattScaled
 from ..records import record
 from ..seeding import seed_for
 
@@ -205,8 +204,7 @@ def predicted_probabilities(method, est, X_train, y_train, X_test, folds=5, rand
     ``random_state``).  Every other method returns its own ``predict_proba``.
     """
     if method == "svm":
-        cv = StratifiedKFold(folds, shuffle=True, random_state=random_state)
-        platt = CalibratedClassifierCV(clone(est), method="sigmoid", cv=cv, ensemble=False)
+        platt = PlattScaled(est, cv=folds, random_state=random_state)
         return platt.fit(X_train, y_train).predict_proba(X_test)  # classes sorted, as est's
     return est.predict_proba(X_test)
 

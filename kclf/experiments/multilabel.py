@@ -26,11 +26,9 @@ import copy
 import time
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.calibration import CalibratedClassifierCV
-from sklearn.frozen import FrozenEstimator
+from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold
+from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.multioutput import ClassifierChain, MultiOutputClassifier
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -40,6 +38,7 @@ from ..corrlog import MAX_EXACT_LABELS, CorrLog
 from ..datasets.corrlog_toy import make_corrlog_toy
 from ..metrics import calibration_records
 from ..multilabel_metrics import multilabel_scores
+from ..platt import PlattScaled
 from ..records import record
 from ..seeding import rng_for, seed_for
 
@@ -112,36 +111,9 @@ def probability_model(method, est, X, Y, seed=0):
     values of seeded stratified folds, over an SVC refitted on all of ``X``."""
     if method != "mo_svc":
         return est
-    Y = np.asarray(Y).astype(int)
-    fewest = int(min(np.bincount(col, minlength=2).min() for col in Y.T))
     pipe = clone(est.best_estimator_.estimator)
-    if fewest >= 2:
-        n_splits = min(est.cv.get_n_splits(), fewest)
-        folds = StratifiedKFold(n_splits, shuffle=True, random_state=seed)
-        calibrated = CalibratedClassifierCV(pipe, ensemble=False, cv=folds)
-    else:  # a label with a single positive (or negative): sigmoid on training decisions
-        calibrated = _TrainingPlatt(pipe)
-    return MultiOutputClassifier(calibrated).fit(X, Y)
-
-
-class _TrainingPlatt(ClassifierMixin, BaseEstimator):
-    """Fit ``estimator`` on all the data, then a sigmoid on its training decisions (the
-    fallback when a label has too few examples of a class for out-of-fold decisions)."""
-
-    def __init__(self, estimator):
-        self.estimator = estimator
-
-    def fit(self, X, y):
-        fitted = clone(self.estimator).fit(X, y)
-        self.calibrated_ = CalibratedClassifierCV(FrozenEstimator(fitted)).fit(X, y)
-        self.classes_ = self.calibrated_.classes_
-        return self
-
-    def predict_proba(self, X):
-        return self.calibrated_.predict_proba(X)
-
-    def predict(self, X):
-        return self.calibrated_.predict(X)
+    platt = PlattScaled(pipe, cv=est.cv.get_n_splits(), random_state=seed)
+    return MultiOutputClassifier(platt).fit(X, np.asarray(Y).astype(int))
 
 
 def predict_marginals(model, X):

@@ -20,8 +20,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from sklearn.calibration import CalibratedClassifierCV
-from sklearn.frozen import FrozenEstimator
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.svm import SVC
@@ -29,6 +27,7 @@ from sklearn.svm import SVC
 from ..klr_cv import KernelLogisticRegressionCV
 from ..lspc_cv import DEFAULT_LAMS, LSPCCV, default_sigmas
 from ..metrics import calibration_records
+from ..platt import PlattScaled
 from ..records import record
 from ..seeding import rng_for, seed_for
 
@@ -64,10 +63,7 @@ def _svc_fit_predict(Xtr, ytr, Xte, kernel, sigmas, Cs, cv, random_state):
     search = GridSearchCV(SVC(kernel=kernel), grid, scoring="roc_auc", cv=folds, error_score=np.nan)
     search.fit(Xtr, ytr)
     best = SVC(kernel=kernel, **search.best_params_)
-    if min(np.bincount(ytr)) >= cv:
-        model = CalibratedClassifierCV(best, ensemble=False, cv=cv).fit(Xtr, ytr)
-    else:  # too few positives to cross-calibrate: Platt scaling on the training decisions
-        model = CalibratedClassifierCV(FrozenEstimator(best.fit(Xtr, ytr))).fit(Xtr, ytr)
+    model = PlattScaled(best, cv=cv, random_state=random_state).fit(Xtr, ytr)
     return model.predict_proba(Xte)[:, 1], {k: float(v) for k, v in search.best_params_.items()}
 
 
