@@ -87,7 +87,11 @@ def test_rows_are_distributions_and_score_equations_hold():
     np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-8)
     W = N.copy()
     np.fill_diagonal(W, 0.0)
-    mu = P[:, :, None] / (P[:, :, None] + P[:, None, :])
+    # 0/0 where both probabilities underflow to 0 (BLAS-dependent): such pairs carry no mass
+    den = P[:, :, None] + P[:, None, :]
+    mu = np.divide(
+        np.broadcast_to(P[:, :, None], den.shape), den, out=np.zeros_like(den), where=den > 0
+    )
     lhs = np.einsum("ij,nij->ni", W, mu)
     rhs = np.einsum("ij,nij->ni", W, R)
     np.testing.assert_allclose(lhs, rhs, atol=1e-8 * W.sum())
