@@ -20,6 +20,14 @@ With ``h`` the log-ratio of everything node ``i`` receives except from ``j`` (fi
 * max-product: ``mu_{i->j} = |h/2 + a_ij| - |h/2 - a_ij|``;
 * sum-product: ``mu_{i->j} = log cosh(h/2 + a_ij) - log cosh(h/2 - a_ij)``.
 
+Both vanish when ``a_ij = 0``, so only the pairs with a non-zero coupling (the edges of the
+model's graph; the elastic net makes many couplings exactly zero) carry messages. The
+messages of all rows are arrays ``(rows, directed edges)`` updated together (synchronous
+"flooding" schedule); a row whose messages moved by at most ``tol`` in a sweep has reached
+a fixed point and is taken out of the loop, the others go on. Rows that have not converged
+after ``max_iter`` sweeps can be run again from uniform messages with damping
+(``retry_damping``), which settles most oscillating rows of frustrated loopy models.
+
 All returned label vectors are in ``{-1, +1}``; ties in a max-marginal resolve to ``+1``.
 """
 
@@ -30,6 +38,8 @@ import itertools
 import numpy as np
 
 MAX_EXACT_LABELS = 16
+#: Messages per block of rows (rows x directed edges) kept in memory at once.
+BLOCK_MESSAGES = 1 << 21
 
 
 def _check(unary, coupling):
@@ -51,32 +61,109 @@ def _log_cosh(z):
     return a + np.log1p(np.exp(-2.0 * a)) - np.log(2.0)
 
 
-def _loopy_bp(unary, coupling, update, max_iter, damping, tol):
+def _max_update(h, a):
+    # |h + a| - |h - a| = sign(a) * clip(2h, -2|a|, 2|a|)
+    bound = 2.0 * np.abs(a)
+    return np.sign(a) * np.clip(2.0 * h, -bound, bound)
+
+
+def _sum_update(h, a):
+    """``log cosh(h + a) - log cosh(h - a) = 2 atanh(tanh(h) tanh(a))``.
+
+    The product form costs one exp and one log per message; where ``|tanh(h) tanh(a)|``
+    is within 1e-4 of 1 (strong couplings and fields) its rounding error would exceed
+    1e-12, and those few messages take the log-cosh form.
+    """
+    with np.errstate(over="ignore"):
+        t = 1.0 - 2.0 / (np.exp(2.0 * h) + 1.0)  # tanh(h), saturating to +-1
+    p = t * np.tanh(a)
+    out = np.log((1.0 + p) / (1.0 - p))
+    close = np.abs(p) > 1.0 - 1e-4
+    if close.any():
+        hh, aa = np.broadcast_to(h, p.shape)[close], np.broadcast_to(a, p.shape)[close]
+        out[close] = np.logaddexp(hh + aa, -hh - aa) - np.logaddexp(hh - aa, aa - hh)
+    return out
+
+
+class _Graph:
+    """Directed edges ``src -> dst`` of the non-zero couplings, grouped by ``dst``."""
+
+    def __init__(self, coupling):
+        m = coupling.shape[0]
+        dst, src = np.nonzero(coupling)  # row-major: sorted by dst
+        self.m, self.src, self.dst = m, src, dst
+        self.a = coupling[dst, src]
+        pos = {(int(s), int(t)): e for e, (s, t) in enumerate(zip(src, dst))}
+        self.rev = np.array([pos[(int(t), int(s))] for s, t in zip(src, dst)], dtype=np.intp)
+        self.nodes = np.unique(dst)  # nodes with at least one neighbour
+        self.starts = np.searchsorted(dst, self.nodes)
+
+    def incoming(self, mu):
+        """``(rows, m)``: the sum of the messages into each node."""
+        out = np.zeros((mu.shape[0], self.m))
+        if self.nodes.size:
+            out[:, self.nodes] = np.add.reduceat(mu, self.starts, axis=1)
+        return out
+
+
+def _run(field, graph, update, max_iter, damping, tol):
+    """Flooding BP on the rows of ``field`` (``2 u``); returns beliefs, iterations, converged."""
+    rows = field.shape[0]
+    E = graph.src.size
+    mu = np.zeros((rows, E))
+    iters = np.zeros(rows, dtype=int)
+    active = np.arange(rows)
+    for it in range(1, max_iter + 1):
+        m_a = mu[active]
+        h = (field[active] + graph.incoming(m_a))[:, graph.src] - m_a[:, graph.rev]
+        new = update(0.5 * h, graph.a)
+        if damping:
+            new = damping * m_a + (1.0 - damping) * new
+        moved = np.abs(new - m_a).max(axis=1, initial=0.0)
+        mu[active] = new
+        iters[active] = it
+        active = active[moved > tol]
+        if not active.size:
+            break
+    converged = np.ones(rows, dtype=bool)
+    converged[active] = False
+    return field + graph.incoming(mu), iters, converged
+
+
+def _loopy_bp(unary, coupling, update, max_iter, damping, tol, retry_damping=None):
     if not 0.0 <= damping < 1.0:
         raise ValueError(f"damping must be in [0, 1), got {damping!r}")
+    if retry_damping is not None and not 0.0 <= retry_damping < 1.0:
+        raise ValueError(f"retry_damping must be in [0, 1), got {retry_damping!r}")
     if max_iter < 1:
         raise ValueError(f"max_iter must be >= 1, got {max_iter!r}")
     unary, coupling = _check(unary, coupling)
     n, m = unary.shape
-    mu = np.zeros((n, m, m))  # mu[:, i, j]: message i -> j; uniform start (log-ratio 0)
     field = 2.0 * unary
-    n_iter, converged = 0, np.ones(n, dtype=bool)
-    for n_iter in range(1, max_iter + 1):  # noqa: B007 - n_iter is reported
-        incoming = mu.sum(axis=1)  # incoming[:, i] = sum_k mu[:, k, i]
-        h = (field + incoming)[:, :, None] - mu.transpose(0, 2, 1)
-        new = update(0.5 * h, coupling[None, :, :])
-        new[:, np.arange(m), np.arange(m)] = 0.0
-        if damping:
-            new = damping * mu + (1.0 - damping) * new
-        converged = np.abs(new - mu).reshape(n, -1).max(axis=1, initial=0.0) <= tol
-        mu = new
-        if converged.all():
-            break
-    belief = field + mu.sum(axis=1)  # log P(+1) - log P(-1), up to the BP approximation
-    return belief, n_iter, converged
+    graph = _Graph(coupling)
+    belief = field.copy()
+    iters = np.zeros(n, dtype=int)
+    converged = np.ones(n, dtype=bool)
+    if graph.src.size == 0:
+        return belief, iters, converged
+    block = max(1, BLOCK_MESSAGES // graph.src.size)
+    for start in range(0, n, block):
+        sl = slice(start, start + block)
+        belief[sl], iters[sl], converged[sl] = _run(
+            field[sl], graph, update, max_iter, damping, tol
+        )
+    if retry_damping is not None and retry_damping > damping and not converged.all():
+        redo = np.flatnonzero(~converged)
+        for start in range(0, redo.size, block):
+            idx = redo[start : start + block]
+            b, it, c = _run(field[idx], graph, update, max_iter, retry_damping, tol)
+            belief[idx], iters[idx], converged[idx] = b, iters[idx] + it, c
+    return belief, iters, converged
 
 
-def max_product(unary, coupling, max_iter=50, damping=0.0, tol=1e-9, return_info=False):
+def max_product(
+    unary, coupling, max_iter=50, damping=0.0, tol=1e-9, return_info=False, retry_damping=None
+):
     """Joint MAP label vectors by loopy max-product belief propagation.
 
     Parameters
@@ -90,23 +177,30 @@ def max_product(unary, coupling, max_iter=50, damping=0.0, tol=1e-9, return_info
     damping : float in [0, 1), default=0
         New message = ``damping * old + (1 - damping) * update``.
     tol : float, default=1e-9
-        Converged when no message log-ratio moves by more than ``tol``.
+        A row has converged when none of its message log-ratios moves by more than ``tol``
+        in a sweep; it then leaves the loop.
     return_info : bool, default=False
-        Also return ``(max_marginal_log_ratios, n_iter, converged)``, ``converged`` a
-        boolean per instance (its messages moved by at most ``tol`` in the last sweep).
+        Also return ``(max_marginal_log_ratios, n_iter, converged)``: ``n_iter`` the
+        largest number of sweeps any row took, ``converged`` a boolean per instance.
+    retry_damping : float in [0, 1) or None, default=None
+        Rows not converged after ``max_iter`` sweeps are run again from uniform messages
+        with this damping (when it exceeds ``damping``); their ``converged`` flag is then
+        that of the second run.
 
     Returns
     -------
     Y : int array of shape (n, m) in {-1, +1}
     """
-    belief, n_iter, conv = _loopy_bp(
-        unary, coupling, lambda h, a: np.abs(h + a) - np.abs(h - a), max_iter, damping, tol
+    belief, iters, conv = _loopy_bp(
+        unary, coupling, _max_update, max_iter, damping, tol, retry_damping
     )
     Y = np.where(belief >= 0, 1, -1)
-    return (Y, (belief, n_iter, conv)) if return_info else Y
+    return (Y, (belief, int(iters.max(initial=0)), conv)) if return_info else Y
 
 
-def sum_product(unary, coupling, max_iter=50, damping=0.0, tol=1e-9, return_info=False):
+def sum_product(
+    unary, coupling, max_iter=50, damping=0.0, tol=1e-9, return_info=False, retry_damping=None
+):
     """Per-label marginals ``P(y_i = +1 | x)`` by loopy sum-product belief propagation.
 
     Same parameters as :func:`max_product`; exact on trees (and forests).
@@ -115,11 +209,11 @@ def sum_product(unary, coupling, max_iter=50, damping=0.0, tol=1e-9, return_info
     -------
     P : float array of shape (n, m)
     """
-    belief, n_iter, conv = _loopy_bp(
-        unary, coupling, lambda h, a: _log_cosh(h + a) - _log_cosh(h - a), max_iter, damping, tol
+    belief, iters, conv = _loopy_bp(
+        unary, coupling, _sum_update, max_iter, damping, tol, retry_damping
     )
     P = 0.5 * (1.0 + np.tanh(0.5 * belief))  # logistic(belief), stable
-    return (P, (belief, n_iter, conv)) if return_info else P
+    return (P, (belief, int(iters.max(initial=0)), conv)) if return_info else P
 
 
 def all_label_vectors(m):

@@ -318,8 +318,12 @@ def test_bad_input_errors():
         CorrLog(0.0, 1e-2).fit(X, Y + 0.5)
     with pytest.raises(ValueError, match="inconsistent numbers of samples|different numbers"):
         CorrLog(0.0, 1e-2).fit(X[:-1], Y)
-    with pytest.raises(ValueError, match="2-D"):
-        CorrLog(0.0, 1e-2).fit(X, Y[:, 0])
+    with pytest.raises(ValueError, match="Only binary classification"):
+        CorrLog(0.0, 1e-2).fit(X, Y[:, 0] + Y[:, 1])  # a 1-D target with three classes
+    with pytest.raises(ValueError, match="one class"):
+        CorrLog(0.0, 1e-2).fit(X, np.ones(len(X)))
+    with pytest.raises(ValueError, match="dim 3"):
+        CorrLog(0.0, 1e-2).fit(X, Y[:, :, None])
     with pytest.raises(ValueError, match="m <= 12"):
         CorrLog(0.0, 1e-2, inference="exact").fit(np.eye(14), np.eye(14, dtype=int)[:, :13])
     with pytest.raises(ValueError, match="rho1"):
@@ -334,32 +338,23 @@ def test_all_labels_constant_still_predicts():
     assert clf.predict(X).sum() == 0 and clf.predict_proba(X).shape == (10, 3)
 
 
-# scikit-learn's generic checks build binary targets with values {min, min + 1} (e.g. 1/2)
-# or multiclass ones, reshaped to one column; CorrLog only accepts 0/1 indicator matrices,
-# so the checks that fit on such targets cannot pass and are listed here.
-NON_01_TARGET = "the check's target is not a 0/1 indicator matrix (CorrLog requires 0/1 Y)"
-ONE_D_TARGET = "the check fits on a 1-D target; CorrLog takes an (n, m) 0/1 label matrix"
-EXPECTED_FAILED = {
-    "check_classifier_data_not_an_array": NON_01_TARGET,
-    "check_classifier_not_supporting_multiclass": NON_01_TARGET,
-    "check_classifiers_classes": NON_01_TARGET,
-    "check_classifiers_one_label": ONE_D_TARGET,
-    "check_classifiers_regression_target": ONE_D_TARGET,
-    "check_classifiers_train": ONE_D_TARGET,
-    "check_classifiers_train(readonly_memmap=True)": ONE_D_TARGET,
-    "check_classifiers_train(readonly_memmap=True,X_dtype=float32)": ONE_D_TARGET,
-    "check_estimators_dtypes": ONE_D_TARGET,
-    "check_fit2d_1feature": ONE_D_TARGET,
+# A 1-D binary target is the one-label model (classes_ its two values), so the generic
+# checks on binary targets run. One is expected to fail, for the MAP decoder only:
+EXPECTED_FAILED_MAP = {
     "check_classifier_multioutput": (
-        "predict is the joint MAP of Eq. (21), which need not equal thresholding the "
-        "per-label marginals of predict_proba at 0.5 (the check assumes it does)"
+        "with decode='map', predict is the joint MAP of Eq. (21), which need not equal "
+        "thresholding the per-label marginals of predict_proba at 0.5 (the check assumes "
+        "it does; decode='marginal' passes it)"
     ),
 }
 
 
 @parametrize_with_checks(
-    [CorrLog(rho1=1e-3, rho2=1e-2, max_iter=300)],
-    expected_failed_checks=lambda est: EXPECTED_FAILED,
+    [
+        CorrLog(rho1=1e-3, rho2=1e-2, max_iter=300),
+        CorrLog(rho1=1e-3, rho2=1e-2, max_iter=300, decode="marginal"),
+    ],
+    expected_failed_checks=lambda est: EXPECTED_FAILED_MAP if est.decode == "map" else {},
 )
 def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
