@@ -127,10 +127,34 @@ def _run(field, graph, update, max_iter, damping, tol):
             break
     converged = np.ones(rows, dtype=bool)
     converged[active] = False
-    return field + graph.incoming(mu), iters, converged
+    belief = field + graph.incoming(mu)
+    previous = belief.copy()  # the beliefs one sweep earlier, for the rows still moving
+    if active.size:
+        previous[active] = field[active] + graph.incoming(m_a[moved > tol])
+    return belief, iters, converged, previous
+
+
+def _blocks(field, graph, update, max_iter, damping, tol):
+    """:func:`_run` over blocks of rows (bounded memory)."""
+    n = field.shape[0]
+    belief, previous = field.copy(), field.copy()
+    iters = np.zeros(n, dtype=int)
+    converged = np.ones(n, dtype=bool)
+    if graph.src.size == 0:
+        return belief, iters, converged, previous
+    block = max(1, BLOCK_MESSAGES // graph.src.size)
+    for start in range(0, n, block):
+        sl = slice(start, start + block)
+        belief[sl], iters[sl], converged[sl], previous[sl] = _run(
+            field[sl], graph, update, max_iter, damping, tol
+        )
+    return belief, iters, converged, previous
 
 
 def _loopy_bp(unary, coupling, update, max_iter, damping, tol, retry_damping=None):
+    """Beliefs, sweeps and convergence per row; and, for the rows the first run left
+    unconverged, their indices and the candidate beliefs (last and previous sweep of the
+    first run, then of the damped retry)."""
     if not 0.0 <= damping < 1.0:
         raise ValueError(f"damping must be in [0, 1), got {damping!r}")
     if retry_damping is not None and not 0.0 <= retry_damping < 1.0:
@@ -138,31 +162,27 @@ def _loopy_bp(unary, coupling, update, max_iter, damping, tol, retry_damping=Non
     if max_iter < 1:
         raise ValueError(f"max_iter must be >= 1, got {max_iter!r}")
     unary, coupling = _check(unary, coupling)
-    n, m = unary.shape
     field = 2.0 * unary
     graph = _Graph(coupling)
-    belief = field.copy()
-    iters = np.zeros(n, dtype=int)
-    converged = np.ones(n, dtype=bool)
-    if graph.src.size == 0:
-        return belief, iters, converged
-    block = max(1, BLOCK_MESSAGES // graph.src.size)
-    for start in range(0, n, block):
-        sl = slice(start, start + block)
-        belief[sl], iters[sl], converged[sl] = _run(
-            field[sl], graph, update, max_iter, damping, tol
-        )
-    if retry_damping is not None and retry_damping > damping and not converged.all():
-        redo = np.flatnonzero(~converged)
-        for start in range(0, redo.size, block):
-            idx = redo[start : start + block]
-            b, it, c = _run(field[idx], graph, update, max_iter, retry_damping, tol)
-            belief[idx], iters[idx], converged[idx] = b, iters[idx] + it, c
-    return belief, iters, converged
+    belief, iters, converged, previous = _blocks(field, graph, update, max_iter, damping, tol)
+    bad = np.flatnonzero(~converged)
+    candidates = [belief[bad], previous[bad]]
+    if retry_damping is not None and retry_damping > damping and bad.size:
+        b, it, c, p = _blocks(field[bad], graph, update, max_iter, retry_damping, tol)
+        belief[bad], iters[bad], converged[bad] = b, iters[bad] + it, c
+        candidates += [b, p]
+    return belief, iters, converged, (bad, candidates)
 
 
 def max_product(
-    unary, coupling, max_iter=50, damping=0.0, tol=1e-9, return_info=False, retry_damping=None
+    unary,
+    coupling,
+    max_iter=50,
+    damping=0.0,
+    tol=1e-9,
+    return_info=False,
+    retry_damping=None,
+    polish=False,
 ):
     """Joint MAP label vectors by loopy max-product belief propagation.
 
@@ -184,17 +204,30 @@ def max_product(
         largest number of sweeps any row took, ``converged`` a boolean per instance.
     retry_damping : float in [0, 1) or None, default=None
         Rows not converged after ``max_iter`` sweeps are run again from uniform messages
-        with this damping (when it exceeds ``damping``); their ``converged`` flag is then
-        that of the second run.
+        with this damping (when it exceeds ``damping``); their beliefs and ``converged``
+        flag are then those of the second run.
+    polish : bool, default=False
+        For the rows the first run left unconverged (undamped max-product on frustrated
+        loops typically flips with period two, so the decision depends on the parity of
+        the last sweep): start :func:`local_search` from the decisions of the last two
+        sweeps of each run and keep the highest-scoring result, a label vector no single
+        flip can improve, as a converged max-product fixed point is (Weiss and Freeman,
+        2001).
 
     Returns
     -------
     Y : int array of shape (n, m) in {-1, +1}
     """
-    belief, iters, conv = _loopy_bp(
+    belief, iters, conv, (bad, candidates) = _loopy_bp(
         unary, coupling, _max_update, max_iter, damping, tol, retry_damping
     )
     Y = np.where(belief >= 0, 1, -1)
+    if polish and bad.size:
+        unary, coupling = _check(unary, coupling)
+        u = unary[bad]
+        tries = [local_search(u, coupling, np.where(c >= 0, 1, -1)) for c in candidates]
+        best = np.argmax([_row_scores(u, coupling, t) for t in tries], axis=0)
+        Y[bad] = np.choose(best[:, None], tries)
     return (Y, (belief, int(iters.max(initial=0)), conv)) if return_info else Y
 
 
@@ -203,17 +236,42 @@ def sum_product(
 ):
     """Per-label marginals ``P(y_i = +1 | x)`` by loopy sum-product belief propagation.
 
-    Same parameters as :func:`max_product`; exact on trees (and forests).
+    Same parameters as :func:`max_product` (without ``polish``); exact on trees (and
+    forests).
 
     Returns
     -------
     P : float array of shape (n, m)
     """
-    belief, iters, conv = _loopy_bp(
+    belief, iters, conv, _ = _loopy_bp(
         unary, coupling, _sum_update, max_iter, damping, tol, retry_damping
     )
     P = 0.5 * (1.0 + np.tanh(0.5 * belief))  # logistic(belief), stable
     return (P, (belief, int(iters.max(initial=0)), conv)) if return_info else P
+
+
+def _row_scores(unary, coupling, Y):
+    return np.einsum("ki,ki->k", Y, unary) + 0.5 * np.einsum("ki,ij,kj->k", Y, coupling, Y)
+
+
+def local_search(unary, coupling, Y, max_sweeps=None):
+    """Greedy ascent of ``y^T u + sum_{i<j} a_ij y_i y_j`` by single flips (ICM).
+
+    Each step flips, in every row that can still improve, the label with the largest gain
+    ``-2 y_i (u_i + sum_j a_ij y_j)``; it stops when no flip gains. ``Y`` in {-1, +1}.
+    """
+    unary, coupling = _check(unary, coupling)
+    Y = np.array(Y, dtype=int, copy=True).reshape(unary.shape)
+    rows = np.arange(len(Y))
+    for _ in range(max_sweeps or 10 * unary.shape[1] + 10):
+        gain = -2.0 * Y[rows] * (unary[rows] + Y[rows] @ coupling)
+        best = np.argmax(gain, axis=1)
+        up = gain[np.arange(len(rows)), best] > 1e-12
+        if not up.any():
+            break
+        rows, best = rows[up], best[up]
+        Y[rows, best] *= -1
+    return Y
 
 
 def all_label_vectors(m):

@@ -80,7 +80,7 @@ RHO2_GRID = (1.0, 0.3, 0.1, 0.03, 0.01, 1e-3)
 #: Up to this many labels, exact enumeration of the ``2^m`` label vectors.
 MAX_EXACT_LABELS = 12
 #: Backtracking: ``L`` is multiplied by this after every accepted step.
-STEP_SHRINK = 0.8
+STEP_SHRINK = 0.9
 #: Belief propagation: rows that do not converge are run again with this damping.
 BP_RETRY_DAMPING = 0.5
 #: Warn when more than this fraction of the rows' belief propagation did not converge.
@@ -422,7 +422,13 @@ def _decode(U, A, decode, inference, bp_max_iter, bp_damping):
     if inference == "exact":
         return (bp.exact_map(U, A) > 0).astype(int), 0
     S, (_, _, conv) = bp.max_product(
-        U, A, bp_max_iter, bp_damping, return_info=True, retry_damping=BP_RETRY_DAMPING
+        U,
+        A,
+        bp_max_iter,
+        bp_damping,
+        return_info=True,
+        retry_damping=BP_RETRY_DAMPING,
+        polish=True,
     )
     return (S > 0).astype(int), int(np.sum(~conv))
 

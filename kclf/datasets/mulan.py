@@ -35,8 +35,86 @@ SCENE_SHA256 = {
 SCENE_LABELS = ("Beach", "Sunset", "FallFoliage", "Field", "Mountain", "Urban")
 
 
+def _is_sparse_arff(path):
+    """True when the first data row of an ARFF file is in sparse ``{index value, ...}`` form."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        in_data = False
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("%"):
+                continue
+            if in_data:
+                return line.startswith("{")
+            in_data = line.lower().startswith("@data")
+    return False
+
+
+def _read_sparse_arff(path):
+    """Attribute names and kinds, and the dense (n, p) float matrix of a sparse ARFF file
+    (``{index value, ...}`` rows, omitted entries 0; nominal values read as numbers)."""
+    names, kinds, rows = [], [], []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        in_data = False
+        for k, raw in enumerate(f, start=1):
+            line = raw.strip()
+            if not line or line.startswith("%"):
+                continue
+            if not in_data:
+                low = line.lower()
+                if low.startswith("@attribute"):
+                    body = line[len("@attribute") :].strip()
+                    if body.startswith(("'", '"')):
+                        end = body.index(body[0], 1)
+                        name, kind = body[1:end], body[end + 1 :].strip()
+                    else:
+                        name, _, kind = body.partition(" ")
+                    names.append(name)
+                    kinds.append(kind.strip())
+                in_data = low.startswith("@data")
+                continue
+            if not (line.startswith("{") and line.endswith("}")):
+                raise ValueError(f"{path.name}:{k}: expected a sparse row {{index value, ...}}")
+            row = {}
+            for item in filter(None, (t.strip() for t in line[1:-1].split(","))):
+                index, _, value = item.partition(" ")
+                try:
+                    row[int(index)] = float(value)
+                except ValueError:
+                    raise ValueError(f"{path.name}:{k}: bad sparse entry {item!r}") from None
+            if row and max(row) >= len(names):
+                raise ValueError(f"{path.name}:{k}: attribute index {max(row)} out of range")
+            rows.append(row)
+    data = np.zeros((len(rows), len(names)))
+    for i, row in enumerate(rows):
+        data[i, list(row)] = list(row.values())
+    return names, kinds, data
+
+
+def _load_sparse(path, n_labels):
+    names, kinds, data = _read_sparse_arff(path)
+    if not isinstance(n_labels, (int, np.integer)) or not 1 <= n_labels < len(names):
+        raise ValueError(
+            f"n_labels must be an integer in [1, {len(names) - 1}] for {path.name}, "
+            f"got {n_labels!r}"
+        )
+    lab, feat = slice(len(names) - n_labels, None), slice(0, len(names) - n_labels)
+    for name, kind in zip(names[lab], kinds[lab]):
+        if kind.replace(" ", "") not in ("{0,1}", "{1,0}"):
+            raise ValueError(
+                f"{path.name}: label attribute {name!r} is not nominal {{0,1}} "
+                f"(is n_labels={n_labels} right?)"
+            )
+    Y = data[:, lab]
+    if not np.all((Y == 0) | (Y == 1)):
+        raise ValueError(f"{path.name}: label values other than 0/1")
+    return data[:, feat], Y.astype(int), names[feat], names[lab]
+
+
 def load_arff_multilabel(path, n_labels):
-    """Read a dense MULAN ARFF file whose last ``n_labels`` attributes are the labels.
+    """Read a MULAN ARFF file whose last ``n_labels`` attributes are the labels.
+
+    Dense files are read by :func:`scipy.io.arff.loadarff`; sparse ones (``{index value,
+    ...}`` rows, as ``medical``) by a small reader here, since scipy has none.
 
     Parameters
     ----------
@@ -55,6 +133,8 @@ def load_arff_multilabel(path, n_labels):
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"path: no ARFF file at {path}")
+    if _is_sparse_arff(path):
+        return _load_sparse(path, n_labels)
     try:
         data, meta = arff.loadarff(path)
     except (arff.ArffError, ValueError, NotImplementedError) as exc:
