@@ -40,6 +40,8 @@ import numpy as np
 MAX_EXACT_LABELS = 16
 #: Messages per block of rows (rows x directed edges) kept in memory at once.
 BLOCK_MESSAGES = 1 << 21
+#: From this fraction of coupled pairs on, messages are kept as dense m x m arrays.
+DENSE_FRACTION = 0.5
 
 
 def _check(unary, coupling):
@@ -86,12 +88,23 @@ def _sum_update(h, a):
 
 
 class _Graph:
-    """Directed edges ``src -> dst`` of the non-zero couplings, grouped by ``dst``."""
+    """The messages of one row as a flat vector, and one flooding sweep over many rows.
+
+    Sparse couplings: the directed edges ``src -> dst`` of the non-zero couplings, grouped
+    by ``dst``. Dense ones (at least :data:`DENSE_FRACTION` of the pairs coupled): all
+    ``m x m`` messages, ``mu[i, j]`` from ``i`` to ``j`` (a zero coupling's message stays
+    0), which trades the gathers for a transpose and is faster there.
+    """
 
     def __init__(self, coupling):
         m = coupling.shape[0]
         dst, src = np.nonzero(coupling)  # row-major: sorted by dst
-        self.m, self.src, self.dst = m, src, dst
+        self.m = m
+        self.dense = src.size >= DENSE_FRACTION * m * (m - 1) and src.size > 0
+        if self.dense:
+            self.size, self.a = m * m, coupling[None, :, :]
+            return
+        self.src, self.size = src, src.size
         self.a = coupling[dst, src]
         pos = {(int(s), int(t)): e for e, (s, t) in enumerate(zip(src, dst))}
         self.rev = np.array([pos[(int(t), int(s))] for s, t in zip(src, dst)], dtype=np.intp)
@@ -100,23 +113,33 @@ class _Graph:
 
     def incoming(self, mu):
         """``(rows, m)``: the sum of the messages into each node."""
+        if self.dense:
+            return mu.reshape(-1, self.m, self.m).sum(axis=1)
         out = np.zeros((mu.shape[0], self.m))
         if self.nodes.size:
             out[:, self.nodes] = np.add.reduceat(mu, self.starts, axis=1)
         return out
 
+    def sweep(self, field, mu, update):
+        """New messages from ``h = field_i + sum of incoming - the reverse message``."""
+        if self.dense:
+            M = mu.reshape(-1, self.m, self.m)
+            h = (field + M.sum(axis=1))[:, :, None] - M.transpose(0, 2, 1)
+            return update(0.5 * h, self.a).reshape(mu.shape)
+        h = (field + self.incoming(mu))[:, self.src] - mu[:, self.rev]
+        return update(0.5 * h, self.a)
+
 
 def _run(field, graph, update, max_iter, damping, tol):
-    """Flooding BP on the rows of ``field`` (``2 u``); returns beliefs, iterations, converged."""
+    """Flooding BP on the rows of ``field`` (``2 u``): beliefs, iterations, converged, and
+    the beliefs one sweep before the last (for the rows that did not converge)."""
     rows = field.shape[0]
-    E = graph.src.size
-    mu = np.zeros((rows, E))
+    mu = np.zeros((rows, graph.size))
     iters = np.zeros(rows, dtype=int)
     active = np.arange(rows)
     for it in range(1, max_iter + 1):
         m_a = mu[active]
-        h = (field[active] + graph.incoming(m_a))[:, graph.src] - m_a[:, graph.rev]
-        new = update(0.5 * h, graph.a)
+        new = graph.sweep(field[active], m_a, update)
         if damping:
             new = damping * m_a + (1.0 - damping) * new
         moved = np.abs(new - m_a).max(axis=1, initial=0.0)
@@ -128,7 +151,7 @@ def _run(field, graph, update, max_iter, damping, tol):
     converged = np.ones(rows, dtype=bool)
     converged[active] = False
     belief = field + graph.incoming(mu)
-    previous = belief.copy()  # the beliefs one sweep earlier, for the rows still moving
+    previous = belief.copy()
     if active.size:
         previous[active] = field[active] + graph.incoming(m_a[moved > tol])
     return belief, iters, converged, previous
@@ -140,9 +163,9 @@ def _blocks(field, graph, update, max_iter, damping, tol):
     belief, previous = field.copy(), field.copy()
     iters = np.zeros(n, dtype=int)
     converged = np.ones(n, dtype=bool)
-    if graph.src.size == 0:
+    if graph.size == 0:
         return belief, iters, converged, previous
-    block = max(1, BLOCK_MESSAGES // graph.src.size)
+    block = max(1, BLOCK_MESSAGES // graph.size)
     for start in range(0, n, block):
         sl = slice(start, start + block)
         belief[sl], iters[sl], converged[sl], previous[sl] = _run(

@@ -38,6 +38,44 @@ def test_tiny_arff(tmp_path):
     assert feat == ["f1", "f2"] and lab == ["L1", "L2", "L3"]
 
 
+SPARSE = """@relation 'sparse: -C 2'
+@attribute 'word one' {0,1}
+@attribute w2 numeric
+@attribute w3 {0,1}
+@attribute L1 {0,1}
+@attribute L2 {0,1}
+@data
+{0 1,3 1}
+{}
+{1 2.5,2 1,4 1}
+"""
+
+
+def test_sparse_arff(tmp_path):
+    p = tmp_path / "sparse.arff"
+    p.write_text(SPARSE)
+    X, Y, feat, lab = load_arff_multilabel(p, 2)
+    np.testing.assert_array_equal(X, [[1, 0, 0], [0, 0, 0], [0, 2.5, 1]])
+    np.testing.assert_array_equal(Y, [[1, 0], [0, 0], [0, 1]])
+    assert feat == ["word one", "w2", "w3"] and lab == ["L1", "L2"]
+    with pytest.raises(ValueError, match="not nominal"):
+        load_arff_multilabel(p, 4)  # w2 is numeric
+    p.write_text(SPARSE.replace("{1 2.5,2 1,4 1}", "{1 2.5,7 1}"))
+    with pytest.raises(ValueError, match="out of range"):
+        load_arff_multilabel(p, 2)
+
+
+@pytest.mark.shared
+def test_real_medical_sparse_with_labels_last():
+    if not (MULAN / "medical-train.arff").is_file():
+        pytest.skip("../shared/data not present: mulan/medical-*.arff missing")
+    X, Y, feat, lab = load_arff_multilabel(MULAN / "medical-train.arff", 45)
+    assert X.shape == (880, 1449) and Y.shape == (880, 45)
+    assert lab[0] == "Class-0-593_70" and set(np.unique(X)) == {0.0, 1.0}
+    # every clinical document has at least one code; 1.245 codes per document
+    assert Y.sum(axis=1).min() == 1 and abs(Y.sum(axis=1).mean() - 1.245) < 1e-3
+
+
 def test_wrong_n_labels_is_a_clear_error(tmp_path):
     p = tmp_path / "tiny.arff"
     p.write_text(TINY)
