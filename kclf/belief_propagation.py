@@ -63,27 +63,31 @@ def _log_cosh(z):
     return a + np.log1p(np.exp(-2.0 * a)) - np.log(2.0)
 
 
-def _max_update(h, a):
-    # |h + a| - |h - a| = sign(a) * clip(2h, -2|a|, 2|a|)
-    bound = 2.0 * np.abs(a)
-    return np.sign(a) * np.clip(2.0 * h, -bound, bound)
+def _max_update(h, graph):
+    """``|h/2 + a| - |h/2 - a| = sign(a) clip(h, -2|a|, 2|a|)``, in place on ``h``."""
+    np.clip(h, -graph.bound, graph.bound, out=h)
+    h *= graph.sign
+    return h
 
 
-def _sum_update(h, a):
-    """``log cosh(h + a) - log cosh(h - a) = 2 atanh(tanh(h) tanh(a))``.
+def _sum_update(h, graph):
+    """``log cosh(h/2 + a) - log cosh(h/2 - a) = 2 atanh(tanh(h/2) tanh(a))``.
 
-    The product form costs one exp and one log per message; where ``|tanh(h) tanh(a)|``
+    The product form costs one exp and one log per message; where ``|tanh(h/2) tanh(a)|``
     is within 1e-4 of 1 (strong couplings and fields) its rounding error would exceed
     1e-12, and those few messages take the log-cosh form.
     """
     with np.errstate(over="ignore"):
-        t = 1.0 - 2.0 / (np.exp(2.0 * h) + 1.0)  # tanh(h), saturating to +-1
-    p = t * np.tanh(a)
+        p = np.exp(h)
+    p += 1.0
+    np.divide(-2.0, p, out=p)
+    p += 1.0  # tanh(h / 2), saturating to +-1
+    p *= graph.tanh
     out = np.log((1.0 + p) / (1.0 - p))
     close = np.abs(p) > 1.0 - 1e-4
     if close.any():
-        hh, aa = np.broadcast_to(h, p.shape)[close], np.broadcast_to(a, p.shape)[close]
-        out[close] = np.logaddexp(hh + aa, -hh - aa) - np.logaddexp(hh - aa, aa - hh)
+        x, a = 0.5 * h[close], np.broadcast_to(graph.a, h.shape)[close]
+        out[close] = np.logaddexp(x + a, -x - a) - np.logaddexp(x - a, a - x)
     return out
 
 
@@ -103,13 +107,14 @@ class _Graph:
         self.dense = src.size >= DENSE_FRACTION * m * (m - 1) and src.size > 0
         if self.dense:
             self.size, self.a = m * m, coupling[None, :, :]
-            return
-        self.src, self.size = src, src.size
-        self.a = coupling[dst, src]
-        pos = {(int(s), int(t)): e for e, (s, t) in enumerate(zip(src, dst))}
-        self.rev = np.array([pos[(int(t), int(s))] for s, t in zip(src, dst)], dtype=np.intp)
-        self.nodes = np.unique(dst)  # nodes with at least one neighbour
-        self.starts = np.searchsorted(dst, self.nodes)
+        else:
+            self.src, self.size = src, src.size
+            self.a = coupling[dst, src]
+            pos = {(int(s), int(t)): e for e, (s, t) in enumerate(zip(src, dst))}
+            self.rev = np.array([pos[(int(t), int(s))] for s, t in zip(src, dst)], dtype=np.intp)
+            self.nodes = np.unique(dst)  # nodes with at least one neighbour
+            self.starts = np.searchsorted(dst, self.nodes)
+        self.bound, self.sign, self.tanh = 2.0 * np.abs(self.a), np.sign(self.a), np.tanh(self.a)
 
     def incoming(self, mu):
         """``(rows, m)``: the sum of the messages into each node."""
@@ -125,35 +130,47 @@ class _Graph:
         if self.dense:
             M = mu.reshape(-1, self.m, self.m)
             h = (field + M.sum(axis=1))[:, :, None] - M.transpose(0, 2, 1)
-            return update(0.5 * h, self.a).reshape(mu.shape)
-        h = (field + self.incoming(mu))[:, self.src] - mu[:, self.rev]
-        return update(0.5 * h, self.a)
+            return update(h, self).reshape(mu.shape)
+        h = (field + self.incoming(mu))[:, self.src]
+        h -= mu[:, self.rev]
+        return update(h, self)
 
 
 def _run(field, graph, update, max_iter, damping, tol):
     """Flooding BP on the rows of ``field`` (``2 u``): beliefs, iterations, converged, and
-    the beliefs one sweep before the last (for the rows that did not converge)."""
+    the beliefs one sweep before the last (for the rows that did not converge).
+
+    The messages of the rows still moving are kept together in ``cur``; a row that
+    converges is written to ``mu`` and leaves.
+    """
     rows = field.shape[0]
     mu = np.zeros((rows, graph.size))
     iters = np.zeros(rows, dtype=int)
-    active = np.arange(rows)
+    active, cur, fld, before = np.arange(rows), mu.copy(), field, None
     for it in range(1, max_iter + 1):
-        m_a = mu[active]
-        new = graph.sweep(field[active], m_a, update)
+        new = graph.sweep(fld, cur, update)
         if damping:
-            new = damping * m_a + (1.0 - damping) * new
-        moved = np.abs(new - m_a).max(axis=1, initial=0.0)
-        mu[active] = new
+            new *= 1.0 - damping
+            new += damping * cur
+        diff = new - cur
+        moved = np.abs(diff, out=diff).max(axis=1, initial=0.0)
         iters[active] = it
-        active = active[moved > tol]
+        going = moved > tol
+        if it == max_iter:
+            before = cur[going]
+        if not going.all():
+            mu[active[~going]] = new[~going]
+            active, new, fld = active[going], new[going], fld[going]
+        cur = new
         if not active.size:
             break
     converged = np.ones(rows, dtype=bool)
     converged[active] = False
+    mu[active] = cur
     belief = field + graph.incoming(mu)
     previous = belief.copy()
     if active.size:
-        previous[active] = field[active] + graph.incoming(m_a[moved > tol])
+        previous[active] = field[active] + graph.incoming(before)
     return belief, iters, converged, previous
 
 
