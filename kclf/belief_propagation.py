@@ -22,11 +22,14 @@ With ``h`` the log-ratio of everything node ``i`` receives except from ``j`` (fi
 
 Both vanish when ``a_ij = 0``, so only the pairs with a non-zero coupling (the edges of the
 model's graph; the elastic net makes many couplings exactly zero) carry messages. The
-messages of all rows are arrays ``(rows, directed edges)`` updated together (synchronous
-"flooding" schedule); a row whose messages moved by at most ``tol`` in a sweep has reached
-a fixed point and is taken out of the loop, the others go on. Rows that have not converged
-after ``max_iter`` sweeps can be run again from uniform messages with damping
-(``retry_damping``), which settles most oscillating rows of frustrated loopy models.
+messages of all rows are arrays ``(rows, directed edges)`` (or ``(rows, m, m)`` when most
+pairs are coupled) updated together (synchronous "flooding" schedule); a row whose
+messages moved by at most ``tol`` in a sweep has reached a fixed point and leaves the loop,
+the others go on. Rows that have not converged after ``max_iter`` sweeps can be run again
+from uniform messages with damping (``retry_damping``); max-product can finish them by
+local search from the decisions of the last sweeps (``polish``): undamped flooding on
+frustrated loops typically flips with period two, and its answer would otherwise depend on
+the parity of ``max_iter``.
 
 All returned label vectors are in ``{-1, +1}``; ties in a max-marginal resolve to ``+1``.
 """
