@@ -1,5 +1,9 @@
 """The clip list of the experiment: load the collection, apply the paper's selection."""
 
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 import zipfile
 from pathlib import Path
@@ -9,7 +13,6 @@ import pandas as pd
 from kclf.datasets.freesound import load_collection, select_clips
 from kclf.records import atomic_write
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 p = snakemake.params
 source, root = p.source, Path(p.root)
 if source == "esc50" and snakemake.input:  # the verified GitHub archive: unpack once

@@ -1,5 +1,9 @@
 """One method on a chunk of trials: seeded splits of the HMM kernel, shared AUC trial."""
 
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 import numpy as np
@@ -8,7 +12,6 @@ from kclf.experiments.multitask_auc import make_splits, multitask_trial
 from kclf.records import write_records
 from kclf.seeding import rng_for
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 e = snakemake.params.experiment
 seed, dataset = snakemake.params.seed, snakemake.params.dataset
 with np.load(snakemake.input[0], allow_pickle=False) as z:

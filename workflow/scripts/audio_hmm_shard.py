@@ -1,5 +1,9 @@
 """Frame features and one HMM per clip for shard k (contiguous block of the clip list)."""
 
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 import numpy as np
@@ -8,7 +12,6 @@ import pandas as pd
 from kclf.features.audio import AudioFeatureConfig, BadAudioError
 from kclf.features.hmm_kernel import HMMBank, clip_model, row_shards, save_shard
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 p = snakemake.params
 f = dict(p.features)
 skip_bad = f.pop("skip_bad")

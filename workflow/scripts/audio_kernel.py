@@ -1,5 +1,9 @@
 """Assemble the row blocks, D -> K = exp(-D / tau), symmetry check, PSD projection."""
 
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import json
 import logging
 from pathlib import Path
@@ -17,7 +21,6 @@ from kclf.features.hmm_kernel import (
 )
 from kclf.records import atomic_write
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 _, ids, feats, bad = load_shards(snakemake.input.shards)
 L = np.full((len(ids), len(ids)), np.nan)
 for path in snakemake.input.rows:

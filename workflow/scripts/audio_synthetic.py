@@ -1,10 +1,13 @@
 """Generated clips in the Freesound-style layout (the offline stand-in for Freesound)."""
 
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 from kclf.datasets.synthetic_audio import make_synthetic_collection
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 s = snakemake.params.synthetic
 meta = make_synthetic_collection(
     snakemake.params.root,

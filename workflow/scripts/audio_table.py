@@ -3,6 +3,10 @@ pooled mean (std) over all (tag, trial) pairs as the paper reports it and the pa
 beside; the per-tag figure; the calibration table and reliability diagram; the training
 times in their own table (audio_auc_time: they differ between runs, the AUC table must not)."""
 
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import json
 import logging
 
@@ -18,7 +22,6 @@ from kclf.records import read_records  # noqa: E402
 from kclf.reporting import AVERAGE, save_figure, summarize, wide_table, write_table  # noqa: E402
 from kclf.reports.auc_table import write_time_table  # noqa: E402
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 POOLED = "AUC, all tags x trials"
 PAPER = {"LSPC-new": "lspc_new", "LSPC": "lspc", "KLR": "klr"}
 methods = list(snakemake.params.methods)

@@ -1,5 +1,9 @@
 """Pattern set and realisations of one IDA dataset -> results/data/ida/<dataset>.npz."""
 
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 import numpy as np
@@ -7,7 +11,6 @@ import numpy as np
 from kclf.experiments.ida import prepare
 from kclf.records import atomic_write
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)  # noqa: F821
 p = snakemake.params  # noqa: F821
 d = prepare(
     snakemake.wildcards.dataset,  # noqa: F821

@@ -1,6 +1,10 @@
 """CV on the first realisations, then every realisation, for one dataset and method:
 error, timing and probability-quality records."""
 
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import json
 import logging
 from pathlib import Path
@@ -10,8 +14,6 @@ import numpy as np
 from kclf.experiments.ida import evaluate, select
 from kclf.records import atomic_write, write_records
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)  # noqa: F821
-logging.captureWarnings(True)
 cfg = snakemake.params.cfg  # noqa: F821
 dataset, method = snakemake.wildcards.dataset, snakemake.wildcards.method  # noqa: F821
 with np.load(snakemake.input[0]) as f:  # noqa: F821

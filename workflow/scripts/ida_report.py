@@ -1,12 +1,15 @@
 """IDA error and time tables and the error dot plot, from records."""
 
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 import numpy as np
 
 from kclf.reports.ida import write_report
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)  # noqa: F821
 origins = {}
 for path in snakemake.input.data:  # noqa: F821
     with np.load(path) as f:

@@ -1,3 +1,7 @@
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 import numpy as np
@@ -5,7 +9,6 @@ import numpy as np
 from kclf.experiments.lspc_toy import make_samples
 from kclf.records import atomic_write
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 cfg = snakemake.params.cfg
 samples = make_samples(
     snakemake.params.seed, cfg["trials"], cfg["n_train_per_class"], cfg["n_test_per_class"]

@@ -1,3 +1,7 @@
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 import numpy as np
@@ -5,7 +9,6 @@ import numpy as np
 from kclf.experiments.lspc_toy import fit_method
 from kclf.records import atomic_write, write_records
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 cfg = snakemake.params.cfg
 with np.load(snakemake.input[0]) as f:
     samples = dict(f)

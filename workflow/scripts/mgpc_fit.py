@@ -1,3 +1,7 @@
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 import numpy as np
@@ -5,7 +9,6 @@ import numpy as np
 from kclf.experiments.mgpc import run
 from kclf.records import atomic_write, write_records
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 w = snakemake.wildcards
 with np.load(snakemake.input.data) as f:
     data = dict(f)

@@ -1,3 +1,7 @@
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 from pathlib import Path
 
@@ -6,7 +10,6 @@ import numpy as np
 from kclf.experiments.mgpc import prepare
 from kclf.records import atomic_write
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 p = snakemake.params
 dataset, task = snakemake.wildcards.mgpc_dataset, snakemake.wildcards.mgpc_task
 scene_root = None

@@ -1,3 +1,7 @@
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 import numpy as np
@@ -5,7 +9,6 @@ import numpy as np
 from kclf.experiments.multiclass import run_trial
 from kclf.records import write_records
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 cfg = snakemake.params.cfg
 dataset, method = snakemake.wildcards.dataset, snakemake.wildcards.method
 with np.load(snakemake.input[0]) as f:

@@ -1,3 +1,7 @@
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 import numpy as np
@@ -5,7 +9,6 @@ import numpy as np
 from kclf.experiments.multilabel import make_toy
 from kclf.records import atomic_write
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 toy = snakemake.params.toy
 data = make_toy(snakemake.params.seed, toy["trials"], toy["n_train"], toy["n_test"], toy["shift"])
 atomic_write(snakemake.output[0], lambda p: np.savez(open(p, "wb"), **data))

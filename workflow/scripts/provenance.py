@@ -1,8 +1,11 @@
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 from kclf import provenance
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 prov = provenance.collect(
     dict(snakemake.config),
     repo_dir=snakemake.params.repo,

@@ -1,6 +1,10 @@
 """One method on a chunk of scene trials: trial 0 is MULAN's own split, trial t > 0 a
 seeded random re-split with the same training size; the shared AUC trial."""
 
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 import numpy as np
@@ -9,7 +13,6 @@ from kclf.experiments.multitask_auc import make_splits, multitask_trial
 from kclf.kernels import median_sigma
 from kclf.records import write_records
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 seed, e = snakemake.params.seed, snakemake.params.experiment
 with np.load(snakemake.input[0]) as z:
     X, Y, classes, n_train = z["X"], z["Y"], [str(c) for c in z["classes"]], int(z["n_train"])

@@ -1,5 +1,9 @@
 """One method on a chunk of trials: seeded n_train/rest splits, the shared AUC trial."""
 
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 import numpy as np
@@ -8,7 +12,6 @@ from kclf.experiments.multitask_auc import make_splits, multitask_trial
 from kclf.kernels import median_sigma
 from kclf.records import write_records
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 p, e = snakemake.params, snakemake.params.experiment
 with np.load(snakemake.input[0]) as z:
     X, Y, classes = z["X"], z["Y"], [str(c) for c in z["classes"]]

@@ -1,8 +1,11 @@
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 from kclf.features.surf_bow import extract_shard, save_shard
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 p = snakemake.params
 f = p.features
 if p.synthetic:  # the input is the shard's manifest of generated images

@@ -1,10 +1,13 @@
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 from kclf.datasets.synthetic_voc import write_images
 from kclf.download import file_sha256
 from kclf.records import atomic_write
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 p = snakemake.params
 s = p.synthetic
 paths = write_images(

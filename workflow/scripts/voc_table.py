@@ -2,11 +2,14 @@
 paper's figures beside ours when a reference is given, the per-class figure, and the
 calibration companions (kclf.reports.auc_table, shared with the audio table)."""
 
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 from kclf.reports.auc_table import write_auc_report
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 out = snakemake.output
 write_auc_report(
     snakemake.input.records,

@@ -1,3 +1,7 @@
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 import numpy as np
@@ -6,7 +10,6 @@ from kclf.features.surf_bow import fit_vocabulary, sample_descriptors
 from kclf.records import atomic_write
 from kclf.seeding import rng_for, seed_for
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 seed, v = snakemake.params.seed, snakemake.params.vocabulary
 sample = sample_descriptors(
     list(snakemake.input), v["sample_size"], rng_for(seed, "voc", "vocabulary", "sample")
