@@ -60,18 +60,27 @@ def prepare(name, seed, mirror=None, benchmarks_mat=None, generate=(), n_realisa
     Order: ``benchmarks_mat`` (the standard splits); ``wdbc`` from scikit-learn; Breiman's
     generator when ``name`` is in ``generate`` or the mirror lacks it; the mirror's pattern
     set, with realisation ``r`` from ``splits_asc`` where present and otherwise drawn by
-    :func:`kclf.datasets.ida.stratified_splits`.  Only the first ``n_realisations`` are kept.
+    :func:`kclf.datasets.ida.stratified_splits`.  ``n_realisations``: keep the first R, or
+    (a list) exactly those realisations; each depends on the seed and its index only.
 
     Returns
     -------
-    dict with ``X``, ``y``, ``train``, ``test`` (R x n index arrays) and ``origin`` (text).
+    dict with ``X``, ``y``, ``train``, ``test`` (R x n index arrays), ``origin`` (text) and
+    ``from_asc`` (the 1-based realisations taken from the IDA split files).
     """
+    which = None if n_realisations is None or isinstance(n_realisations, int) else n_realisations
+    which = None if which is None else [int(r) for r in which]
     mirror_set = mirror is not None and (Path(mirror) / "unique_xt" / f"{name}.mat").is_file()
     if benchmarks_mat is not None and name in data.PUBLISHED:
         X, y, train, test = data.load_benchmarks_mat(benchmarks_mat, name)
         origin = "benchmarks.mat, standard realisations"
-        train, test = train[:n_realisations], test[:n_realisations]
-        return {"X": X, "y": y, "train": train, "test": test, "origin": origin}
+        if which is not None:
+            if max(which) >= len(train):
+                raise ValueError(f"{benchmarks_mat}: {name} has {len(train)} realisations")
+            train, test = train[which], test[which]
+        else:
+            train, test = train[:n_realisations], test[:n_realisations]
+        return {"X": X, "y": y, "train": train, "test": test, "origin": origin, "from_asc": []}
     if name == "wdbc":
         X, y = data.load_wdbc()
         origin = "scikit-learn breast cancer Wisconsin; seeded stratified realisations"
@@ -86,20 +95,22 @@ def prepare(name, seed, mirror=None, benchmarks_mat=None, generate=(), n_realisa
             f"IDA dataset {name!r}: no source (not in benchmarks.mat, the mirror "
             f"{mirror!r} or the generators); diabetis and heart need benchmarks.mat"
         )
-    train, test = data.stratified_splits(y, name, seed, n_realisations=n_realisations)
+    train, test = data.stratified_splits(
+        y, name, seed, n_realisations=n_realisations if which is None else which
+    )
+    from_asc = []
     if mirror is not None and name in data.PUBLISHED and "generator" not in origin:
-        from_asc = []
-        for r in range(len(train)):
+        for row, r in enumerate(range(len(train)) if which is None else which):
             split = data.load_split_asc(name, mirror, r + 1)
             if split is None:
                 continue
             used = set()
-            train[r] = data.asc_split_indices(X, y, split[0], split[1], used)
-            test[r] = data.asc_split_indices(X, y, split[2], split[3], used)
+            train[row] = data.asc_split_indices(X, y, split[0], split[1], used)
+            test[row] = data.asc_split_indices(X, y, split[2], split[3], used)
             from_asc.append(r + 1)
         if from_asc:
             origin += f" (realisation {', '.join(map(str, from_asc))} from the IDA split files)"
-    return {"X": X, "y": y, "train": train, "test": test, "origin": origin}
+    return {"X": X, "y": y, "train": train, "test": test, "origin": origin, "from_asc": from_asc}
 
 
 def sigma_grid(X, factors):

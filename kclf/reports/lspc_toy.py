@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import matplotlib
@@ -98,7 +99,8 @@ def write_report(record_files, curve_files, out):
 
     curves = {}
     for f in curve_files:
-        key = f.rsplit("/", 1)[-1].replace("_curves.npz", "")
+        # <method>_<first>-<last>_curves.npz (one chunk of trials) or <method>_curves.npz
+        key = re.sub(r"(_\d+-\d+)?_curves\.npz$", "", str(f).rsplit("/", 1)[-1])
         with np.load(f) as z:
             curves[key] = dict(z)
     grid = curves["lspc_new"]["grid"]

@@ -29,9 +29,7 @@ def download_path(name):
 def download_file(name, url, sha256, mirror_relpath=None):
     """Define rule download_<name> producing <cache_dir>/<name>; return that path."""
     if not name or os.path.isabs(name) or ".." in name.split("/"):
-        raise ValueError(
-            f"download name must be a relative path inside cache_dir, got {name!r}"
-        )
+        raise ValueError(f"download name must be a relative path inside cache_dir, got {name!r}")
     target = download_path(name)
     entry = {"url": url, "sha256": sha256, "mirror_relpath": mirror_relpath or name}
     if target in DOWNLOADS:
@@ -52,7 +50,7 @@ def download_file(name, url, sha256, mirror_relpath=None):
             f"results/logs/download/{name}.log",
         localrule: True
         conda:
-            "../../envs/core.yaml"
+            CORE_ENV
         threads: 1
         resources:
             mem_mb=500,

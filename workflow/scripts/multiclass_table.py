@@ -24,5 +24,6 @@ md = write_tables(
     snakemake.params.per_class,
     out.csv[: -len(".csv")],
     reliability=out.reliability,
+    trials=snakemake.params.trials,
 )
 logging.info("\n%s", md)

@@ -10,7 +10,7 @@ prov = provenance.collect(
     dict(snakemake.config),
     repo_dir=snakemake.params.repo,
     benchmarks_dir=snakemake.params.benchmarks,
-    lock_file=snakemake.params.lock,
+    lock_file=snakemake.input.lock,
 )
 provenance.write_json(prov, snakemake.output.json)
 provenance.write_html(prov, snakemake.output.html)
