@@ -3,7 +3,7 @@
 from kclf.experiments import lspc_toy as _lspc_toy
 
 LT = config["lspc_toy"]
-LSPC_TOY_METHODS = list(_lspc_toy.METHODS)
+LSPC_TOY_METHODS = [m for m in _lspc_toy.METHODS if m in LT["methods"]]
 LSPC_TOY_CHUNKS = trial_chunks(LT["trials"], LT["trials_per_job"])
 
 
@@ -39,7 +39,7 @@ rule lspc_toy_fit:
     benchmark:
         "results/benchmarks/lspc_toy_fit/{method}_{trials}.tsv"
     wildcard_constraints:
-        method="|".join(LSPC_TOY_METHODS),
+        method="|".join(_lspc_toy.METHODS),
         trials=CHUNK,
     conda:
         CORE_ENV
