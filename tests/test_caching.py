@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import copy
 import stat
-from pathlib import Path
 
 import pytest
 import workflow_run as wf
@@ -233,10 +232,7 @@ def test_one_more_method_plans_only_its_fits(finished, family):
 
 
 def test_one_more_task_representation_or_dataset_plans_only_its_jobs(finished):
-    fit = (
-        "mgpc_dataset=digits, mgpc_task={t}, mgpc_repr={r}, mgpc_method=ridge_newton, "
-        "trials={c}"
-    )
+    fit = "mgpc_dataset=digits, mgpc_task={t}, mgpc_repr={r}, mgpc_method=ridge_newton, trials={c}"
     digits = {"tasks": ["3v8", "1v7"], "representations": ["binarization"]}
     assert _plan(finished, mgpc__datasets={"digits": digits}) == sorted(
         [

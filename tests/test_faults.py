@@ -106,7 +106,7 @@ def _error_blocks(text, rule):
 
 def test_corrupt_input_fails_only_its_branch(tmp_path):
     work = wf.make_workdir(tmp_path, "faults")
-    bad = "results/data/lspc_toy/samples.npz"
+    bad = "results/data/lspc_toy/samples_0-1.npz"
     wf.run(work, bad, cores=1)
     (work / bad).write_bytes(b"not an npz archive\n" * 8)
 
@@ -123,7 +123,7 @@ def test_corrupt_input_fails_only_its_branch(tmp_path):
         numbers = df.select_dtypes("number").to_numpy().ravel()
         assert all(math.isfinite(v) for v in numbers if not math.isnan(v)), table
     assert len(pd.read_csv(work / "results/tables/ida_error.csv")) > 0
-    records = pd.read_csv(work / "results/records/ida/twonorm/klr.csv")
+    records = pd.read_csv(work / "results/records/ida/twonorm/klr_0-1.csv")
     assert set(records["dataset"]) == {"twonorm"} and records["value"].notna().all()
 
     # The failing jobs' error reports (Snakemake's log) name the corrupt file and the log.
@@ -138,6 +138,10 @@ def test_corrupt_input_fails_only_its_branch(tmp_path):
             if line.strip().startswith("log:")
         )
         assert (work / log).exists(), f"{log} missing"
+        # the rule's log holds the job's traceback and its exception, not only Snakemake's
+        text = (work / log).read_text()
+        assert "Traceback (most recent call last)" in text, text
+        assert bad in text and "Error" in text.strip().splitlines()[-1], text
 
 
 def _mount(*args):

@@ -488,4 +488,4 @@ def test_workflow_tiny_run(tmp_path):
     assert set(calib["method"]) == {"MLA", "MEP", "Ridge Newton"} and len(calib) == 3
     for name in ("mgpc_roc.png", "mgpc_ridge_lambda.png", "mgpc_reliability.png"):
         assert (work / "results/figures" / name).stat().st_size > 0
-    assert (work / "results/benchmarks/mgpc_fit/digits_1v7_binarization_mep.tsv").is_file()
+    assert (work / "results/benchmarks/mgpc_fit/digits_1v7_binarization_mep_0-1.tsv").is_file()

@@ -13,6 +13,9 @@ from kclf.seeding import chunk_trials
 SCHEMAS = Path(workflow.basedir) / "workflow" / "schemas"
 
 
+include: "envs.smk"
+
+
 def _check_against(schema_file, cfg, where):
     """Reject the config before any job, in one line naming the key and the problem."""
     schema = yaml.safe_load(Path(schema_file).read_text())
@@ -39,11 +42,6 @@ _PATHVAR = "PYTHONPATH"
 os.environ[_PATHVAR] = os.pathsep.join(p for p in (workflow.basedir, os.environ.get(_PATHVAR)) if p)
 
 FINAL_OUTPUTS = []
-
-# Conda environments of the rules (paths relative to workflow/rules/).
-CORE_ENV = "../../envs/core.yaml"
-IMAGE_ENV = "../../envs/images.yaml"
-AUDIO_ENV = "../../envs/audio.yaml"
 
 # The multi-task AUC experiments (voc, scene, audio): display name -> file slug.
 AUC_METHODS = {name: slug for slug, name in multitask_auc.METHODS.items()}

@@ -18,6 +18,11 @@
 import os
 import re
 
+if "CORE_ENV" not in globals():  # included on its own, without common.smk
+
+    include: "envs.smk"
+
+
 DOWNLOADS = {}  # <cache_dir>/<name> -> its entry, one rule each
 
 
