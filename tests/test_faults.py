@@ -141,7 +141,7 @@ def test_corrupt_input_fails_only_its_branch(tmp_path):
         # the rule's log holds the job's traceback and its exception, not only Snakemake's
         text = (work / log).read_text()
         assert "Traceback (most recent call last)" in text, text
-        assert bad in text and "Error" in text.strip().splitlines()[-1], text
+        assert text.strip().splitlines()[-1].startswith("ValueError: "), text
 
 
 def _mount(*args):

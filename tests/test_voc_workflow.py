@@ -73,7 +73,7 @@ TINY = {
     "features": {"images_per_shard": 7},
     "vocabulary": {"n_words": 8, "sample_size": 3000},
     "experiment": {
-        "n_train": 3,
+        "n_train": 4,
         "trials": 1,
         "trials_per_job": 1,
         "methods": ["LSPC-new"],

@@ -34,7 +34,7 @@ if AUDIO_ARCHIVE:
         input:
             AUDIO_ARCHIVE,
         output:
-            directory(f"{config['cache_dir']}/audio/ESC-50"),
+            directory(AUDIO_EXTRACTED),
         log:
             "results/logs/audio_extract/all.log",
         conda:
@@ -139,7 +139,9 @@ rule audio_clips:
 
 rule audio_hmm_shard:
     input:
-        f"{AUDIO_DIR}/manifests/shard_{{k}}.tsv",
+        manifest=f"{AUDIO_DIR}/manifests/shard_{{k}}.tsv",
+        # the shard's clip ids (params) are known once an archive is unpacked
+        extracted=AUDIO_EXTRACTED if AUDIO_ARCHIVE else [],
     output:
         f"{AUDIO_DIR}/hmm/shard_{{k}}.npz",
     log:

@@ -27,11 +27,13 @@ if AUDIO["source"] in ("freesound", "urbansound8k") and not AUDIO["root"]:
     raise WorkflowError(
         f"invalid config: key 'audio.root' is required for source {AUDIO['source']}"
     )
-# ESC-50 without a root: the GitHub archive (rule download_audio_ESC_50_master_zip)
+# ESC-50 without a root: the GitHub archive (rule download_audio_ESC_50_master_zip),
+# unpacked into AUDIO_EXTRACTED by a checkpoint
 AUDIO_ARCHIVE_NAME = "audio/ESC-50-master.zip"
 AUDIO_ARCHIVE = (
     download_path(AUDIO_ARCHIVE_NAME) if AUDIO["source"] == "esc50" and not AUDIO["root"] else None
 )
+AUDIO_EXTRACTED = f"{config['cache_dir']}/audio/ESC-50"
 
 
 def audio_root():

@@ -12,10 +12,10 @@ from kclf.manifests import read_manifest
 
 p = snakemake.params
 cfg = AudioFeatureConfig(**p.features)
-paths = {r["id"]: r["path"] for r in read_manifest(snakemake.input[0])}
+paths = {r["id"]: r["path"] for r in read_manifest(snakemake.input.manifest)}
 absent = [c for c in p.ids if c not in paths]
 if absent:
-    raise ValueError(f"{snakemake.input[0]} lacks clips {absent[:5]} of this shard (stale?)")
+    raise ValueError(f"{snakemake.input.manifest} lacks clips {absent[:5]} of this shard (stale?)")
 ids, feats, banks, bad = [], [], [], []
 for cid in p.ids:
     try:
