@@ -26,6 +26,14 @@ if "CORE_ENV" not in globals():  # included on its own, without common.smk
 DOWNLOADS = {}  # <cache_dir>/<name> -> its entry, one rule each
 
 
+def mirror_copy(relpath):
+    """``[<mirror>/<relpath>]`` when the mirror holds the file, else ``[]``: the download
+    rule's input, so a changed mirror file is fetched and verified again."""
+    mirror = config.get("mirror")
+    path = os.path.join(mirror, relpath) if mirror else None
+    return [path] if path and os.path.isfile(path) else []
+
+
 def download_path(name):
     """Output path of the download named `name` (its path under cache_dir)."""
     return f"{config['cache_dir']}/{name}"
@@ -49,6 +57,8 @@ def download_file(name, url, sha256, mirror_relpath=None):
     rule:
         name:
             f"download_{re.sub('[^0-9A-Za-z_]', '_', name)}"
+        input:
+            mirror_copy(mirror_relpath or name),
         output:
             target,
         log:

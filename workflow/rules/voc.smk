@@ -15,6 +15,8 @@ include: "voc_common.smk"
 
 
 rule voc_download:
+    input:
+        mirror_copy(VOC["download"]["mirror_relpath"]),
     output:
         f"{VOC_DOWNLOAD_DIR}/{Path(VOC['download']['url']).name}",
     log:
