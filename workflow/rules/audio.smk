@@ -132,6 +132,8 @@ rule audio_clips:
         layout=AUDIO_LAYOUT,
         root=lambda wildcards, input: audio_root_of(input[0]),
         missing=AUDIO["missing_files"],
+        # a listed clip deleted or restored changes the clip list, not the metadata
+        dropped=lambda wildcards: _audio_listing(audio_root())[1],
         selection=AUDIO["selection"],
     script:
         "../scripts/audio_clips.py"

@@ -48,8 +48,9 @@ def audio_root():
 
 @functools.cache
 def _audio_listing(root):
-    """The listed clips, those dropped as missing, the selected clips and their tags, and
-    the shards {k: [(id, path), ...]} of the selected clips."""
+    """``(listed, dropped, shards)``: the clips the metadata lists (a table), the listed
+    paths missing on disk (missing_files: drop) and the shards {k: [(id, path), ...]} of
+    the clips the paper's selection keeps."""
     dropped = []
     if AUDIO["source"] == "synthetic":
         s = AUDIO["synthetic"]
