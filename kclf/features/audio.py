@@ -137,7 +137,10 @@ def load_audio(path, sample_rate=22050, max_seconds=None):
     """
     import librosa
 
-    frames = wav_frames(path)
+    try:
+        frames = wav_frames(path)
+    except OSError:  # absent or unreadable: the decoder below says so, naming the path
+        frames = None
     if frames is not None and frames[1] < frames[0]:
         raise BadAudioError(
             path, f"truncated: the header declares {frames[0]} frames, the file holds {frames[1]}"
