@@ -100,7 +100,10 @@ def test_batched_cg_solves_each_column():
     K = M @ M.T
     lams = np.array([0.1, 1.0, 10.0])
     B = rng.normal(size=(30, 3))
-    X, _ = batched_cg(lambda V, cols: K @ V + lams[cols] * V, B, np.zeros_like(B), 1e-12, 500)
+    X, _, converged = batched_cg(
+        lambda V, cols: K @ V + lams[cols] * V, B, np.zeros_like(B), 1e-12, 500
+    )
+    assert converged.all()
     for t in range(3):
         np.testing.assert_allclose(
             X[:, t], np.linalg.solve(K + lams[t] * np.eye(30), B[:, t]), rtol=1e-8, atol=1e-10
