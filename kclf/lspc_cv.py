@@ -292,7 +292,9 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
                 self.alpha_[:, tasks, :] = solve_normal(H, h[:, cols], lam).reshape(
                     -1, tasks.size, 2
                 )
-        self.X_fit_ = X
+        # a copy: the caller may change X after fit (a precomputed Gram matrix is only
+        # kept for its shape)
+        self.X_fit_ = X if self.kernel == "precomputed" else X.copy()
         return self
 
     def predict_proba(self, X):
