@@ -204,9 +204,7 @@ def irls(
                 s = S[:, cols]
                 return la[cols] * Vc + s * (K @ (s * Vc))
 
-            U[:, cg], _, ok = batched_cg(
-                matvec, rhs[:, cg], U[:, cg], ctol[a[cg]], cg_max_iter
-            )
+            U[:, cg], _, ok = batched_cg(matvec, rhs[:, cg], U[:, cg], ctol[a[cg]], cg_max_iter)
             direct[a[cg[~ok]]] = True
         d = np.flatnonzero(direct[a])
         if d.size:
