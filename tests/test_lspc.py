@@ -309,11 +309,12 @@ def test_ties_go_to_the_smoother_model():
     lambda, whatever the grid order."""
     X, y = blobs(n=80, seed=2, d=2)
     X[y == 1] += 6.0  # separable: zero CV error for most settings
-    sigmas, lams = [2.0, 0.5, 1.0], [1.0, 1e-3, 1e-2]
+    sigmas, lams = [0.5, 2.0, 1.0], [1e-3, 1.0, 1e-2]  # the smoothest is not first
     cv = LSPCCV(sigmas, lams, cv=2, random_state=0).fit(X, y)
     res = cv.cv_results_
     tie = res["mean_test_score"] == res["mean_test_score"].min()
     assert len(set(res["sigma"][tie])) > 1 and len(set(res["lam"][tie])) > 1
+    assert tie[0]  # the grid's first setting ties: the old rule chose it
     assert (cv.sigma_, cv.lam_) == max(zip(res["sigma"][tie], res["lam"][tie]))
     assert (cv.sigma_, cv.lam_) == (2.0, 1.0)
     # multi-task: the same rule per task

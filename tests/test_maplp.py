@@ -233,8 +233,8 @@ def test_constant_inputs_give_the_class_frequencies(bias, kernel):
         Xt = np.array([[3.0, 3.0], [3.5, 2.0]])
         if kernel == "precomputed":
             X, Xt = rbf_kernel(X, X, 1.0), rbf_kernel(Xt, X, 1.0)
-        m = MAPLP(sigma=None if kernel == "precomputed" else 1.0, kernel=kernel, bias=bias)
-        m.fit(X, y)
+        kw = {"bias": True} if bias else {}
+        m = MAPLP(sigma=None if kernel == "precomputed" else 1.0, kernel=kernel, **kw).fit(X, y)
         np.testing.assert_allclose(m.predict_proba(Xt), [freq, freq], rtol=1e-15)
         assert list(m.predict(Xt)) == [0, 0]  # the majority, or the first of a tie
         np.testing.assert_allclose(m.surrogate(Xt[:1]), [freq], rtol=1e-15)
