@@ -321,8 +321,11 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
         counts = np.zeros_like(scores)
         for si, (_, K) in enumerate(grams(self.kernel, X, sigmas) if n_tasks else ()):
             # the identity below needs K^T K = V diag(s^2) V^T: an eigendecomposition for a
-            # symmetric K (indefinite too), a singular value decomposition otherwise
-            symmetric = np.allclose(K, K.T, rtol=0.0, atol=1e-13 * np.abs(K).max())
+            # symmetric K (indefinite too), a singular value decomposition otherwise (only
+            # a precomputed or callable kernel can be non-symmetric)
+            symmetric = self.kernel in ("rbf", "linear") or np.allclose(
+                K, K.T, rtol=0.0, atol=1e-13 * np.abs(K).max()
+            )
             for tr, va in folds:
                 m = tr.size
                 Ktr = K[np.ix_(tr, tr)]
