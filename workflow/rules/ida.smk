@@ -48,7 +48,7 @@ rule ida_fit:
     benchmark:
         "results/benchmarks/ida_fit/{dataset}_{method}.tsv"
     wildcard_constraints:
-        method="maplp|svm|klr|lspc_new|lspc",
+        method="maplp_bias|maplp|svm|klr|lspc_new|lspc",
     conda:
         "../../envs/core.yaml"
     threads: 1
