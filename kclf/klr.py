@@ -316,8 +316,10 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
     fit_intercept : bool, default=True
         Augment the inputs by a constant 1 (footnote 3): ``K + 1``, penalised intercept.
     solver : {"auto", "cg", "direct"}, default="auto"
-        Linear solver of each IRLS step: conjugate gradients (the paper's), a direct
-        LAPACK solve, or ``"auto"`` (direct below 128 training samples).
+        Linear solver of each IRLS step: conjugate gradients (the paper's; a problem
+        whose CG cannot reach ``cg_tol`` within its iteration cap, as at very small
+        ``lam``, continues with the direct solve), a direct LAPACK solve, or ``"auto"``
+        (direct below 128 training samples).  See :func:`irls`.
     random_state : int or None, default=None
         Seed of the Nystroem landmark sample.
 
