@@ -117,9 +117,7 @@ def _search(method, sigmas, grids, n_folds, random_state):
     folds = StratifiedKFold(n_folds, shuffle=True, random_state=random_state)
     if method in ("maplp", "maplp_bias"):
         return GridSearchCV(
-            MAPLP(
-                solver_options=grids.get("maplp_solver_options"), bias=method == "maplp_bias"
-            ),
+            MAPLP(solver_options=grids.get("maplp_solver_options"), bias=method == "maplp_bias"),
             {"sigma": list(sigmas)},
             cv=folds,
             refit=False,
