@@ -61,5 +61,11 @@ def ida_sources(wildcards):
 
 
 # the grid each method's CV searches (kclf.experiments.ida._search)
-IDA_GRID = {"maplp": "maplp_solver_options", "svm": "svm_C", "klr": "lams", "lspc_new": "lams"}
-IDA_GRID["lspc"] = "lams"
+IDA_GRID = {
+    "maplp": "maplp_solver_options",
+    "maplp_bias": "maplp_solver_options",
+    "svm": "svm_C",
+    "klr": "lams",
+    "lspc_new": "lams",
+    "lspc": "lams",
+}
