@@ -29,6 +29,7 @@ report: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check kclf tests benchmarks workflow/scripts
+	$(BIN)/snakefmt --check Snakefile workflow/rules
 	$(BIN)/snakemake --lint
 
 clean-results:

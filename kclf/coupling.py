@@ -201,6 +201,9 @@ class PairwiseCoupling(ClassifierMixin, BaseEstimator):
         Training rows of each pair.
     n_train_ : int
         Number of training samples.
+    converged_ : bool
+        Whether every pair's fit converged (its ``converged_``; an estimator without
+        that attribute counts as converged).
 
     References
     ----------
@@ -252,6 +255,7 @@ class PairwiseCoupling(ClassifierMixin, BaseEstimator):
             est = clone(self.estimator).fit(Xp, (yi[idx] == i).astype(int))
             self.estimators_.append(est)
             self.pair_index_.append(idx)
+        self.converged_ = all(bool(getattr(e, "converged_", True)) for e in self.estimators_)
         return self
 
     def pairwise_proba(self, X):

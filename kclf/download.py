@@ -28,11 +28,12 @@ import os
 import re
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pooch
+
+from .records import atomic_write, default_file_mode
 
 __all__ = [
     "ChecksumError",
@@ -122,16 +123,7 @@ def _from_mirror(mirror_file, target, sha256):
             raise ChecksumError(f"mirror file {mirror_file}", sha256, actual)
     else:
         _report_unverified(mirror_file, f"mirror file {mirror_file}")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        shutil.copyfile(mirror_file, tmp)
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic_write(target, lambda tmp: shutil.copyfile(mirror_file, tmp))
     logger.info("copied %s from mirror %s", target, mirror_file)
 
 
@@ -256,6 +248,7 @@ def fetch(
         raise DownloadError(f"cannot download {url}: {_reason(exc)}{note}") from None
     except Exception as exc:  # requests' connection, timeout and HTTP errors
         raise DownloadError(f"cannot download {url}: {_reason(exc)}{note}") from None
+    os.chmod(path, default_file_mode())  # pooch's temporary download is 0600
     if expected is None:
         _report_unverified(path, url)
     return Path(path) if processor is None else processor(str(path), "download", None)

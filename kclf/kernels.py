@@ -22,14 +22,28 @@ KERNELS = ("rbf", "linear", "precomputed")
 
 
 def squared_distances(X, Y=None):
-    """Squared Euclidean distances ``||x_i - y_j||^2``, clipped at 0 against round-off."""
+    """Squared Euclidean distances ``||x_i - y_j||^2``, clipped at 0 against round-off.
+
+    The expansion ``||x||^2 + ||y||^2 - 2 x.y`` (one matrix product) loses about
+    ``eps (||x||^2 + ||y||^2)`` to cancellation, all of the distance when the data sit far
+    from the origin (an offset of 1e8 leaves none of it).  Both sets are therefore first
+    translated by the coordinate-wise median ``c`` of ``Y`` (of ``X`` when ``Y`` is None),
+    which leaves every distance unchanged: the error becomes
+    ``eps (||x - c||^2 + ||y - c||^2)``, independent of where the data sit.  (The median,
+    not the mean: one far outlier does not move it, and on data exactly representable
+    after the shift it translates exactly, so a shifted set gives the same bits.)
+    """
     X = np.asarray(X, dtype=float)
-    Y = X if Y is None else np.asarray(Y, dtype=float)
+    same = Y is None or Y is X
+    Y = X if same else np.asarray(Y, dtype=float)
+    c = np.median(Y, axis=0) if Y.shape[0] else np.zeros(Y.shape[1])
+    X = X - c
+    Y = X if same else Y - c
     xx = np.einsum("ij,ij->i", X, X)
-    yy = xx if Y is X else np.einsum("ij,ij->i", Y, Y)
+    yy = xx if same else np.einsum("ij,ij->i", Y, Y)
     D = xx[:, None] + yy[None, :] - 2.0 * (X @ Y.T)
     np.maximum(D, 0.0, out=D)
-    if Y is X:
+    if same:
         np.fill_diagonal(D, 0.0)
     return D
 

@@ -21,12 +21,14 @@ With the linear kernel and ``fit_intercept=False`` this is exactly scikit-learn'
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 import scipy.linalg
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.kernel_approximation import Nystroem
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -71,7 +73,8 @@ def batched_cg(matvec, B, X0, tol, max_iter):
     products of all columns still running are formed together, so a shared matrix is
     applied as one matrix-matrix product.  A column stops when
     ``||b_t - A_t x_t|| <= tol_t ||b_t||`` (``tol`` a scalar or one per column).
-    Returns ``(X, n_iterations)``.
+    Returns ``(X, n_iterations, converged)``, ``converged`` a boolean per column (False
+    where ``max_iter`` was reached first).
     """
     X = np.array(X0, dtype=float, copy=True)
     all_cols = np.arange(B.shape[1])
@@ -94,7 +97,7 @@ def batched_cg(matvec, B, X0, tol, max_iter):
         rr[a] = rr_new
         active[a] = rr_new > thresh[a]
         it += 1
-    return X, it
+    return X, it, ~active
 
 
 def _direct_solve(K, S, rhs, lam):
@@ -139,8 +142,14 @@ def irls(
     (``solver="cg"``; a step that fails to raise ``Phi`` is recomputed with a 1000 times
     smaller CG tolerance, down to 1e-14), or by a dense LAPACK solve (``"direct"``;
     ``"auto"`` picks it for n < 128, where it is exact and cheaper than CG's Python
-    loop).  A step that lowers ``Phi`` is halved (at most 30 times).  A column stops when
-    the relative change of ``Phi`` is at most ``tol``.
+    loop).  CG needs about ``sqrt(kappa)`` iterations, ``kappa`` up to
+    ``1 + ||K|| / (4 lam)``: at small ``lam`` (e.g. 1e-7 at n = 300, ``kappa ~ 1e7``) it
+    cannot reach ``cg_tol`` within ``cg_max_iter``, and an inexact step stalls IRLS far
+    from the optimum.  A column whose CG stops at the cap is therefore solved by the
+    direct solver, for that step and every later one.  (Jacobi preconditioning was
+    measured to double CG's iterations here: the spread comes from ``K``'s spectrum,
+    not from the diagonal.)  A step that lowers ``Phi`` is halved (at most 30 times).
+    A column stops when the relative change of ``Phi`` is at most ``tol``.
 
     Parameters
     ----------
@@ -167,9 +176,10 @@ def irls(
     cg_max_iter = max(2 * n, 100) if cg_max_iter is None else cg_max_iter
     A = np.zeros((n, T)) if A0 is None else np.array(A0, dtype=float, copy=True)
     F = K @ A
-    V = np.zeros((n, T))
     obj = penalised_loglik(F, A, Y, lam)
     ctol = np.full(T, float(cg_tol))
+    # columns solved by the direct solver (all of them, or those whose CG hit the cap)
+    direct = np.full(T, solver != "cg")
     n_iter = np.zeros(T, dtype=int)
     converged = np.zeros(T, dtype=bool)
     active = np.ones(T, dtype=bool)
@@ -181,21 +191,27 @@ def irls(
         Pa = expit(Fa)
         Wa = Pa * (1.0 - Pa)
         S = np.sqrt(Wa)
-        Bm = Wa * Fa + (Ya - Pa)
-        rhs = S * (K @ Bm)
-        if solver == "cg":
+        A_old, F_old, obj_old = A[:, a], F[:, a], obj[a]
+        # the step D = alpha_new - alpha solves (lam I + W K) D = G, G = y - pi - lam alpha
+        # (the gradient of Phi is K G): D = (G - S u) / lam with (lam I + S K S) u = S K G
+        G = Ya - Pa - la * A_old
+        rhs = S * (K @ G)
+        U = np.zeros_like(rhs)
+        cg = np.flatnonzero(~direct[a])
+        if cg.size:
 
-            def matvec(Vc, cols, S=S, la=la):
+            def matvec(Vc, cols, S=S[:, cg], la=la[cg]):
                 s = S[:, cols]
                 return la[cols] * Vc + s * (K @ (s * Vc))
 
-            Va, _ = batched_cg(matvec, rhs, V[:, a], ctol[a], cg_max_iter)
-        else:
-            Va = _direct_solve(K, S, rhs, la)
-        A_new = (Bm - S * Va) / la
+            U[:, cg], _, ok = batched_cg(matvec, rhs[:, cg], U[:, cg], ctol[a[cg]], cg_max_iter)
+            direct[a[cg[~ok]]] = True
+        d = np.flatnonzero(direct[a])
+        if d.size:
+            U[:, d] = _direct_solve(K, S[:, d], rhs[:, d], la[d])
+        A_new = A_old + (G - S * U) / la
         F_new = K @ A_new
         obj_new = penalised_loglik(F_new, A_new, Ya, la)
-        A_old, F_old, obj_old = A[:, a], F[:, a], obj[a]
         bad = obj_new < obj_old - 1e-12 * np.abs(obj_old)
         for _ in range(30):
             if not bad.any():
@@ -208,13 +224,12 @@ def irls(
         keep = ~bad
         A[:, a[keep]] = A_new[:, keep]
         F[:, a[keep]] = F_new[:, keep]
-        V[:, a] = Va
         n_iter[a] += 1
         change = np.abs(obj_new - obj_old) / np.maximum(np.abs(obj_new), 1e-300)
         converged[a] = keep & (change <= tol)
         obj[a[keep]] = obj_new[keep]
         # an inexact CG step that cannot be improved by halving: retry it more exactly
-        retry = bad & (ctol[a] > CG_TOL_FLOOR) if solver == "cg" else np.zeros_like(bad)
+        retry = bad & ~direct[a] & (ctol[a] > CG_TOL_FLOOR)
         ctol[a[retry]] = np.maximum(ctol[a[retry]] * 1e-3, CG_TOL_FLOOR)
         active[a[converged[a] | (bad & ~retry)]] = False
     return A, n_iter, converged
@@ -301,8 +316,10 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
     fit_intercept : bool, default=True
         Augment the inputs by a constant 1 (footnote 3): ``K + 1``, penalised intercept.
     solver : {"auto", "cg", "direct"}, default="auto"
-        Linear solver of each IRLS step: conjugate gradients (the paper's), a direct
-        LAPACK solve, or ``"auto"`` (direct below 128 training samples).
+        Linear solver of each IRLS step: conjugate gradients (the paper's; a problem
+        whose CG cannot reach ``cg_tol`` within its iteration cap, as at very small
+        ``lam``, continues with the direct solve), a direct LAPACK solve, or ``"auto"``
+        (direct below 128 training samples).  See :func:`irls`.
     random_state : int or None, default=None
         Seed of the Nystroem landmark sample.
 
@@ -320,8 +337,16 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         ``sum(alpha)`` (the weight of the constant feature), 0 without intercept.
     n_iter_ : ndarray
         IRLS steps per binary problem.
+    converged_ : bool
+        Whether IRLS reached ``tol`` for every binary problem (every pair in pairwise
+        mode); a fit that did not warns with ``sklearn.exceptions.ConvergenceWarning``.
     coupling_ : PairwiseCoupling
         The fitted pairwise classifiers (``"pairwise"`` with more than two classes).
+    nystroem_offset_ : ndarray of shape (n_features,) or None
+        Nystroem mode: the training inputs' coordinate-wise median, subtracted before the
+        feature map of the (translation-invariant) Gaussian kernel; None for other kernels.
+    X_fit_ : ndarray
+        A copy of the training inputs (the kernel centres).
 
     References
     ----------
@@ -403,6 +428,8 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         )
 
     def _features(self, X):
+        if self.nystroem_offset_ is not None:
+            X = X - self.nystroem_offset_
         Phi = self.nystroem_.transform(X)
         if self.fit_intercept:
             Phi = np.hstack([Phi, np.ones((Phi.shape[0], 1))])
@@ -411,7 +438,15 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit by IRLS (Eq. 9); multi-class by pairwise coupling or one-vs-rest."""
         self._check_params()
-        for name in ("coupling_", "nystroem_", "coef_", "dual_coef_", "intercept_", "X_fit_"):
+        for name in (
+            "coupling_",
+            "nystroem_",
+            "nystroem_offset_",
+            "coef_",
+            "dual_coef_",
+            "intercept_",
+            "X_fit_",
+        ):
             self.__dict__.pop(name, None)
         X, y = validate_data(self, X, y, dtype=np.float64)
         if self.kernel == "precomputed":
@@ -433,11 +468,16 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
             base.update(sigma=self.sigma_, multi_class="ovr")
             self.coupling_ = PairwiseCoupling(KernelLogisticRegression(**base)).fit(X, y)
             self.n_iter_ = np.concatenate([e.n_iter_ for e in self.coupling_.estimators_])
+            self.converged_ = self.coupling_.converged_  # each pair warned for itself
             return self
         Y = (yi == 1)[:, None].astype(float) if c == 2 else np.eye(c)[yi]
         lam = float(self.lam)
         if self.n_components is not None:
-            self.nystroem_ = self._nystroem(X.shape[0]).fit(X)
+            # scikit-learn's Gaussian kernel expands ||x||^2 + ||y||^2 - 2 x.y, which loses
+            # all precision on uncentred inputs; the kernel is translation invariant
+            self.nystroem_offset_ = np.median(X, axis=0) if self.kernel == "rbf" else None
+            self.nystroem_ = self._nystroem(X.shape[0])
+            self.nystroem_.fit(X if self.nystroem_offset_ is None else X - self.nystroem_offset_)
             coef, self.n_iter_, conv = irls_primal(
                 self._features(X), Y, lam, self.tol, self.max_iter
             )
@@ -451,8 +491,18 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
             )
             self.dual_coef_ = A[:, 0] if c == 2 else A
             self.intercept_ = self.dual_coef_.sum(axis=0) * float(self.fit_intercept)
-            self.X_fit_ = X
+            # a copy: the caller's array may change after fit (a precomputed Gram matrix
+            # is only kept for its shape)
+            self.X_fit_ = X if self.kernel == "precomputed" else X.copy()
         self.converged_ = bool(np.all(conv))
+        if not self.converged_:
+            warnings.warn(
+                f"KernelLogisticRegression: IRLS did not reach tol={self.tol} within "
+                f"max_iter={self.max_iter} steps for {int(np.sum(~conv))} of {conv.size} "
+                f"binary problem(s) (lam={self.lam}); increase max_iter or lam",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
         return self
 
     def _check_X(self, X):

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .coupling import couple
 from .kernels import check_precomputed, gram
 from .klr import MULTI_CLASS, SOLVERS, KernelLogisticRegression, check_positive, irls
-from .lspc_cv import best_index, cv_folds, score_proba, search_grids
+from .lspc_cv import best_index, constant_tasks, cv_splits, score_proba, search_grids
 
 DEFAULT_LAMS = np.logspace(-3, 1, 9)
 
@@ -31,7 +34,16 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
     product.  Each setting is fitted to the same tolerance as a separate
     :class:`KernelLogisticRegression` would be, so the choice equals the naive loop's up
     to that tolerance.  In pairwise mode every pair's sub-kernel is a block of the fold's
-    kernel, and its lambda path is solved in one call.
+    kernel, and its lambda path is solved in one call.  If some of these fits do not
+    reach ``tol`` within ``max_iter`` IRLS steps, ``fit`` warns once with their number
+    (``ConvergenceWarning``), as the final fit does for itself.
+
+    Ties of the mean CV score (within round-off) go to the smoother model: the largest
+    sigma, then the largest lambda (:func:`kclf.lspc_cv.best_index`).
+
+    A task of a 2-D ``Y`` with one class only is not searched: it predicts that class with
+    probability 1 (and ``fit`` warns, naming it); its ``sigma_``, ``lam_`` and
+    ``best_score_`` are NaN and its entry of ``estimators_`` is None.
 
     Parameters
     ----------
@@ -40,9 +52,11 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
         distance (the same default as ``LSPCCV``).  Ignored for non-rbf kernels.
     lams : array-like or None
         Candidate lambdas (Eq. 9); ``None``: nine values log-spaced in [1e-3, 10].
-    cv : int, default=2
-        Number of folds (shuffled, stratified for one task when possible; the same folds
-        as ``LSPCCV`` for the same ``random_state``).
+    cv : int, splitter or iterable, default=2
+        An integer: the number of folds (shuffled, stratified for one task when possible;
+        the same folds as ``LSPCCV`` for the same ``random_state``).  Otherwise a
+        scikit-learn splitter or an iterable of ``(train, validation)`` index arrays
+        (:func:`kclf.lspc_cv.cv_splits`).
     scoring : {"error", "log_loss", "auc"}, default="error"
     multi_class : {"pairwise", "ovr"}, default="pairwise"
     random_state : int or None
@@ -59,8 +73,10 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
         (n_tasks, n_settings) in multi-task mode.
     best_estimator_ : KernelLogisticRegression
         Single-task mode only.
-    estimators_ : list of KernelLogisticRegression
-        Multi-task mode only, one per task.
+    estimators_ : list of KernelLogisticRegression or None
+        Multi-task mode only, one per task (None for a one-class task).
+    task_constant_ : ndarray of shape (n_tasks,)
+        Multi-task mode: the label of a one-class task, NaN for the others.
     n_tasks_ : int or None
     n_iter_ : ndarray
         IRLS steps of the final fit(s).
@@ -130,7 +146,10 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
         )
 
     def _irls(self, K, Y, lam):
-        return irls(K, Y, lam, self.tol, self.max_iter, self.cg_tol, self.solver)[0]
+        A, _, conv = irls(K, Y, lam, self.tol, self.max_iter, self.cg_tol, self.solver)
+        self._cv_fits += conv.size
+        self._cv_unconverged += int(np.sum(~conv))
+        return A
 
     def _binary_path(self, K, tr, va, Ytr, lams):
         """P(positive) on the validation fold, shape (n_lams, n_va, n_tasks)."""
@@ -180,8 +199,9 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
                 raise ValueError("a 2-D y must be a 0/1 matrix (n_samples, n_tasks)")
             self.n_tasks_ = Y.shape[1]
             self.classes_ = np.array([0, 1])
-            labels = Y.astype(int)
-            folds = cv_folds(Y, self.cv, self.random_state)
+            self.task_constant_, fit_tasks = constant_tasks(Y, "KernelLogisticRegressionCV")
+            labels = Y[:, fit_tasks].astype(int)
+            folds = cv_splits(self.cv, X, Y, self.random_state)
             c = 2
         else:
             if y.ndim == 2:
@@ -198,11 +218,12 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
             if self.scoring == "auc" and c != 2:
                 raise ValueError("scoring='auc' needs a binary y")
             labels = yi[:, None]
-            folds = cv_folds(y, self.cv, self.random_state)
+            folds = cv_splits(self.cv, X, y, self.random_state)
         n_tasks = labels.shape[1]
         scores = np.zeros((n_tasks, sigmas.size, lams.size))
         counts = np.zeros_like(scores)
-        for si, sigma in enumerate(sigmas):
+        self._cv_fits = self._cv_unconverged = 0
+        for si, sigma in enumerate(sigmas if n_tasks else ()):
             K = gram(self.kernel, X, None, None if np.isnan(sigma) else sigma)
             for tr, va in folds:
                 if c == 2:
@@ -220,41 +241,60 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
                         if not np.isnan(sc):
                             scores[t, si, li] += sc
                             counts[t, si, li] += 1
+        if self._cv_unconverged:
+            warnings.warn(
+                f"KernelLogisticRegressionCV: {self._cv_unconverged} of {self._cv_fits} IRLS "
+                f"fits of the search (settings x folds x problems) did not reach "
+                f"tol={self.tol} within max_iter={self.max_iter} steps",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        del self._cv_fits, self._cv_unconverged
         with np.errstate(invalid="ignore"):
             mean = np.where(counts > 0, scores / np.maximum(counts, 1), np.nan)
         mean = mean.reshape(n_tasks, -1)
         grid_s = np.repeat(sigmas, lams.size)
         grid_l = np.tile(lams, sigmas.size)
-        best = np.array([best_index(mean[t], self.scoring) for t in range(n_tasks)])
-        self.cv_results_ = {
-            "sigma": grid_s,
-            "lam": grid_l,
-            "mean_test_score": mean if multi else mean[0],
-        }
+        best = np.array(
+            [best_index(mean[t], self.scoring, grid_s, grid_l) for t in range(n_tasks)], dtype=int
+        )
         if not multi:
+            self.cv_results_ = {"sigma": grid_s, "lam": grid_l, "mean_test_score": mean[0]}
             self.sigma_ = None if np.isnan(grid_s[best[0]]) else float(grid_s[best[0]])
             self.lam_ = float(grid_l[best[0]])
             self.best_score_ = float(mean[0, best[0]])
             self.best_estimator_ = self._estimator(grid_s[best[0]], self.lam_).fit(X, y)
             self.n_iter_ = self.best_estimator_.n_iter_
             return self
-        self.sigma_ = grid_s[best]
-        self.lam_ = grid_l[best]
-        self.best_score_ = mean[np.arange(n_tasks), best]
-        self.estimators_ = [
-            self._estimator(self.sigma_[t], self.lam_[t]).fit(X, labels[:, t])
-            for t in range(n_tasks)
-        ]
-        self.n_iter_ = np.concatenate([e.n_iter_ for e in self.estimators_])
+        T = self.n_tasks_
+        full = np.full((T, grid_s.size), np.nan)
+        full[fit_tasks] = mean
+        self.cv_results_ = {"sigma": grid_s, "lam": grid_l, "mean_test_score": full}
+        self.sigma_ = np.full(T, np.nan)
+        self.lam_ = np.full(T, np.nan)
+        self.best_score_ = np.full(T, np.nan)
+        self.sigma_[fit_tasks] = grid_s[best]
+        self.lam_[fit_tasks] = grid_l[best]
+        self.best_score_[fit_tasks] = mean[np.arange(n_tasks), best]
+        self.estimators_ = [None] * T
+        for t in fit_tasks:
+            est = self._estimator(self.sigma_[t], self.lam_[t])
+            self.estimators_[t] = est.fit(X, np.asarray(y)[:, t].astype(int))
+        fitted = [e for e in self.estimators_ if e is not None]
+        self.n_iter_ = np.concatenate([e.n_iter_ for e in fitted]) if fitted else np.array([])
         return self
 
     def predict_proba(self, X):
         """Single task: (n, n_classes) posteriors in ``classes_`` order.  Multi-task:
-        (n, n_tasks) estimates of P(task positive | x)."""
+        (n, n_tasks) estimates of P(task positive | x) (a one-class task: its label)."""
         check_is_fitted(self)
         if self.n_tasks_ is None:
             return self.best_estimator_.predict_proba(X)
-        return np.column_stack([e.predict_proba(X)[:, 1] for e in self.estimators_])
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        out = np.empty((X.shape[0], self.n_tasks_))
+        for t, est in enumerate(self.estimators_):
+            out[:, t] = self.task_constant_[t] if est is None else est.predict_proba(X)[:, 1]
+        return out
 
     def decision_function(self, X):
         """Single task: as :meth:`KernelLogisticRegression.decision_function`; multi-task:
@@ -262,7 +302,16 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         if self.n_tasks_ is None:
             return self.best_estimator_.decision_function(X)
-        return np.column_stack([e.decision_function(X) for e in self.estimators_])
+        n = validate_data(self, X, dtype=np.float64, reset=False).shape[0]
+        # a one-class task: log-odds +-inf
+        return np.column_stack(
+            [
+                np.full(n, np.inf if self.task_constant_[t] else -np.inf)
+                if e is None
+                else e.decision_function(X)
+                for t, e in enumerate(self.estimators_)
+            ]
+        )
 
     def predict(self, X):
         """Single task: class labels; multi-task: (n, n_tasks) 0/1 decisions at p > 1/2."""

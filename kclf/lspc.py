@@ -125,7 +125,7 @@ class LSPC(ClassifierMixin, BaseEstimator):
     sigma_ : float or None
         The kernel width used (None for non-rbf kernels).
     X_fit_ : ndarray
-        Training inputs (the kernel centres).
+        A copy of the training inputs (the kernel centres).
 
     References
     ----------
@@ -194,7 +194,9 @@ class LSPC(ClassifierMixin, BaseEstimator):
                 H = Kc.T @ Kc / n
                 H[np.diag_indices_from(H)] += self.lam
                 self.alpha_[own, c] = scipy.linalg.solve(H, Kc[own].sum(axis=0) / n, assume_a="pos")
-        self.X_fit_ = X
+        # a copy: the caller may change X after fit (a precomputed Gram matrix is only
+        # kept for its shape)
+        self.X_fit_ = X if self.kernel == "precomputed" else X.copy()
         return self
 
     def _raw_outputs(self, X, rounded=True):

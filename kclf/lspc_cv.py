@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import warnings
+from numbers import Integral
+
 import numpy as np
 import scipy.linalg
 from scipy.stats import rankdata
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.model_selection import KFold, StratifiedKFold, check_cv
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
@@ -31,6 +34,10 @@ LOG_EPS = 1e-15
 # its tridiagonal reduction is memory-bound there, and between the search's matrix
 # products a multi-threaded eigh measured 2x slower (benchmarks/bench_lspc.py, 2 cores).
 SERIAL_EIGH_MAX = 1024
+# Mean CV scores closer than this (relative) are ties: far above the round-off of a mean
+# of fold scores (a few eps per fold), far below 1/n, the smallest real difference of two
+# error rates.
+TIE_RTOL = 1e-12
 
 
 def default_sigmas(X):
@@ -42,13 +49,14 @@ def search_grids(X, sigmas, lams, cv, kernel, scoring, check_lam_value, default_
     """Validated ``(sigmas, lams)`` of a CV search (shared by the LSPC and KLR searches).
 
     ``sigmas`` None gives :func:`default_sigmas`; non-RBF kernels have no width (one NaN).
-    ``check_lam_value(v, name)`` validates each lambda.
+    ``check_lam_value(v, name)`` validates each lambda.  An integer ``cv`` must be >= 2
+    (other ``cv`` values are checked by :func:`cv_splits`).
     """
     check_kernel_name(kernel)
     if scoring not in SCORINGS:
         raise ValueError(f"scoring must be one of {SCORINGS}, got {scoring!r}")
-    if isinstance(cv, bool) or not isinstance(cv, int | np.integer) or cv < 2:
-        raise ValueError(f"cv must be an integer >= 2, got {cv!r}")
+    if isinstance(cv, bool) or (isinstance(cv, Integral) and cv < 2):
+        raise ValueError(f"cv must be an integer >= 2, a splitter or an iterable, got {cv!r}")
     lams = default_lams if lams is None else np.atleast_1d(lams)
     lams = np.array([check_lam_value(v, "lams") for v in lams])
     if kernel != "rbf":
@@ -69,6 +77,53 @@ def cv_folds(y, cv, random_state):
         splitter = StratifiedKFold(cv, shuffle=True, random_state=random_state)
         return list(splitter.split(np.zeros(n), y))
     return list(KFold(cv, shuffle=True, random_state=random_state).split(np.zeros(n)))
+
+
+def cv_splits(cv, X, y, random_state):
+    """``[(train, validation), ...]`` index arrays for a CV search.
+
+    ``cv`` an integer: :func:`cv_folds` (seeded, shuffled; scikit-learn's own integer
+    default would not shuffle).  Otherwise anything :func:`sklearn.model_selection.check_cv`
+    accepts: a splitter (``split(X, y)`` is called) or an iterable of ``(train,
+    validation)`` index arrays.  Every fold must have non-empty training and validation
+    parts indexing the ``n`` samples.
+    """
+    n = X.shape[0]
+    if isinstance(cv, Integral) and not isinstance(cv, bool):
+        return cv_folds(y, int(cv), random_state)
+    splitter = check_cv(cv, y, classifier=True)
+    folds = []
+    for k, (tr, va) in enumerate(splitter.split(X, y)):
+        tr, va = np.asarray(tr), np.asarray(va)
+        for part, idx in (("training", tr), ("validation", va)):
+            if idx.dtype == bool:
+                raise ValueError(f"cv: fold {k} gives a boolean mask; give index arrays")
+            if idx.ndim != 1 or idx.size == 0 or not np.issubdtype(idx.dtype, np.integer):
+                raise ValueError(f"cv: fold {k} has an empty or non-integer {part} part")
+            if idx.min() < 0 or idx.max() >= n:
+                raise ValueError(f"cv: fold {k} indexes {part} samples outside 0..{n - 1}")
+        folds.append((tr, va))
+    if not folds:
+        raise ValueError("cv gave no folds")
+    return folds
+
+
+def constant_tasks(Y, name):
+    """``(constant, fit)``: per task of the 0/1 matrix ``Y`` the constant label of a task
+    with one class (NaN for the others), and the indices of the others.  Warns once,
+    naming the one-class tasks: they are not searched and predict their constant."""
+    lo, hi = Y.min(axis=0), Y.max(axis=0)
+    constant = np.where(lo == hi, lo, np.nan).astype(float)
+    one = np.flatnonzero(lo == hi)
+    if one.size:
+        which = ", ".join(f"task {t} (all {int(lo[t])})" for t in one)
+        warnings.warn(
+            f"{name}: {which} of y has only one class; not searched, predicts that "
+            "class with probability 1",
+            UserWarning,
+            stacklevel=3,
+        )
+    return constant, np.flatnonzero(lo != hi)
 
 
 def score_proba(P, yi, scoring):
@@ -110,11 +165,23 @@ def rank_auc(y, score):
     return float((ranks[pos].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
 
 
-def best_index(scores, scoring):
-    """First best setting (grid order: sigma-major, then lambda), NaNs ignored."""
+def best_index(scores, scoring, sigma, lam):
+    """Index of the best setting, NaN scores ignored; ties go to the smoother model.
+
+    ``sigma``, ``lam`` are the settings' widths (NaN for kernels without one) and
+    lambdas.  Scores within :data:`TIE_RTOL` (relative) of the best tie; among them the
+    largest ``sigma`` wins, then the largest ``lam`` -- the smoothest fit the data do not
+    argue against (the grid's first, i.e. least smooth, setting won before).
+    """
     s = np.asarray(scores, dtype=float)
-    s = np.where(np.isnan(s), np.inf if scoring != "auc" else -np.inf, s)
-    return int(np.argmax(s) if scoring == "auc" else np.argmin(s))
+    if scoring == "auc":
+        s = -s  # higher is better
+    s = np.where(np.isnan(s), np.inf, s)
+    best = s.min()
+    tie = s == best if not np.isfinite(best) else s <= best + TIE_RTOL * max(abs(best), 1.0)
+    cand = np.flatnonzero(tie)
+    sig = np.nan_to_num(np.asarray(sigma, dtype=float)[cand], nan=0.0)
+    return int(cand[np.lexsort((np.asarray(lam, dtype=float)[cand], sig))[-1]])
 
 
 class LSPCCV(ClassifierMixin, BaseEstimator):
@@ -124,15 +191,25 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
     (n_samples, n_tasks) selects and fits one binary LSPC per task (each with its own sigma
     and lambda); all tasks share X, the folds, and the kernel computations.
 
-    For every (sigma, fold) the training-fold Gram matrix ``K = V diag(s) V^T`` is
-    eigendecomposed once; then, for every lambda and every class indicator column ``y``
-    of every task at the same time,
+    For every (sigma, fold) the training-fold Gram matrix is decomposed once,
+    ``K = U diag(s) V^T`` (an eigendecomposition ``U = V`` when ``K`` is symmetric, its
+    eigenvalues ``s`` of either sign; a singular value decomposition otherwise); then, for
+    every lambda and every class indicator column ``y`` of every task at the same time,
 
-        alpha~ = (K^T K / m + lam I)^{-1} K^T y / m = V diag((s/m) / (s^2/m + lam)) V^T y,
+        alpha~ = (K^T K / m + lam I)^{-1} K^T y / m = V diag((s/m) / (s^2/m + lam)) U^T y,
 
-    which is exactly the solution of Eq. (3) of the LSPC-new paper on the fold, so the
-    search chooses what the naive loop over settings would.  The final fit per task uses a
-    Cholesky factorisation per distinct (sigma, lambda) chosen.
+    since ``K^T K = V diag(s^2) V^T`` and ``K^T = V diag(s) U^T``.  This is exactly the
+    solution of Eq. (3) of the LSPC-new paper on the fold for any kernel matrix (an
+    indefinite precomputed or callable one too), so the search scores what the naive
+    loop over settings would.  The final fit per task uses a Cholesky factorisation per
+    distinct (sigma, lambda) chosen.
+
+    Ties of the mean CV score (within round-off) go to the smoother model: the largest
+    sigma, then the largest lambda (:func:`best_index`).
+
+    A task of a 2-D ``Y`` with one class only is not searched: it predicts that class with
+    probability 1 (and ``fit`` warns, naming it); its ``sigma_``, ``lam_`` and
+    ``best_score_`` are NaN.
 
     Parameters
     ----------
@@ -141,8 +218,11 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
         pairwise distance (log-spaced).  Ignored for non-rbf kernels.
     lams : array-like or None
         Candidate lambdas; ``None``: nine values log-spaced in [1e-3, 10].
-    cv : int, default=2
-        Number of folds (shuffled; stratified for a single task when possible).
+    cv : int, splitter or iterable, default=2
+        An integer: the number of folds (shuffled by ``random_state``; stratified for a
+        single task when every class has that many samples).  Otherwise a scikit-learn
+        splitter (its ``split(X, y)`` is used) or an iterable of ``(train, validation)``
+        index arrays, as in scikit-learn's searches (:func:`cv_splits`).
     rounding : {"outputs", "parameters", "none"}, default="outputs"
         As in :class:`kclf.LSPC` (LSPC-new, LSPC, LSPC').
     scoring : {"error", "log_loss", "auc"}, default="error"
@@ -163,6 +243,8 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
         Single-task mode only.
     n_tasks_ : int or None
         None in single-task mode.
+    task_constant_ : ndarray of shape (n_tasks,)
+        Multi-task mode: the label of a one-class task, NaN for the others.
     """
 
     def __init__(
@@ -211,10 +293,12 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
                 raise ValueError("a 2-D y must be a 0/1 matrix (n_samples, n_tasks)")
             self.n_tasks_ = Y.shape[1]
             self.classes_ = np.array([0, 1])
-            # columns per task: [negative, positive]
-            ind = np.stack([1 - Y, Y], axis=2).reshape(Y.shape[0], -1).astype(float)
-            labels = Y.astype(int)
-            folds = cv_folds(Y, self.cv, self.random_state)
+            self.task_constant_, fit_tasks = constant_tasks(Y, "LSPCCV")
+            # columns per searched task: [negative, positive]
+            Ys = Y[:, fit_tasks]
+            ind = np.stack([1 - Ys, Ys], axis=2).reshape(Y.shape[0], -1).astype(float)
+            labels = Ys.astype(int)
+            folds = cv_splits(self.cv, X, Y, self.random_state)
         else:
             if y.ndim == 2:
                 y = y.ravel()
@@ -229,22 +313,34 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
                 raise ValueError("scoring='auc' needs a binary y")
             ind = np.eye(self.classes_.size)[yi]
             labels = yi[:, None]
-            folds = cv_folds(y, self.cv, self.random_state)
+            fit_tasks = np.array([0])
+            folds = cv_splits(self.cv, X, y, self.random_state)
         n_tasks = labels.shape[1]
-        n_cls = ind.shape[1] // n_tasks
+        n_cls = ind.shape[1] // max(n_tasks, 1)
         scores = np.zeros((n_tasks, sigmas.size, lams.size))
         counts = np.zeros_like(scores)
-        for si, (_, K) in enumerate(grams(self.kernel, X, sigmas)):
+        for si, (_, K) in enumerate(grams(self.kernel, X, sigmas) if n_tasks else ()):
+            # the identity below needs K^T K = V diag(s^2) V^T: an eigendecomposition for a
+            # symmetric K (indefinite too), a singular value decomposition otherwise (only
+            # a precomputed or callable kernel can be non-symmetric)
+            symmetric = self.kernel in ("rbf", "linear") or np.allclose(
+                K, K.T, rtol=0.0, atol=1e-13 * np.abs(K).max()
+            )
             for tr, va in folds:
                 m = tr.size
-                with threadpool_limits(1 if m <= SERIAL_EIGH_MAX else None, "blas"):
-                    s, V = scipy.linalg.eigh(
-                        K[np.ix_(tr, tr)], driver="evd", overwrite_a=True, check_finite=False
-                    )
-                s = np.maximum(s, 0.0)
-                B = V.T @ ind[tr]
+                Ktr = K[np.ix_(tr, tr)]
+                if symmetric:
+                    with threadpool_limits(1 if m <= SERIAL_EIGH_MAX else None, "blas"):
+                        s, V = scipy.linalg.eigh(
+                            Ktr, driver="evd", overwrite_a=True, check_finite=False
+                        )
+                    U = V
+                else:
+                    U, s, Vt = scipy.linalg.svd(Ktr, overwrite_a=True, check_finite=False)
+                    V = Vt.T
+                B = U.T @ ind[tr]
                 Kva = K[np.ix_(va, tr)]
-                # (H + lam I)^{-1} h = V G V^T Y_tr with G = (s/m) / (s^2/m + lam), all lams
+                # (H + lam I)^{-1} h = V G U^T Y_tr with G = (s/m) / (s^2/m + lam), all lams
                 G = (s / m) / (s * s / m + lams[:, None])
                 # columns (lam, task, class): every setting in one matrix product
                 GB = (G.T[:, :, None] * B[:, None, :]).reshape(m, -1)
@@ -263,41 +359,47 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
         mean = mean.reshape(n_tasks, -1)
         grid_s = np.repeat(sigmas, lams.size)
         grid_l = np.tile(lams, sigmas.size)
-        best = np.array([best_index(mean[t], self.scoring) for t in range(n_tasks)])
-        sig_t = grid_s[best]
-        lam_t = grid_l[best]
-        self.cv_results_ = {
-            "sigma": grid_s,
-            "lam": grid_l,
-            "mean_test_score": mean if multi else mean[0],
-        }
+        best = np.array(
+            [best_index(mean[t], self.scoring, grid_s, grid_l) for t in range(n_tasks)], dtype=int
+        )
         if not multi:
-            self.sigma_ = None if np.isnan(sig_t[0]) else float(sig_t[0])
-            self.lam_ = float(lam_t[0])
+            self.cv_results_ = {"sigma": grid_s, "lam": grid_l, "mean_test_score": mean[0]}
+            self.sigma_ = None if np.isnan(grid_s[best[0]]) else float(grid_s[best[0]])
+            self.lam_ = float(grid_l[best[0]])
             self.best_score_ = float(mean[0, best[0]])
             self.best_estimator_ = LSPC(
                 sigma=self.sigma_, lam=self.lam_, rounding=self.rounding, kernel=self.kernel
             ).fit(X, y)
             return self
-        self.sigma_ = sig_t
-        self.lam_ = lam_t
-        self.best_score_ = mean[np.arange(n_tasks), best]
-        self.alpha_ = np.zeros((X.shape[0], n_tasks, 2))
+        T = self.n_tasks_
+        full = np.full((T, grid_s.size), np.nan)
+        full[fit_tasks] = mean
+        self.cv_results_ = {"sigma": grid_s, "lam": grid_l, "mean_test_score": full}
+        self.sigma_ = np.full(T, np.nan)
+        self.lam_ = np.full(T, np.nan)
+        self.best_score_ = np.full(T, np.nan)
+        self.sigma_[fit_tasks] = grid_s[best]
+        self.lam_[fit_tasks] = grid_l[best]
+        self.best_score_[fit_tasks] = mean[np.arange(n_tasks), best]
+        self.alpha_ = np.zeros((X.shape[0], T, 2))
+        sig_t, lam_t = grid_s[best], grid_l[best]
         for sigma in np.unique(sig_t):
             same_s = np.isnan(sig_t) if np.isnan(sigma) else sig_t == sigma
             H, h = normal_equations(self._kernel(X, None, sigma), ind)
             for lam in np.unique(lam_t[same_s]):
                 tasks = np.flatnonzero(same_s & (lam_t == lam))
                 cols = (2 * tasks[:, None] + np.arange(2)).ravel()
-                self.alpha_[:, tasks, :] = solve_normal(H, h[:, cols], lam).reshape(
+                self.alpha_[:, fit_tasks[tasks], :] = solve_normal(H, h[:, cols], lam).reshape(
                     -1, tasks.size, 2
                 )
-        self.X_fit_ = X
+        # a copy: the caller may change X after fit (a precomputed Gram matrix is only
+        # kept for its shape)
+        self.X_fit_ = X if self.kernel == "precomputed" else X.copy()
         return self
 
     def predict_proba(self, X):
         """Single task: (n, n_classes) posteriors in ``classes_`` order.  Multi-task:
-        (n, n_tasks) estimates of P(task positive | x)."""
+        (n, n_tasks) estimates of P(task positive | x) (a one-class task: its label)."""
         check_is_fitted(self)
         if self.n_tasks_ is None:
             return self.best_estimator_.predict_proba(X)
@@ -305,10 +407,12 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
             check_precomputed(X, n_train=self.X_fit_.shape[0])
         X = validate_data(self, X, dtype=np.float64, reset=False)
         out = np.empty((X.shape[0], self.n_tasks_))
-        for sigma in np.unique(self.sigma_):
-            tasks = np.flatnonzero(
-                np.isnan(self.sigma_) if np.isnan(sigma) else self.sigma_ == sigma
-            )
+        const = ~np.isnan(self.task_constant_)
+        out[:, const] = self.task_constant_[const]
+        fitted = np.flatnonzero(~const)
+        sig = self.sigma_[fitted]
+        for sigma in np.unique(sig):
+            tasks = fitted[np.isnan(sig) if np.isnan(sigma) else sig == sigma]
             K = X if self.kernel == "precomputed" else self._kernel(X, self.X_fit_, sigma)
             for t in tasks:
                 F = K @ effective_alpha(self.alpha_[:, t, :], self.rounding)

@@ -26,7 +26,7 @@ _STATUS = {
 }
 
 
-def maplp_lp(K, y_index, n_classes):
+def maplp_lp(K, y_index, n_classes, bias=False):
     """The MAPLP linear programme in ``scipy.optimize.linprog`` form (a minimisation).
 
     Parameters
@@ -37,16 +37,22 @@ def maplp_lp(K, y_index, n_classes):
         Class index ``0 .. n_classes - 1`` of every sample.
     n_classes : int
         Number of classes ``C``.
+    bias : bool, default=False
+        Add the constant basis function ``1`` (one more column of ``K``, all ones) to every
+        class: ``w(x, y) = b_y + sum_j alpha_{y,j} k(x, x_j)`` -- not in the paper.
 
     Returns
     -------
     c, A_ub, b_ub, A_eq, b_eq : arrays
         Variables are ``z = [alpha_{0, .}, ..., alpha_{C-1, .}, xi]`` (``(C + 1) N``
-        entries, all ``>= 0``); ``A_ub`` and ``A_eq`` are sparse CSR arrays.  See
-        :class:`MAPLP` for the derivation.
+        entries, all ``>= 0``; with ``bias`` every ``alpha_{y, .}`` block ends with
+        ``b_y``); ``A_ub`` and ``A_eq`` are sparse CSR arrays.  See :class:`MAPLP` for the
+        derivation.
     """
     K = np.asarray(K, dtype=float)
     n = K.shape[0]
+    if bias:
+        K = np.hstack([K, np.ones((n, 1))])
     onehot = np.zeros((n_classes, n))
     onehot[y_index, np.arange(n)] = 1.0
     # objective: sum_i w(x_i, y_i) - sum_i xi_i; coefficient of alpha_{y,j} is
@@ -64,9 +70,12 @@ def maplp_lp(K, y_index, n_classes):
     return c, A_ub, b_ub, A_eq, b_eq
 
 
-def maplp_criterion(K, y_index, alpha):
-    """The empirical criterion ``(1/N) sum_i min(w(x_i, y_i), 1)`` for ``alpha`` of shape (C, N)."""
+def maplp_criterion(K, y_index, alpha, intercept=None):
+    """The empirical criterion ``(1/N) sum_i min(w(x_i, y_i), 1)`` for ``alpha`` of shape
+    (C, N) (and the constants ``b_y`` of ``MAPLP(bias=True)``, shape (C,))."""
     w = np.asarray(K, dtype=float) @ np.asarray(alpha, dtype=float).T  # (N, C)
+    if intercept is not None:
+        w = w + intercept
     return float(np.mean(np.minimum(w[np.arange(len(y_index)), y_index], 1.0)))
 
 
@@ -115,6 +124,33 @@ class MAPLP(ClassifierMixin, BaseEstimator):
     **Several classes.**  The same LP with one ``w(., y)`` per class ``y`` in
     ``classes_`` (``C`` blocks of ``alpha``); two classes give the paper's LP.
 
+    **A constant basis function (``bias=True``; not in the paper).**  ``w(x, y)`` of the
+    paper is a non-negative sum of Gaussian bumps centred at training points.  When one
+    class surrounds the other (Breiman's ringnorm: class +1 ~ N(0, 4 I) around class -1
+    ~ N(mu, I) in 20 dimensions) such a sum for the outer class is largest where its
+    bumps overlap most, at the centre, where the inner class lives: no ``alpha >= 0``
+    lets ``argmax_y w(x, y)`` follow the ring.  ``bias=True`` adds the constant ``1`` to
+    every class's basis,
+
+    .. math:: w(x, y) = b_y + \sum_j \alpha_{y,j} k(x, x_j), \qquad b_y \ge 0,
+
+    entering the LP like any other basis function (its column of ``K`` is all ones): the
+    objective gains ``n_y b_y``, the normalisation ``N b_y``, cap row ``i`` the term
+    ``b_{y_i}``.  A constant floor for the outer class and bumps for the inner one can
+    express a ring.  ``bias=False`` (the default) is the paper's LP as printed, with the
+    same solutions as before this option existed.
+
+    **All training inputs equal.**  When the Gram matrix is constant (every ``x_i`` the
+    same point ``x_0`` as far as the kernel can tell) the LP reads
+    ``max sum_y n_y a_y`` subject to ``sum_y a_y = 1``, ``a >= 0``, with
+    ``a_y = w(x_0, y)``: its optimum puts all mass on the majority class, and on an
+    arbitrary vertex of a whole segment of optima when the classes tie, so the
+    normalised surrogate would claim certainty ``[1, 0]`` whatever the class
+    proportions.  The data determine only ``P(y | x_0) = n_y / N``, and
+    ``w(x_0, y) = n_y / N`` keeps the surrogate's defining property
+    ``argmax_y w = argmax_y P(y | x)``; so no LP is solved and ``w(x, y) = (n_y / N)
+    k(x, x_0) / k(x_0, x_0)`` (the class frequencies at ``x_0``, ``n_iter_ = 0``).
+
     Parameters
     ----------
     sigma : float or None, default=None
@@ -133,6 +169,9 @@ class MAPLP(ClassifierMixin, BaseEstimator):
         n = 400) and ``"highs"`` for the other kernels (the interior point method was
         seen to stall on an indefinite linear kernel).  Every other key is passed as
         ``options`` (e.g. ``{"time_limit": 600}``).
+    bias : bool, default=False
+        Add a non-negative constant ``b_y`` to every class's surrogate (see above; not in
+        the paper, an ablation).
 
     Attributes
     ----------
@@ -146,6 +185,8 @@ class MAPLP(ClassifierMixin, BaseEstimator):
         The support samples (absent for ``kernel="precomputed"``).
     sigma_ : float or None
         Gaussian width used (``None`` for non-rbf kernels).
+    intercept_ : ndarray of shape (n_classes,)
+        The constants ``b_y`` (zero unless ``bias=True``).
     objective_ : float
         Criterion ``(1/N) sum_i min(w(x_i, y_i), 1)`` at the solution.
     n_iter_ : int
@@ -172,10 +213,11 @@ class MAPLP(ClassifierMixin, BaseEstimator):
     array([-1,  1])
     """
 
-    def __init__(self, sigma=None, kernel="rbf", solver_options=None):
+    def __init__(self, sigma=None, kernel="rbf", solver_options=None, bias=False):
         self.sigma = sigma
         self.kernel = kernel
         self.solver_options = solver_options
+        self.bias = bias
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -232,7 +274,19 @@ class MAPLP(ClassifierMixin, BaseEstimator):
                 f"(sigma={self.sigma_!r} is too small for these data), so w(x, y) would "
                 "vanish away from the training points; use a larger sigma"
             )
-        c, A_ub, b_ub, A_eq, b_eq = maplp_lp(K, y_index, len(self.classes_))
+        C = len(self.classes_)
+        if n > 1 and K[0, 0] > 0 and np.ptp(K) <= np.finfo(float).eps * K[0, 0]:
+            # all inputs equal in kernel space: w(x_0, y) = n_y / N (class docstring)
+            self.support_ = np.array([0])
+            freq = np.bincount(y_index, minlength=C) / n
+            self.alpha_ = (freq / K[0, 0])[:, None]
+            self.intercept_ = np.zeros(C)
+            if self.kernel != "precomputed":
+                self.support_vectors_ = X[self.support_].copy()
+            self.objective_ = maplp_criterion(K[:, self.support_], y_index, self.alpha_)
+            self.n_iter_ = 0
+            return self
+        c, A_ub, b_ub, A_eq, b_eq = maplp_lp(K, y_index, C, bias=bool(self.bias))
         res = linprog(
             c,
             A_ub=A_ub,
@@ -246,13 +300,17 @@ class MAPLP(ClassifierMixin, BaseEstimator):
         if res.status != 0:
             what = _STATUS.get(res.status, f"status {res.status}")
             raise ValueError(f"MAPLP linear programme not solved: {what}. HiGHS: {res.message}")
-        C = len(self.classes_)
-        alpha = np.maximum(res.x[: C * n].reshape(C, n), 0.0)
+        m = n + 1 if self.bias else n
+        coef = np.maximum(res.x[: C * m].reshape(C, m), 0.0)
+        alpha = coef[:, :n]
+        self.intercept_ = coef[:, n] if self.bias else np.zeros(C)
         self.support_ = np.flatnonzero(alpha.max(axis=0) > 0)
         self.alpha_ = alpha[:, self.support_]
         if self.kernel != "precomputed":
             self.support_vectors_ = X[self.support_]
-        self.objective_ = maplp_criterion(K[:, self.support_], y_index, self.alpha_)
+        self.objective_ = maplp_criterion(
+            K[:, self.support_], y_index, self.alpha_, self.intercept_ if self.bias else None
+        )
         self.n_iter_ = int(res.nit)
         return self
 
@@ -263,7 +321,10 @@ class MAPLP(ClassifierMixin, BaseEstimator):
             K = check_precomputed(X, n_train=self.n_features_in_)[:, self.support_]
         else:
             K = self._kernel(X, self.support_vectors_)
-        return K @ self.alpha_.T
+        w = K @ self.alpha_.T
+        if self.bias:
+            w += self.intercept_
+        return w
 
     def surrogate(self, X):
         """The surrogate ``w(x, y)`` for every class in ``classes_``, shape (n, C)."""

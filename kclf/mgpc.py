@@ -314,7 +314,10 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
     tol : float, default=1e-8
         Convergence tolerance (objective change for Newton, relative site change for EP).
     random_state : int, RandomState instance or None, default=None
-        Seeds k-means.
+        Seeds the k-means++ initialisation of the centres, the only random step.  ``None``
+        uses the fixed seed 0, so that fitting the same data twice gives the same model
+        (``KMeans(random_state=None)`` draws from NumPy's global generator: the centres,
+        hence the probabilities, changed from one fit of the same data to the next).
 
     Attributes
     ----------
@@ -461,7 +464,9 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
             km = KMeans(
                 n_clusters=self.n_centers,
                 n_init=4,
-                random_state=check_random_state(self.random_state),
+                random_state=check_random_state(
+                    0 if self.random_state is None else self.random_state
+                ),
             ).fit(X)
             self.centers_ = km.cluster_centers_
         n_ls = ls_fixed.size if ls_fixed is not None else factors.size
@@ -489,7 +494,7 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         self.log_marginal_likelihood_ = r["log_marginal_likelihood"]
         self.n_iter_ = r["n_iter"]
         self.hyperparameter_scores_ = scores
-        self.Z_train_ = Z
+        self.Z_train_ = Z.copy() if Z is X else Z  # not the caller's array (identity map)
         if not r["converged"]:
             import warnings
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import secrets
 from pathlib import Path
 
 import pandas as pd
@@ -30,14 +30,41 @@ def record(dataset, task, method, trial, metric, value, fit_seconds=float("nan")
     }
 
 
+def default_file_mode():
+    """Mode of a new regular file under the process's umask (0o644 under umask 022)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def _temp_beside(path):
+    """Create an empty, unique ``.<name>.<random>.tmp`` next to ``path``; return its path.
+
+    ``os.open(..., 0o666)`` lets the umask decide the mode, as for any new file (not the
+    0600 of :func:`tempfile.mkstemp`: results on a shared file system stay readable by
+    the group when the umask says so)."""
+    for _ in range(100):
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue
+        os.close(fd)
+        return tmp
+    raise FileExistsError(f"no free temporary name beside {path}")
+
+
 def atomic_write(path, write):
-    """Call ``write(tmp_path)`` then rename onto ``path``: a crash never leaves a half file."""
+    """Call ``write(tmp_path)`` then rename onto ``path``: a crash never leaves a half file.
+
+    The file gets the mode a plain ``open(path, "w")`` would give (``0o666`` less the
+    umask), whatever ``write`` does to the temporary file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
+    tmp = _temp_beside(path)
     try:
-        write(tmp)
+        write(str(tmp))
+        os.chmod(tmp, default_file_mode())
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -50,7 +50,12 @@ class WeightedRidgeLogistic(ClassifierMixin, BaseEstimator):
         the Lipschitz constant of the gradient (monotone ascent, linear convergence).
     fit_intercept : bool, default=True
         Add an unpenalised intercept (the paper's model has none; without it an
-        unbalanced task is biased towards 1/2).
+        unbalanced task is biased towards 1/2).  The features are then centred internally
+        (``x' beta + b = (x - mean)' beta + (b + mean' beta)``, the same model and the same
+        ``l^lam``, since the intercept is free): on uncentred features the intercept's
+        column is nearly parallel to the others and both solvers stalled (at an offset of
+        1e4 Newton stopped far below the optimum, and the gradient step ``1/Lip``,
+        ``Lip ~ ||X||^2``, left ``beta ~ 0``).
     max_iter : int or None, default=None
         Iteration cap; ``None`` is 100 for Newton and 20000 for gradient.
     tol : float, default=1e-8
@@ -116,7 +121,8 @@ class WeightedRidgeLogistic(ClassifierMixin, BaseEstimator):
         t = t.astype(float)
         lam = float(self.lam)
         n, p = X.shape
-        A = np.hstack([X, np.ones((n, 1))]) if self.fit_intercept else X
+        mean = X.mean(axis=0) if self.fit_intercept else np.zeros(p)
+        A = np.hstack([X - mean, np.ones((n, 1))]) if self.fit_intercept else X
         mask = np.ones(A.shape[1])
         if self.fit_intercept:
             mask[-1] = 0.0
@@ -156,7 +162,7 @@ class WeightedRidgeLogistic(ClassifierMixin, BaseEstimator):
                 stacklevel=2,
             )
         self.coef_ = beta[:p][None, :]
-        self.intercept_ = np.array([beta[p] if self.fit_intercept else 0.0])
+        self.intercept_ = np.array([beta[p] - mean @ beta[:p] if self.fit_intercept else 0.0])
         self.objective_ = float(obj)
         self.n_iter_ = it
         return self

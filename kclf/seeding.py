@@ -33,3 +33,16 @@ def rng_for(seed, *names):
 def seed_for(seed, *names):
     """A 31-bit integer seed (for ``random_state=`` arguments) for the named stream."""
     return int(seed_sequence(seed, *names).generate_state(1, dtype=np.uint32)[0] >> 1)
+
+
+def chunk_trials(label):
+    """Trial indices of a chunk label ``"first-last"`` (inclusive), e.g. ``"5-9"`` ->
+    ``range(5, 10)``.  The workflow runs trials in such chunks; every trial's random
+    draws come from streams named by the trial index, never by the chunk or the count."""
+    try:
+        first, last = (int(v) for v in str(label).split("-"))
+    except ValueError:
+        raise ValueError(f"trial chunk must look like '0-4', got {label!r}") from None
+    if not 0 <= first <= last:
+        raise ValueError(f"trial chunk {label!r}: need 0 <= first <= last")
+    return range(first, last + 1)

@@ -1,5 +1,6 @@
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,3 +24,57 @@ def shared_reference():
     if not ref.is_dir():
         pytest.skip(f"published-numbers folder {ref} not present")
     return ref
+
+
+def _direct_ece(confidence, hit, edges):
+    """sum_b n_b / n |mean hit - mean confidence| over bins (edges[b], edges[b + 1]] (the
+    first bin closed at its left edge, the last open at its right one: sklearn's
+    calibration_curve assignment), written out bin by bin."""
+    total, n, last = 0.0, len(confidence), len(edges) - 2
+    for b in range(last + 1):
+        inside = np.ones(n, dtype=bool)
+        if b > 0:
+            inside &= confidence > edges[b]
+        if b < last:
+            inside &= confidence <= edges[b + 1]
+        if inside.any():
+            total += inside.sum() / n * abs(hit[inside].mean() - confidence[inside].mean())
+    return total
+
+
+def _direct_metrics(y, proba, classes, n_bins, eps=1e-15):
+    """Log loss (probabilities clipped to eps), Brier score and the equal-width and
+    equal-mass ECEs of predictions ``proba`` (n, C) of labels ``y`` (columns in
+    ``classes`` order), computed from their definitions in the metrics module docstring:
+    the binary case on P(classes[1]), several classes on the top-label confidence."""
+    y = np.asarray(y)
+    proba = np.asarray(proba, dtype=float)
+    onehot = (y[:, None] == np.asarray(classes)[None, :]).astype(float)
+    if proba.shape[1] == 2:
+        p, t = proba[:, 1], onehot[:, 1]
+        q = np.minimum(np.maximum(p, eps), 1 - eps)
+        log_loss = -np.mean(t * np.log(q) + (1 - t) * np.log(1 - q))
+        brier = np.mean((p - t) ** 2)
+        confidence, hit = p, t
+    else:
+        q = np.where(proba < eps, eps, proba)
+        q = q / q.sum(axis=1, keepdims=True)
+        log_loss = -np.mean(np.log(np.sum(q * onehot, axis=1)))
+        brier = np.mean(np.sum((proba - onehot) ** 2, axis=1))
+        confidence = proba.max(axis=1)
+        hit = onehot[np.arange(len(y)), proba.argmax(axis=1)]
+    return {
+        "log_loss": log_loss,
+        "brier": brier,
+        "ece": _direct_ece(confidence, hit, np.linspace(0, 1, n_bins + 1)),
+        "ece_mass": _direct_ece(
+            confidence, hit, np.percentile(confidence, np.linspace(0, 100, n_bins + 1))
+        ),
+    }
+
+
+@pytest.fixture
+def direct_metrics():
+    """``f(y, proba, classes, n_bins) -> {log_loss, brier, ece, ece_mass}``, the
+    probability metrics computed directly from their definitions (not by kclf.metrics)."""
+    return _direct_metrics

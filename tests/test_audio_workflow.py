@@ -50,12 +50,16 @@ def collection(tmp_path):
     meta = make_synthetic_collection(root, 22, seed=5, duration_range=(3.0, 3.5))
     (root / "audio" / "broken.wav").write_bytes(b"RIFF\x00\x00\x00\x00WAVEjunk" + bytes(64))
     sf.write(root / "audio" / "quiet.wav", np.zeros(8000 * 4), 8000)
+    # a WAV cut in the middle: decoders return the first half without an error
+    sf.write(root / "audio" / "cut.wav", 0.3 * np.sin(np.arange(8000 * 4) / 5.0), 8000)
+    whole = (root / "audio" / "cut.wav").read_bytes()
+    (root / "audio" / "cut.wav").write_bytes(whole[: len(whole) // 2])
     extra = pd.DataFrame(
         {
-            "id": ["broken", "quiet"],
-            "file": ["audio/broken.wav", "audio/quiet.wav"],
-            "tags": ["tone", "noise"],
-            "duration": [4.0, 4.0],
+            "id": ["broken", "quiet", "cut"],
+            "file": ["audio/broken.wav", "audio/quiet.wav", "audio/cut.wav"],
+            "tags": ["tone", "noise", "tone"],
+            "duration": [4.0, 4.0, 4.0],
         }
     )
     pd.concat([meta[["id", "file", "tags", "duration"]], extra]).to_csv(
@@ -78,10 +82,14 @@ def test_skip_bad_lists_them_and_the_table_comes_out(tmp_path, collection):
     work = _workdir(tmp_path, collection, skip_bad=True)
     run(work, "results/tables/audio_auc.csv", timeout=600)
     bad = (work / "results/logs/bad_audio.txt").read_text().splitlines()
-    assert sorted(Path(line.split("\t")[0]).name for line in bad) == ["broken.wav", "quiet.wav"]
-    assert "silent" in "".join(bad)
+    names = sorted(Path(line.split("\t")[0]).name for line in bad)
+    assert names == ["broken.wav", "cut.wav", "quiet.wav"]
+    assert "silent" in "".join(bad) and "truncated" in "".join(bad)
     summary = json.loads((work / "results/data/freesound/kernel_summary.json").read_text())
-    assert summary["n_clips"] == 22 and summary["n_bad_clips"] == 2
+    assert summary["n_clips"] == 22 and summary["n_bad_clips"] == 3
+    caption = (work / "results/tables/audio_auc.md").read_text().split("\n\n")[0]
+    assert "Left out as undecodable or unusable" in caption
+    assert all(n in caption for n in names), caption
     assert 0 <= summary["clipped_mass"] < 0.5 and summary["max_asymmetry"] == 0.0
     table = pd.read_csv(work / "results/tables/audio_auc.csv")
     assert set(table["method"]) == {"LSPC-new", "KLR"}

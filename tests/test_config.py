@@ -51,6 +51,10 @@ def dry_run(tmp_path, changes):
         ({"sed": 3}, "(top level)", "sed"),
         ({"seed": "abc"}, "seed", "integer"),
         ({"lspc_toy.lams": [0.1, -1]}, "lspc_toy.lams.1", "minimum"),
+        # n_train >= the items: caught when the DAG is built, not by an empty table
+        ({"voc.experiment.n_train": 150}, "voc.experiment.n_train", "150 images"),
+        ({"audio.experiment.n_train": 60}, "audio.experiment.n_train", "60 clips"),
+        ({"ida.n_select": 4}, "ida.n_select", "3 realisations"),
     ],
 )
 def test_bad_config_stops_before_any_job_naming_the_key(tmp_path, changes, key, words):

@@ -20,7 +20,9 @@ def consistent_R(P):
 
 
 def random_R(rng, n, c):
-    R = np.empty((n, c, c))
+    # the diagonal is never read by couple(), but the score-equation test multiplies it by
+    # a zero weight: it must not be np.empty's garbage (NaN * 0 = NaN made that test flaky)
+    R = np.full((n, c, c), 0.5)
     iu = np.triu_indices(c, 1)
     r = rng.uniform(0.01, 0.99, size=(n, iu[0].size))
     R[:, iu[0], iu[1]] = r

@@ -231,6 +231,41 @@ def test_every_method_records_finite_probability_metrics(tiny_ida_records):
         assert (df["metric"] == "error").sum() == 2 and (df["metric"] == "seconds").sum() == 2
 
 
+def test_probability_records_equal_a_direct_computation(tiny_ida_records, direct_metrics):
+    """Refit every method with its recorded parameters on the tiny problem's realisations
+    and score its test probabilities from the metrics' definitions."""
+    import json
+
+    import pandas as pd
+
+    from kclf.seeding import seed_for
+
+    X, y = ida.generate("twonorm", 0, n_patterns=240)
+    train, test = ida.stratified_splits(y, "twonorm", 0, 60, 120, 2)
+    for method, rows in tiny_ida_records.items():
+        df = pd.DataFrame(rows)
+        for r in (0, 1):
+            got = df[df["trial"] == r].set_index("metric")["value"]
+            params = json.loads(df[df["trial"] == r]["params"].iloc[0])
+            est = protocol.make_estimator(method, params).fit(X[train[r]], y[train[r]])
+            proba = protocol.predicted_probabilities(
+                method,
+                est,
+                X[train[r]],
+                y[train[r]],
+                X[test[r]],
+                2,
+                seed_for(0, "ida", "twonorm", method, "platt", r),
+            )
+            want = direct_metrics(y[test[r]], np.clip(proba, 0, 1), est.classes_, 5)
+            for score in CALIBRATION_SCORES:
+                assert got[score] == pytest.approx(want[score], rel=1e-10, abs=1e-12), (
+                    method,
+                    r,
+                    score,
+                )
+
+
 def test_svm_probabilities_are_platt_scaled_and_seeded():
     X, y = ida.generate("twonorm", 1, n_patterns=200)
     train, test = ida.stratified_splits(y, "twonorm", 1, 80, 120, 1)
@@ -264,29 +299,34 @@ def _ida_report(tmp_path, rows, name):
     return folder
 
 
+def _synthetic_predictions():
+    """(dataset, method, trial, y, P(+1)) of two datasets x two methods, 3 trials."""
+    for ds in ("twonorm", "wdbc"):
+        for m, sharp in (("MAPLP", 3.0), ("SVM", 1.0)):
+            for t in range(3):
+                rng = np.random.default_rng([t, len(ds), int(sharp)])
+                y = rng.choice([-1, 1], 80)
+                yield ds, m, t, y, 1 / (1 + np.exp(-sharp * (y + rng.normal(0, 1.5, 80))))
+
+
 def _synthetic_calibrated_rows(seconds):
     """Error, timing and calibration records of two datasets x two methods, 3 trials."""
     from kclf.metrics import calibration_records
     from kclf.records import record
 
     rows = []
-    for ds in ("twonorm", "wdbc"):
-        for m, sharp in (("MAPLP", 3.0), ("SVM", 1.0)):
-            for t in range(3):
-                rng = np.random.default_rng([t, len(ds), int(sharp)])
-                y = rng.choice([-1, 1], 80)
-                p = 1 / (1 + np.exp(-sharp * (y + rng.normal(0, 1.5, 80))))
-                rows.append(record(ds, "binary", m, t, "error", 10.0 + t, seconds))
-                rows.append(record(ds, "binary", m, t, "seconds", seconds, seconds))
-                rows.append(record(ds, "binary", m, t, "seconds_with_cv", 2 * seconds, seconds))
-                rows += calibration_records(
-                    y, p, labels=[-1, 1], dataset=ds, task="binary", method=m, trial=t,
-                    n_bins=5, fit_seconds=seconds,
-                )  # fmt: skip
+    for ds, m, t, y, p in _synthetic_predictions():
+        rows.append(record(ds, "binary", m, t, "error", 10.0 + t, seconds))
+        rows.append(record(ds, "binary", m, t, "seconds", seconds, seconds))
+        rows.append(record(ds, "binary", m, t, "seconds_with_cv", 2 * seconds, seconds))
+        rows += calibration_records(
+            y, p, labels=[-1, 1], dataset=ds, task="binary", method=m, trial=t,
+            n_bins=5, fit_seconds=seconds,
+        )  # fmt: skip
     return rows
 
 
-def test_report_writes_calibration_table_and_reliability(tmp_path):
+def test_report_writes_calibration_table_and_reliability(tmp_path, direct_metrics):
     import pandas as pd
 
     folder = _ida_report(tmp_path, _synthetic_calibrated_rows(0.5), "a")
@@ -294,8 +334,17 @@ def test_report_writes_calibration_table_and_reliability(tmp_path):
     pairs = list(zip(table["dataset"], table["method"]))
     assert sorted(pairs) == [(d, m) for d in ("twonorm", "wdbc") for m in ("MAPLP", "SVM")]
     assert (table["n_trials"] == 3).all() and (table["n_scored"] == 240).all()
-    for score in CALIBRATION_SCORES:
-        assert np.isfinite(table[f"{score}_mean"]).all()
+    # the values: per (dataset, method) the mean over trials of the metrics computed from
+    # their definitions (the CSV holds 6 significant digits)
+    direct = {}
+    for ds, m, _, y, p in _synthetic_predictions():
+        got = direct_metrics(y, np.c_[1 - p, p], [-1, 1], 5)
+        for score in CALIBRATION_SCORES:
+            direct.setdefault((ds, m, score), []).append(got[score])
+    for row in table.itertuples(index=False):
+        for score in CALIBRATION_SCORES:
+            want = np.mean(direct[(row.dataset, row.method, score)])
+            assert getattr(row, f"{score}_mean") == pytest.approx(want, rel=5e-6), score
     md = (folder / "ida_calibration.md").read_text()
     assert md.startswith("IDA benchmarks: quality of the test-set probabilities")
     assert "surrogate" in md and md.count("| twonorm ") == 2

@@ -60,8 +60,9 @@ def test_tiny_ida_run_writes_tables_and_figure(tmp_path):
     ]
     assert "surrogate" in (work / "results/tables/ida_calibration.md").read_text()
     assert (work / "results/figures/ida_reliability.png").stat().st_size > 0
-    for rule in ("ida_fit/twonorm_maplp", "ida_fit/twonorm_svm"):
-        assert (work / f"results/benchmarks/{rule}.tsv").is_file()
+    for method in ("maplp", "svm"):  # the CV selection, then the fits of chunk 0-2
+        assert (work / f"results/benchmarks/ida_select/twonorm_{method}.tsv").is_file()
+        assert (work / f"results/benchmarks/ida_fit/twonorm_{method}_0-2.tsv").is_file()
 
 
 @pytest.mark.slow

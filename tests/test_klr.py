@@ -100,7 +100,10 @@ def test_batched_cg_solves_each_column():
     K = M @ M.T
     lams = np.array([0.1, 1.0, 10.0])
     B = rng.normal(size=(30, 3))
-    X, _ = batched_cg(lambda V, cols: K @ V + lams[cols] * V, B, np.zeros_like(B), 1e-12, 500)
+    X, _, converged = batched_cg(
+        lambda V, cols: K @ V + lams[cols] * V, B, np.zeros_like(B), 1e-12, 500
+    )
+    assert converged.all()
     for t in range(3):
         np.testing.assert_allclose(
             X[:, t], np.linalg.solve(K + lams[t] * np.eye(30), B[:, t]), rtol=1e-8, atol=1e-10
@@ -216,13 +219,22 @@ def test_bad_input_errors(binary):
         KernelLogisticRegressionCV(sigmas=[0.0]).fit(X, y)
 
 
-def naive_cv_scores(X, y, sigmas, lams, folds):
+def smoothest_best(means, sigmas, lams):
+    """(sigma, lambda) of the lowest mean score (sigma-major grid); among settings within
+    1e-12 of it, the largest sigma, then the largest lambda (the documented tie rule)."""
+    ties = [k for k, v in enumerate(means) if v <= min(means) + 1e-12]
+    return max((sigmas[k // len(lams)], lams[k % len(lams)]) for k in ties)
+
+
+def naive_cv_scores(X, y, sigmas, lams, folds, **kw):
+    """Mean validation error of one KernelLogisticRegression fit per (sigma, lambda, fold),
+    sigma-major: what the CV fast path must reproduce."""
     out = []
     for s in sigmas:
         for lam in lams:
             errs = []
             for tr, va in folds:
-                clf = KernelLogisticRegression(sigma=s, lam=lam, **TIGHT).fit(X[tr], y[tr])
+                clf = KernelLogisticRegression(sigma=s, lam=lam, **TIGHT, **kw).fit(X[tr], y[tr])
                 errs.append(np.mean(clf.predict(X[va]) != y[va]))
             out.append(np.mean(errs))
     return np.array(out)
@@ -236,18 +248,9 @@ def test_cv_chooses_what_the_naive_loop_chooses(multi_class):
     cv = KernelLogisticRegressionCV(
         sigmas, lams, cv=3, multi_class=multi_class, random_state=0, **TIGHT
     ).fit(X, y)
-    folds = cv_folds(y, 3, 0)
-    naive = []
-    for s in sigmas:
-        for lam in lams:
-            errs = []
-            for tr, va in folds:
-                clf = KernelLogisticRegression(sigma=s, lam=lam, multi_class=multi_class, **TIGHT)
-                errs.append(np.mean(clf.fit(X[tr], y[tr]).predict(X[va]) != y[va]))
-            naive.append(np.mean(errs))
+    naive = naive_cv_scores(X, y, sigmas, lams, cv_folds(y, 3, 0), multi_class=multi_class)
     np.testing.assert_allclose(cv.cv_results_["mean_test_score"], naive, atol=1e-12)
-    best = int(np.argmin(naive))
-    assert (cv.sigma_, cv.lam_) == (np.repeat(sigmas, 3)[best], np.tile(lams, 3)[best])
+    assert (cv.sigma_, cv.lam_) == smoothest_best(naive, sigmas, lams)
     P = cv.predict_proba(X)
     np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-8)
 
@@ -298,3 +301,109 @@ def expected_failures(estimator):
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_cg_at_tiny_lambda_converges_or_falls_back_to_direct():
+    """Issue 15, item 2: at n = 300, lam = 1e-7 CG cannot reach its tolerance within its
+    cap; the fit must still reach the optimum (stationarity y - pi = lam alpha, the zero of
+    the gradient K (y - pi - lam alpha) for a non-singular K) and agree with the direct
+    solver, without a warning."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y = make_classification(300, 5, n_informative=3, n_redundant=0, flip_y=0.05, random_state=0)
+    lam = 1e-7
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        cg = KernelLogisticRegression(lam=lam, solver="cg").fit(X, y)
+        direct = KernelLogisticRegression(lam=lam, solver="direct").fit(X, y)
+    for m in (cg, direct):
+        assert m.converged_
+        p = m.predict_proba(X)[:, 1]
+        # IRLS stops at a relative change of Phi <= 1e-6, near the optimum; the old CG path
+        # stopped with residuals of order 1
+        assert np.max(np.abs(y - p - lam * m.dual_coef_)) < 1e-5
+    np.testing.assert_allclose(cg.predict_proba(X), direct.predict_proba(X), atol=1e-5)
+
+
+@pytest.mark.parametrize("lam", [1e-4, 1e-3])
+def test_cg_steps_have_no_error_floor(lam):
+    """CG solves for the IRLS step, whose right-hand side vanishes at the optimum, so its
+    relative tolerance does not leave a floor (solving for alpha itself left the CG fit
+    0.02 away from the optimum at lam = 1e-4, reported as converged)."""
+    X, y = make_classification(400, 5, n_informative=3, n_redundant=0, flip_y=0.05, random_state=0)
+    cg = KernelLogisticRegression(lam=lam, solver="cg").fit(X, y)
+    ref = KernelLogisticRegression(lam=lam, solver="direct", **TIGHT).fit(X, y)
+    assert cg.converged_
+    np.testing.assert_allclose(cg.predict_proba(X), ref.predict_proba(X), atol=1e-4)
+
+
+def test_a_fit_that_does_not_converge_warns():
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y = load_iris(return_X_y=True)
+    for kw in ({}, {"multi_class": "ovr"}, {"n_components": 30, "random_state": 0}):
+        with pytest.warns(ConvergenceWarning, match="did not reach"):
+            m = KernelLogisticRegression(lam=1e-3, max_iter=1, **kw).fit(X, y)
+        assert m.converged_ is False
+    # pairwise mode and PairwiseCoupling report convergence too
+    m = KernelLogisticRegression(lam=0.1).fit(X, y)
+    assert m.converged_ is True and m.coupling_.converged_ is True
+    with pytest.warns(ConvergenceWarning):
+        m = KernelLogisticRegression(lam=1e-3, max_iter=1).fit(X, y)
+    assert m.converged_ is False and m.coupling_.converged_ is False
+    with pytest.warns(ConvergenceWarning, match="of the search"):
+        KernelLogisticRegressionCV([1.0], [1e-3], cv=2, max_iter=1, random_state=0).fit(X, y)
+
+
+def test_klr_cv_ties_go_to_the_smoother_model(binary):
+    X, y = binary
+    X = X.copy()
+    X[y == 1] += 8.0  # separable: zero CV error for most settings
+    sigmas, lams = [2.0, 8.0, 4.0], [1e-3, 1.0, 1e-2]  # the smoothest is not first
+    cv = KernelLogisticRegressionCV(sigmas, lams, cv=2, random_state=0).fit(X, y)
+    res = cv.cv_results_
+    tie = res["mean_test_score"] == res["mean_test_score"].min()
+    assert len(set(res["sigma"][tie])) > 1 and len(set(res["lam"][tie])) > 1
+    assert tie[0]  # the grid's first setting ties: the old rule chose it
+    assert (cv.sigma_, cv.lam_) == max(zip(res["sigma"][tie], res["lam"][tie])) == (8.0, 1.0)
+
+
+def test_klr_cv_accepts_a_splitter_and_an_iterable_of_folds(binary):
+    from sklearn.model_selection import StratifiedKFold
+
+    X, y = binary
+    sigmas, lams = [1.0, 3.0], [0.01, 1.0]
+    splitter = StratifiedKFold(3, shuffle=True, random_state=2)
+    folds = list(splitter.split(X, y))
+    a = KernelLogisticRegressionCV(sigmas, lams, cv=splitter, **TIGHT).fit(X, y)
+    b = KernelLogisticRegressionCV(sigmas, lams, cv=folds, **TIGHT).fit(X, y)
+    naive = naive_cv_scores(X, y, sigmas, lams, folds)
+    for m in (a, b):
+        np.testing.assert_allclose(m.cv_results_["mean_test_score"], naive, atol=1e-12)
+
+
+def test_klr_cv_one_class_task_predicts_its_constant_and_warns(binary):
+    X, y = binary
+    Y = np.c_[y, np.zeros_like(y), np.ones_like(y)]
+    kw = dict(sigmas=[1.0, 3.0], lams=[0.01, 1.0], random_state=0)
+    with pytest.warns(UserWarning, match=r"task 1 \(all 0\), task 2 \(all 1\)"):
+        cv = KernelLogisticRegressionCV(**kw).fit(X, Y)
+    P = cv.predict_proba(X[:7])
+    np.testing.assert_array_equal(P[:, 1:], np.c_[np.zeros(7), np.ones(7)])
+    np.testing.assert_array_equal(cv.predict(X[:7])[:, 1:], np.c_[np.zeros(7), np.ones(7)])
+    np.testing.assert_array_equal(cv.decision_function(X[:7])[:, 1:], [[-np.inf, np.inf]] * 7)
+    assert cv.estimators_[1] is None and np.isnan(cv.sigma_[1])
+    ref = KernelLogisticRegressionCV(**kw).fit(X, np.c_[y, 1 - y])  # the same folds
+    np.testing.assert_allclose(P[:, 0], ref.predict_proba(X[:7])[:, 0], atol=1e-12)
+
+
+@pytest.mark.parametrize("kw", [{}, {"n_components": 30, "random_state": 0}])
+def test_changing_X_after_fit_does_not_change_the_model(binary, kw):
+    X, y = binary
+    X_caller = X.copy()
+    m = KernelLogisticRegression(sigma=2.0, **kw).fit(X_caller, y)
+    before = m.predict_proba(X[:10])
+    X_caller += 5.0
+    np.testing.assert_array_equal(m.predict_proba(X[:10]), before)

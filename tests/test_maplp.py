@@ -16,13 +16,17 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 BANANA = SHARED / "data" / "ida" / "splits_asc" / "banana"
 
 
-def brute_force_max(K, y_index, C):
+def brute_force_max(K, y_index, C, bias=False):
     """Max of the concave piecewise-linear criterion f(alpha) = (1/N) sum_i min(w_i(y_i), 1)
     over {alpha >= 0, sum_{y,j} alpha_{y,j} sum_i K_ij = N}, by enumerating every vertex of
     the arrangement of the polytope's facets with the kink hyperplanes w_i(y_i) = 1 (f is
-    linear on each cell, so its maximum sits at one of these points).  No LP is involved."""
+    linear on each cell, so its maximum sits at one of these points).  No LP is involved.
+    ``bias``: the basis is K's columns and the constant 1, w_i(y) = b_y + sum_j alpha K_ij."""
     n = K.shape[0]
-    d = C * n
+    if bias:
+        K = np.hstack([K, np.ones((n, 1))])
+    n_basis = K.shape[1]
+    d = C * n_basis
     rows, rhs = [], []
     for k in range(d):  # alpha_k = 0
         e = np.zeros(d)
@@ -31,7 +35,7 @@ def brute_force_max(K, y_index, C):
         rhs.append(0.0)
     for i in range(n):  # w_i(y_i) = 1
         r = np.zeros(d)
-        r[y_index[i] * n : (y_index[i] + 1) * n] = K[i]
+        r[y_index[i] * n_basis : (y_index[i] + 1) * n_basis] = K[i]
         rows.append(r)
         rhs.append(1.0)
     eq = np.tile(K.sum(axis=0), C)
@@ -44,30 +48,39 @@ def brute_force_max(K, y_index, C):
         if alpha.min() < -1e-10:
             continue
         n_vertices += 1
-        best = max(best, maplp_criterion(K, y_index, alpha.reshape(C, n)))
+        best = max(best, maplp_criterion(K, y_index, alpha.reshape(C, n_basis)))
     assert n_vertices > 0
     return best
 
 
+@pytest.mark.parametrize("bias", [False, True])
 @pytest.mark.parametrize(
     ("n_per_class", "C", "sigma", "seed"),
     [(2, 2, 1.0, 0), (2, 2, 0.4, 1), (3, 2, 0.7, 2), (1, 3, 0.8, 3), (1, 3, 2.0, 4)],
 )
-def test_lp_optimum_equals_criterion_maximum_by_vertex_enumeration(n_per_class, C, sigma, seed):
+def test_lp_optimum_equals_criterion_maximum_by_vertex_enumeration(
+    n_per_class, C, sigma, seed, bias
+):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n_per_class * C, 2))
     y = np.repeat(np.arange(C), n_per_class)
-    model = MAPLP(sigma=sigma).fit(X, y)
+    model = MAPLP(sigma=sigma, bias=bias).fit(X, y)
     K = rbf_kernel(X, X, sigma)
-    expected = brute_force_max(K, y, C)
+    expected = brute_force_max(K, y, C, bias)
     # vertices are solutions of small well-conditioned systems; HiGHS's feasibility
     # tolerance is 1e-7 on constraints scaled by N
     assert model.objective_ == pytest.approx(expected, abs=1e-6)
     # the fitted alpha is feasible for the criterion's constraints
-    assert np.all(model.alpha_ >= 0)
+    assert np.all(model.alpha_ >= 0) and np.all(model.intercept_ >= 0)
     alpha = np.zeros((C, len(y)))
     alpha[:, model.support_] = model.alpha_
-    assert np.sum(K @ alpha.T) == pytest.approx(len(y), rel=1e-7)
+    mass = np.sum(K @ alpha.T) + len(y) * model.intercept_.sum()
+    assert mass == pytest.approx(len(y), rel=1e-7)
+    if not bias:
+        assert np.all(model.intercept_ == 0)
+    np.testing.assert_allclose(
+        model.surrogate(X), K @ alpha.T + model.intercept_, rtol=1e-12, atol=1e-12
+    )
 
 
 def test_separated_clusters_reach_the_map_solution():
@@ -177,7 +190,52 @@ def expected_failed_checks(estimator):
 
 
 @parametrize_with_checks(
-    [MAPLP(), MAPLP(kernel="precomputed")], expected_failed_checks=expected_failed_checks
+    [MAPLP(), MAPLP(bias=True), MAPLP(kernel="precomputed")],
+    expected_failed_checks=expected_failed_checks,
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def _ringnorm_split(seed=20101122, r=0):
+    """Breiman's ringnorm as in the IDA benchmark: 7400 patterns, standardised per
+    feature over the pattern set, realisation r of 400 training / 7000 test points."""
+    from kclf.datasets import ida
+
+    X, y = ida.generate("ringnorm", seed)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    train, test = ida.stratified_splits(y, "ringnorm", seed, n_realisations=r + 1)
+    return X[train[r]], y[train[r]], X[test[r]], y[test[r]]
+
+
+def test_ringnorm_needs_the_constant_basis():
+    """Issue 15: at the paper's gamma = 0.09 the printed LP errs around 30 % on ringnorm
+    (paper: 2.5 +- 1.0 %); with a constant basis function (not in the paper) it errs
+    <= 5 %.  w(x, +1) of the outer class without a constant is largest at the centre."""
+    Xtr, ytr, Xte, yte = _ringnorm_split()
+    sigma = np.sqrt(1 / (2 * 0.09))
+    plain = MAPLP(sigma=sigma).fit(Xtr, ytr)
+    const = MAPLP(sigma=sigma, bias=True).fit(Xtr, ytr)
+    assert np.mean(plain.predict(Xte) != yte) > 0.2
+    assert np.mean(const.predict(Xte) != yte) <= 0.05
+    # the constant is the outer class's (+1) floor; the inner class keeps none
+    assert const.intercept_[1] > 0.1 and const.intercept_[0] == 0
+    assert plain.objective_ <= const.objective_ + 1e-9  # a larger feasible set
+
+
+@pytest.mark.parametrize("bias", [False, True])
+@pytest.mark.parametrize("kernel", ["rbf", "precomputed"])
+def test_constant_inputs_give_the_class_frequencies(bias, kernel):
+    """Issue 15, item 9: with every x_i equal, only P(y) = n_y / N is known; the LP's
+    vertex [1, 0] (arbitrary when the classes tie) claimed certainty."""
+    for y, freq in (([0, 1] * 10, [0.5, 0.5]), ([0] * 12 + [1] * 8, [0.6, 0.4])):
+        X = np.full((20, 2), 3.0)
+        Xt = np.array([[3.0, 3.0], [3.5, 2.0]])
+        if kernel == "precomputed":
+            X, Xt = rbf_kernel(X, X, 1.0), rbf_kernel(Xt, X, 1.0)
+        kw = {"bias": True} if bias else {}
+        m = MAPLP(sigma=None if kernel == "precomputed" else 1.0, kernel=kernel, **kw).fit(X, y)
+        np.testing.assert_allclose(m.predict_proba(Xt), [freq, freq], rtol=1e-15)
+        assert list(m.predict(Xt)) == [0, 0]  # the majority, or the first of a tie
+        np.testing.assert_allclose(m.surrogate(Xt[:1]), [freq], rtol=1e-15)
+        assert m.objective_ == pytest.approx(sum(f * f for f in freq))

@@ -51,5 +51,5 @@ def test_toy_tables_and_figure_without_scene_mirror(tmp_path):
     assert set(table["method"]) == {"CorrLog", "ILR", "ClassifierChain (LR)"}
     subset = table[table["task"] == "Subset accuracy"].set_index("method")["mean"]
     assert subset["CorrLog"] > subset["ILR"]
-    records = pd.read_csv(work / "results" / "records" / "multilabel" / "toy" / "corrlog.csv")
+    records = pd.read_csv(work / "results" / "records" / "multilabel" / "toy" / "corrlog_0-1.csv")
     assert sorted(records["trial"].unique()) == [0, 1]

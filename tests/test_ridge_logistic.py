@@ -107,3 +107,37 @@ def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check(estimator)
+
+
+@pytest.mark.parametrize("solver", ["newton", "gradient"])
+@pytest.mark.parametrize("offset", [1e3, 1e4])
+def test_uncentred_features_reach_the_optimum(solver, offset):
+    """Issue 15, item 4: features far from the origin.  The reference maximises the same
+    l^lam with a generic solver (BFGS) in the coordinates (beta, b + mean' beta), which
+    describe the same models and values since the intercept is not penalised."""
+    X, y = make_classification(150, 4, random_state=1)
+    t = y.astype(float)
+    lam = 0.1
+    Xo = X + offset
+    mu = Xo.mean(axis=0)
+    Ac = np.hstack([Xo - mu, np.ones((150, 1))])
+    mask = np.r_[np.ones(4), 0.0]
+    res = minimize(
+        lambda b: -weighted_ridge_objective(b, Ac, t, lam, 1),
+        np.zeros(5),
+        jac=lambda b: -(0.5 * (1 - lam) * Ac.T @ (t - expit(Ac @ b)) - lam * mask * b),
+        method="BFGS",
+        options={"gtol": 1e-10},
+    )
+    beta_ref, b_ref = res.x[:4], res.x[4] - mu @ res.x[:4]
+    kw = {"max_iter": 50000} if solver == "gradient" else {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = WeightedRidgeLogistic(lam=lam, solver=solver, tol=1e-10, **kw).fit(Xo, y)
+    # the value of l^lam at our solution, on the uncentred design as the caller sees it
+    A = np.hstack([Xo, np.ones((150, 1))])
+    ours = weighted_ridge_objective(np.r_[est.coef_[0], est.intercept_], A, t, lam, 1)
+    assert ours == pytest.approx(-res.fun, abs=1e-8)
+    assert est.objective_ == pytest.approx(-res.fun, abs=1e-9)
+    np.testing.assert_allclose(est.coef_[0], beta_ref, atol=1e-5)
+    np.testing.assert_allclose(est.intercept_[0], b_ref, rtol=1e-7, atol=1e-5)

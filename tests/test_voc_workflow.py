@@ -72,6 +72,14 @@ def _planned_jobs(output):
 TINY = {
     "features": {"images_per_shard": 7},
     "vocabulary": {"n_words": 8, "sample_size": 3000},
+    "experiment": {
+        "n_train": 4,
+        "trials": 1,
+        "trials_per_job": 1,
+        "methods": ["LSPC-new"],
+        "sigma_factors": [1.0],
+        "lams": [0.1],
+    },
 }
 
 
@@ -133,8 +141,8 @@ def test_paper_config_dag_is_quick_and_coarse(tmp_path):
     e, f = cfg["voc"]["experiment"], cfg["voc"]["features"]
     shards = math.ceil(11321 / f["images_per_shard"])
     fits = 4 * math.ceil(e["trials"] / e["trials_per_job"])
-    # SURF and word counts per shard; bad-image list, vocabulary, dataset, table
-    assert total == 2 * shards + fits + 4, out[-1500:]
+    # manifest, SURF and word counts per shard; bad-image list, vocabulary, dataset, table
+    assert total == 3 * shards + fits + 4, out[-1500:]
     assert seconds < 30, f"DAG of the paper config took {seconds:.1f} s"
     print(f"paper DAG: {total} jobs ({shards} shards, {fits} fit jobs) in {seconds:.1f} s")
 
@@ -180,6 +188,10 @@ def test_download_route_and_corrupt_images(tmp_path):
     assert [line.split("\t")[0] for line in listed if not line.startswith("#")] == [str(extracted)]
     with np.load(work / DATASET) as z:
         assert [str(i) for i in z["ids"]] == [i for i in ids if i != ids[3]]
+    _snakemake(work, cfg, "results/tables/voc_auc.csv")
+    caption = (work / "results/tables/voc_auc.md").read_text().split("\n\n")[0]
+    assert "1 image(s) skipped as unreadable (listed in bad_images.txt)." in caption
+    assert "'Average' covers" in caption
 
     cfg["voc"]["download"]["md5"] = "0" * 32  # a wrong checksum is an error, not a warning
     (work / "resources/voc/VOCtrainval_03-May-2010.tar").unlink()

@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import os
+import re
 import subprocess
 import sys
 import time
@@ -78,14 +79,16 @@ def snakemake_cmd(workdir, *args, cores=2):
     return cmd + [str(a) for a in args]
 
 
-def run(workdir, *args, cores=2, check=True, timeout=300, extra_env=None):
-    """Run Snakemake in ``workdir``; on failure the assertion shows the log's tail."""
+def run(workdir, *args, cores=2, check=True, timeout=300, extra_env=None, umask=None):
+    """Run Snakemake in ``workdir`` (under ``umask`` when given); on failure the assertion
+    shows the log's tail."""
     proc = subprocess.run(
         snakemake_cmd(workdir, *args, cores=cores),
         capture_output=True,
         text=True,
         timeout=timeout,
         env=env(extra_env),
+        preexec_fn=None if umask is None else (lambda: os.umask(umask)),
     )
     if check and proc.returncode != 0:
         raise AssertionError(
@@ -124,3 +127,55 @@ def reference_run(tmp_path_factory):
         assert tables, "the reference run wrote no results/tables/*.csv"
         _REFERENCE["tiny"] = (work, tables, seconds)
     return _REFERENCE["tiny"]
+
+
+def planned_jobs(text):
+    """``{rule: count}`` of the jobs a dry run plans (its "Job stats" table), without the
+    target rule ``all``; ``{}`` when there is nothing to be done."""
+    counts, inside = {}, False
+    for line in text.splitlines():
+        if line.startswith("Job stats:"):
+            inside = True
+            continue
+        if not inside:
+            continue
+        parts = line.split()
+        if len(parts) == 2 and parts[1].isdigit():
+            if parts[0] == "total":
+                break
+            counts[parts[0]] = int(parts[1])
+    counts.pop("all", None)
+    return counts
+
+
+def planned_job_list(text):
+    """Sorted ``(rule, wildcards)`` of every job in a dry-run listing (``all`` left out)."""
+    jobs, rule, wc = [], None, ""
+    for line in text.splitlines():
+        m = re.match(r"^(?:local)?(?:rule|checkpoint) (\w+):", line)
+        if m:
+            if rule is not None:
+                jobs.append((rule, wc))
+            rule, wc = m.group(1), ""
+        elif rule is not None and line.strip().startswith("wildcards:"):
+            wc = line.split(":", 1)[1].strip()
+    if rule is not None:
+        jobs.append((rule, wc))
+    return sorted(j for j in jobs if j[0] != "all")
+
+
+def dry_run(workdir, config=None, *targets):
+    """Write ``config`` (if given) into the work folder; return the planned jobs as sorted
+    ``(rule, wildcards)`` pairs, checked against the dry run's job counts."""
+    import yaml
+
+    if config is not None:
+        (Path(workdir) / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=True))
+    proc = run(workdir, "--dry-run", *targets, cores=1)
+    out = proc.stdout + proc.stderr
+    jobs = planned_job_list(out)
+    counts = {}
+    for rule, _ in jobs:
+        counts[rule] = counts.get(rule, 0) + 1
+    assert counts == planned_jobs(out), out[-3000:]
+    return jobs

@@ -37,6 +37,12 @@ import pandas as pd
 
 COLUMNS = ["id", "path", "duration", "tags"]
 LAYOUTS = ("freesound", "esc50", "urbansound8k")
+#: the metadata file of each layout, relative to its root
+METADATA_FILES = {
+    "freesound": "metadata.csv",
+    "esc50": "meta/esc50.csv",
+    "urbansound8k": "metadata/UrbanSound8K.csv",
+}
 
 ESC50_URL = "https://github.com/karolpiczak/ESC-50/archive/refs/heads/master.zip"
 
@@ -66,15 +72,18 @@ def _durations(paths):
     return out
 
 
-def _check_files(df, root, missing):
+def _check_files(df, root, missing, dropped=None):
     exists = np.array([Path(p).is_file() for p in df["path"]], dtype=bool)
     if exists.all():
         return df
     gone = df.loc[~exists, "path"].tolist()
     if missing == "error":
         raise FileNotFoundError(
-            f"{len(gone)} audio files listed in the metadata of {root} are missing, e.g. {gone[:3]}"
+            f"{len(gone)} audio files listed in the metadata of {root} are missing, e.g. "
+            f"{gone[:3]} (audio.missing_files: drop leaves them out)"
         )
+    if dropped is not None:
+        dropped.extend(gone)
     return df.loc[exists].reset_index(drop=True)
 
 
@@ -99,7 +108,7 @@ def _finish(df):
     return df.reset_index(drop=True)
 
 
-def load_freesound_folder(root, metadata="metadata.csv", missing="error"):
+def load_freesound_folder(root, metadata="metadata.csv", missing="error", dropped=None):
     """A Freesound-style folder: ``root/metadata.csv`` (id, file, tags, duration) + files.
 
     A missing or empty ``duration`` is read from the file header.  ``missing="drop"``
@@ -120,14 +129,14 @@ def load_freesound_folder(root, metadata="metadata.csv", missing="error"):
             "tags": [parse_tags(t) for t in meta["tags"]],
         }
     )
-    df = _check_files(df, root, missing)
+    df = _check_files(df, root, missing, dropped)
     need = df["duration"].isna().to_numpy()
     if need.any():
         df.loc[need, "duration"] = _durations(df.loc[need, "path"])
     return _finish(df)
 
 
-def load_esc50(root, missing="error"):
+def load_esc50(root, missing="error", dropped=None):
     """The ESC-50 layout: ``root/meta/esc50.csv`` and ``root/audio/<filename>``.
 
     Tags: the clip's ``category`` (one of 50).  Durations are read from the headers
@@ -148,12 +157,12 @@ def load_esc50(root, missing="error"):
             "tags": [(c.strip().lower(),) for c in meta["category"]],
         }
     )
-    df = _check_files(df, root, missing)
+    df = _check_files(df, root, missing, dropped)
     df["duration"] = _durations(df["path"])
     return _finish(df)
 
 
-def load_urbansound8k(root, missing="error"):
+def load_urbansound8k(root, missing="error", dropped=None):
     """The UrbanSound8K layout: ``root/metadata/UrbanSound8K.csv`` + ``root/audio/foldN/``.
 
     Labels come from the csv (``class``), never from folder names.  ``duration`` is the
@@ -179,12 +188,13 @@ def load_urbansound8k(root, missing="error"):
             "tags": [(c.strip().lower(),) for c in meta["class"]],
         }
     )
-    df = _check_files(df, root, missing)
+    df = _check_files(df, root, missing, dropped)
     return _finish(df)
 
 
 def load_collection(layout, root, **kwargs):
-    """Dispatch on ``layout`` in :data:`LAYOUTS`."""
+    """Dispatch on ``layout`` in :data:`LAYOUTS`.  With ``missing="drop"``, a list passed
+    as ``dropped`` receives the paths of the listed files that are absent."""
     loaders = {
         "freesound": load_freesound_folder,
         "esc50": load_esc50,

@@ -160,11 +160,14 @@ def stratified_splits(y, name, seed, n_train=None, n_test=None, n_realisations=N
 
     Realisation ``r`` is one stratified random partition drawn with
     ``seed_for(seed, "ida", name, "split", r)``, at the published sizes unless given.
+    ``n_realisations`` is a count (realisations 0 .. R-1) or a list of realisation indices.
     """
     pub = PUBLISHED.get(name, EXTRA.get(name, (None, None, None)))
     n_train = pub[0] if n_train is None else n_train
     n_test = pub[1] if n_test is None else n_test
     R = pub[2] if n_realisations is None else n_realisations
+    which = range(R) if isinstance(R, (int, np.integer)) or R is None else list(R)
+    R = None if R is None else len(which)
     if n_train is None or n_test is None or R is None:
         raise ValueError(f"{name}: give n_train, n_test and n_realisations (no published sizes)")
     if n_train + n_test > len(y):
@@ -173,14 +176,14 @@ def stratified_splits(y, name, seed, n_train=None, n_test=None, n_realisations=N
         )
     train = np.empty((R, n_train), dtype=int)
     test = np.empty((R, n_test), dtype=int)
-    for r in range(R):
+    for row, r in enumerate(which):
         sss = StratifiedShuffleSplit(
             n_splits=1,
             train_size=n_train,
             test_size=n_test,
             random_state=seed_for(seed, "ida", name, "split", r),
         )
-        train[r], test[r] = next(sss.split(np.zeros(len(y)), y))
+        train[row], test[row] = next(sss.split(np.zeros(len(y)), y))
     return train, test
 
 

@@ -82,14 +82,28 @@ def _event(kind, n, sr, rng):
     raise ValueError(f"unknown event kind {kind!r}; expected one of {EVENT_KINDS}")
 
 
-def synth_clip(seed, clip_id, duration_range=(3.0, 6.0)):
-    """One clip: ``(signal (n,) or (n, 2), sample_rate, tags, wav_subtype)``."""
-    rng = rng_for(seed, "synthetic_audio", clip_id)
+def _plan(rng, duration_range):
+    """The first draws of a clip's stream: sample rate, length, duration, event kinds."""
     sr = int(rng.choice(SAMPLE_RATES))
     duration = float(rng.uniform(*duration_range))
     n = int(duration * sr)
     n_kinds = int(rng.choice([1, 2, 3], p=[0.45, 0.4, 0.15]))
     kinds = sorted(rng.choice(len(EVENT_KINDS), size=n_kinds, replace=False).tolist())
+    return sr, n, duration, kinds
+
+
+def clip_info(seed, clip_id, duration_range=(3.0, 6.0)):
+    """``(tags, duration in seconds, sample_rate)`` of a clip, without synthesising it
+    (the same draws :func:`synth_clip` starts with): a collection's metadata is known
+    before its files are written."""
+    sr, n, _, kinds = _plan(rng_for(seed, "synthetic_audio", clip_id), duration_range)
+    return [EVENT_KINDS[k] for k in kinds], round(n / sr, 6), sr
+
+
+def synth_clip(seed, clip_id, duration_range=(3.0, 6.0)):
+    """One clip: ``(signal (n,) or (n, 2), sample_rate, tags, wav_subtype)``."""
+    rng = rng_for(seed, "synthetic_audio", clip_id)
+    sr, n, duration, kinds = _plan(rng, duration_range)
     x = 0.01 * rng.standard_normal(n)
     for k in kinds:
         for _ in range(int(rng.integers(1, 4))):
@@ -125,21 +139,19 @@ def _write_if_changed(path, data):
     return True
 
 
-def make_synthetic_collection(root, n_clips, seed=0, duration_range=(3.0, 6.0)):
-    """Write ``n_clips`` generated clips into ``root`` in the Freesound-style layout.
-
-    Layout: ``root/audio/<id>.wav`` and ``root/metadata.csv`` with columns ``id``,
-    ``file`` (relative to ``root``), ``tags`` (space-separated), ``duration`` (seconds),
-    ``sample_rate``, ``channels``, ``subtype``.  Returns the metadata as a DataFrame.
-    """
-    if int(n_clips) < 1:
-        raise ValueError(f"n_clips must be >= 1, got {n_clips}")
+def _check_range(duration_range):
     lo, hi = duration_range
     if not 0.5 <= lo <= hi:
         raise ValueError(f"duration_range must satisfy 0.5 <= low <= high, got {duration_range}")
+
+
+def write_clips(root, ids, seed=0, duration_range=(3.0, 6.0)):
+    """Write the clips ``ids`` as ``root/audio/<id>.wav`` (only changed files are written);
+    return their metadata rows (the columns of :func:`make_synthetic_collection`)."""
+    _check_range(duration_range)
     root = Path(root)
     rows = []
-    for cid in clip_ids(int(n_clips)):
+    for cid in ids:
         x, sr, tags, subtype = synth_clip(seed, cid, duration_range)
         rel = f"audio/{cid}.wav"
         _write_if_changed(root / rel, _wav_bytes(x, sr, subtype))
@@ -154,6 +166,19 @@ def make_synthetic_collection(root, n_clips, seed=0, duration_range=(3.0, 6.0)):
                 "subtype": subtype,
             }
         )
+    return rows
+
+
+def make_synthetic_collection(root, n_clips, seed=0, duration_range=(3.0, 6.0)):
+    """Write ``n_clips`` generated clips into ``root`` in the Freesound-style layout.
+
+    Layout: ``root/audio/<id>.wav`` and ``root/metadata.csv`` with columns ``id``,
+    ``file`` (relative to ``root``), ``tags`` (space-separated), ``duration`` (seconds),
+    ``sample_rate``, ``channels``, ``subtype``.  Returns the metadata as a DataFrame.
+    """
+    if int(n_clips) < 1:
+        raise ValueError(f"n_clips must be >= 1, got {n_clips}")
+    rows = write_clips(root, clip_ids(int(n_clips)), seed, duration_range)
     meta = pd.DataFrame(rows)
-    _write_if_changed(root / "metadata.csv", meta.to_csv(index=False).encode("utf-8"))
+    _write_if_changed(Path(root) / "metadata.csv", meta.to_csv(index=False).encode("utf-8"))
     return meta

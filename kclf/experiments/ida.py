@@ -7,6 +7,9 @@ Rätsch et al.'s protocol for the IDA benchmarks, followed by the MAPLP paper.
 
 Every realisation also records the quality of the test-set probabilities
 (:func:`kclf.metrics.calibration_records`: log loss, Brier score, ECE, reliability bins).
+``maplp_bias`` is MAPLP with a constant basis function per class (``MAPLP(bias=True)``):
+an ablation, not in the paper, that explains the printed LP's failure on ringnorm.
+
 KLR, LSPC-new and LSPC give posterior estimates; MAPLP's ``predict_proba`` is its
 normalised surrogate ``w(x, y) / sum_y' w(x, y')`` (not a calibrated posterior, see
 :class:`kclf.maplp.MAPLP`); the SVM has no probabilities of its own, so the selected SVC
@@ -40,6 +43,7 @@ from ..seeding import seed_for
 #: method key -> label used in tables
 METHODS = {
     "maplp": "MAPLP",
+    "maplp_bias": "MAPLP + constant (not in paper)",
     "svm": "SVM",
     "klr": "KLR",
     "lspc_new": "LSPC-new",
@@ -60,18 +64,27 @@ def prepare(name, seed, mirror=None, benchmarks_mat=None, generate=(), n_realisa
     Order: ``benchmarks_mat`` (the standard splits); ``wdbc`` from scikit-learn; Breiman's
     generator when ``name`` is in ``generate`` or the mirror lacks it; the mirror's pattern
     set, with realisation ``r`` from ``splits_asc`` where present and otherwise drawn by
-    :func:`kclf.datasets.ida.stratified_splits`.  Only the first ``n_realisations`` are kept.
+    :func:`kclf.datasets.ida.stratified_splits`.  ``n_realisations``: keep the first R, or
+    (a list) exactly those realisations; each depends on the seed and its index only.
 
     Returns
     -------
-    dict with ``X``, ``y``, ``train``, ``test`` (R x n index arrays) and ``origin`` (text).
+    dict with ``X``, ``y``, ``train``, ``test`` (R x n index arrays), ``origin`` (text) and
+    ``from_asc`` (the 1-based realisations taken from the IDA split files).
     """
+    which = None if n_realisations is None or isinstance(n_realisations, int) else n_realisations
+    which = None if which is None else [int(r) for r in which]
     mirror_set = mirror is not None and (Path(mirror) / "unique_xt" / f"{name}.mat").is_file()
     if benchmarks_mat is not None and name in data.PUBLISHED:
         X, y, train, test = data.load_benchmarks_mat(benchmarks_mat, name)
         origin = "benchmarks.mat, standard realisations"
-        train, test = train[:n_realisations], test[:n_realisations]
-        return {"X": X, "y": y, "train": train, "test": test, "origin": origin}
+        if which is not None:
+            if max(which) >= len(train):
+                raise ValueError(f"{benchmarks_mat}: {name} has {len(train)} realisations")
+            train, test = train[which], test[which]
+        else:
+            train, test = train[:n_realisations], test[:n_realisations]
+        return {"X": X, "y": y, "train": train, "test": test, "origin": origin, "from_asc": []}
     if name == "wdbc":
         X, y = data.load_wdbc()
         origin = "scikit-learn breast cancer Wisconsin; seeded stratified realisations"
@@ -86,20 +99,22 @@ def prepare(name, seed, mirror=None, benchmarks_mat=None, generate=(), n_realisa
             f"IDA dataset {name!r}: no source (not in benchmarks.mat, the mirror "
             f"{mirror!r} or the generators); diabetis and heart need benchmarks.mat"
         )
-    train, test = data.stratified_splits(y, name, seed, n_realisations=n_realisations)
+    train, test = data.stratified_splits(
+        y, name, seed, n_realisations=n_realisations if which is None else which
+    )
+    from_asc = []
     if mirror is not None and name in data.PUBLISHED and "generator" not in origin:
-        from_asc = []
-        for r in range(len(train)):
+        for row, r in enumerate(range(len(train)) if which is None else which):
             split = data.load_split_asc(name, mirror, r + 1)
             if split is None:
                 continue
             used = set()
-            train[r] = data.asc_split_indices(X, y, split[0], split[1], used)
-            test[r] = data.asc_split_indices(X, y, split[2], split[3], used)
+            train[row] = data.asc_split_indices(X, y, split[0], split[1], used)
+            test[row] = data.asc_split_indices(X, y, split[2], split[3], used)
             from_asc.append(r + 1)
         if from_asc:
             origin += f" (realisation {', '.join(map(str, from_asc))} from the IDA split files)"
-    return {"X": X, "y": y, "train": train, "test": test, "origin": origin}
+    return {"X": X, "y": y, "train": train, "test": test, "origin": origin, "from_asc": from_asc}
 
 
 def sigma_grid(X, factors):
@@ -111,9 +126,9 @@ def sigma_grid(X, factors):
 def _search(method, sigmas, grids, n_folds, random_state):
     """An estimator whose ``fit`` runs the method's CV search on one training set."""
     folds = StratifiedKFold(n_folds, shuffle=True, random_state=random_state)
-    if method == "maplp":
+    if method in ("maplp", "maplp_bias"):
         return GridSearchCV(
-            MAPLP(solver_options=grids.get("maplp_solver_options")),
+            MAPLP(solver_options=grids.get("maplp_solver_options"), bias=method == "maplp_bias"),
             {"sigma": list(sigmas)},
             cv=folds,
             refit=False,
@@ -140,7 +155,7 @@ def _search(method, sigmas, grids, n_folds, random_state):
 
 
 def _best(method, search):
-    if method in ("maplp", "svm"):
+    if method in ("maplp", "maplp_bias", "svm"):
         return {k: float(v) for k, v in search.best_params_.items()}
     return {"sigma": float(search.sigma_), "lam": float(search.lam_)}
 
@@ -148,9 +163,11 @@ def _best(method, search):
 def make_estimator(method, params, grids=None):
     """The method's estimator with fixed (selected) hyper-parameters."""
     check_method(method)
-    if method == "maplp":
+    if method in ("maplp", "maplp_bias"):
         return MAPLP(
-            sigma=params["sigma"], solver_options=(grids or {}).get("maplp_solver_options")
+            sigma=params["sigma"],
+            solver_options=(grids or {}).get("maplp_solver_options"),
+            bias=method == "maplp_bias",
         )
     if method == "svm":
         return SVC(C=params["C"], gamma=params["gamma"])

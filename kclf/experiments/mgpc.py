@@ -84,24 +84,26 @@ def scene_task(root, label):
 
 
 def make_splits(y, trials, seed, name, train_fraction=0.5, max_train=None):
-    """Boolean ``(trials, n)`` training masks: stratified random splits, each trial from its
-    own seed stream ``(seed, "mgpc", name, "split", trial)``; ``max_train`` caps the size of
-    the training part (the rest is test)."""
+    """Boolean ``(len(trials), n)`` training masks of the trials ``trials`` (a count or a
+    list of trial indices): stratified random splits, each trial from its own seed stream
+    ``(seed, "mgpc", name, "split", trial)``; ``max_train`` caps the size of the training
+    part (the rest is test)."""
     y = np.asarray(y)
-    masks = np.zeros((trials, y.size), dtype=bool)
-    for t in range(trials):
+    trials = range(trials) if isinstance(trials, (int, np.integer)) else list(trials)
+    masks = np.zeros((len(trials), y.size), dtype=bool)
+    for row, t in enumerate(trials):
         rng = rng_for(seed, "mgpc", name, "split", t)
         for c in np.unique(y):
             idx = rng.permutation(np.flatnonzero(y == c))
             k = int(round(train_fraction * idx.size))
             if max_train is not None:
                 k = min(k, int(round(max_train * idx.size / y.size)))
-            masks[t, idx[: max(k, 1)]] = True
+            masks[row, idx[: max(k, 1)]] = True
     return masks
 
 
-def prepare(dataset, task, seed, trials, train_fraction=0.5, max_train=None, scene_root=None):
-    """Raw inputs, labels and training masks of one task, as a dict of arrays."""
+def load_task(dataset, task, scene_root=None):
+    """Raw inputs, labels and image shape (``[0, 0]`` without images) of one task."""
     if dataset == "digits":
         images, y = digits_task(task)
         X, shape = images.reshape(len(y), -1), np.array(images.shape[1:])
@@ -110,8 +112,16 @@ def prepare(dataset, task, seed, trials, train_fraction=0.5, max_train=None, sce
         shape = np.array([0, 0])
     else:
         raise ValueError(f"dataset must be 'digits' or 'scene', got {dataset!r}")
-    masks = make_splits(y, trials, seed, f"{dataset}/{task}", train_fraction, max_train)
-    return {"X": X, "y": y, "image_shape": shape, "train": masks}
+    return {"X": X, "y": y, "image_shape": shape}
+
+
+def prepare(dataset, task, seed, trials, train_fraction=0.5, max_train=None, scene_root=None):
+    """Raw inputs, labels and training masks of one task, as a dict of arrays."""
+    data = load_task(dataset, task, scene_root)
+    data["train"] = make_splits(
+        data["y"], trials, seed, f"{dataset}/{task}", train_fraction, max_train
+    )
+    return data
 
 
 def features(data, representation, gabor_options=None):
@@ -197,8 +207,9 @@ def _score(est, X):
     return est.predict_proba(X)[:, 1]
 
 
-def run(data, X, method, seed, cfg, dataset, task, representation, *, n_bins=10):
-    """Fit ``method`` on every trial's training half of ``(X, data["y"])``.
+def run(data, X, method, seed, cfg, dataset, task, representation, *, n_bins=10, trials=None):
+    """Fit ``method`` on every trial's training half of ``(X, data["y"])``; ``trials`` are
+    the indices of the rows of ``data["train"]`` (default 0, 1, ...).
 
     Returns ``(records, curves)``: tidy records of FN, FP, CE, accuracy and AUC per trial
     and the probability metrics of :func:`kclf.metrics.calibration_records` (``n_bins``
@@ -214,7 +225,10 @@ def run(data, X, method, seed, cfg, dataset, task, representation, *, n_bins=10)
     rows, curves = [], {}
     lams = np.asarray(cfg.get("lams") or DEFAULT_LAMS, dtype=float)
     lam_errors = np.full((len(masks), lams.size, 3), np.nan)
-    for t, train in enumerate(masks):
+    trials = range(len(masks)) if trials is None else list(trials)
+    if len(trials) != len(masks):
+        raise ValueError(f"{len(masks)} training masks but {len(trials)} trial indices")
+    for row, (t, train) in enumerate(zip(trials, masks)):
         rs = seed_for(seed, "mgpc", dataset, task, representation, method, t)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
@@ -230,7 +244,7 @@ def run(data, X, method, seed, cfg, dataset, task, representation, *, n_bins=10)
             if method.startswith("ridge"):
                 for k, lam in enumerate(lams):
                     p = _ridge(method, float(lam), cfg).fit(Xtr, y[train]).predict(Xte)
-                    lam_errors[t, k] = error_rates(y[~train], p)
+                    lam_errors[row, k] = error_rates(y[~train], p)
         fn, fp, ce = error_rates(y[~train], pred)
         auc = float(roc_auc_score(y[~train], score))
         values = {"fn": fn, "fp": fp, "ce": ce, "accuracy": 1.0 - ce, "auc": auc}

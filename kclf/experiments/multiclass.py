@@ -51,15 +51,24 @@ def check_method(method):
 
 
 def prepare(
-    name, seed, folds, isolet_mat=None, isolet_train=None, isolet_test=None, per_class=None
+    name,
+    seed,
+    folds,
+    isolet_mat=None,
+    isolet_train=None,
+    isolet_test=None,
+    per_class=None,
+    trials=None,
 ):
     """Inputs and trial splits of one dataset.
 
     ``digits``: scikit-learn's bundled 8x8 digits (1797 x 64, 10 classes), pixel values
     scaled to [0, 1]; ``isolet1``: the MATLAB copy of ISOLET's first part (1560 x 617);
-    both split by seeded stratified ``folds``-fold CV, after keeping at most
-    ``per_class`` samples of each class (seeded draw; ``None``: all).  ``isolet``: the UCI
-    files, train isolet1-4 and test isolet5 (one trial).
+    both split by seeded stratified ``folds``-fold CV (``trials`` of them, default
+    ``folds``: trial t is fold ``t % folds`` of the seeded partition ``t // folds``,
+    :func:`trial_split`), after keeping at most ``per_class`` samples of each class
+    (seeded draw; ``None``: all).  ``isolet``: the UCI files, train isolet1-4 and test
+    isolet5 (one trial).
 
     Returns
     -------
@@ -85,9 +94,21 @@ def prepare(
         keep = [rng.permutation(np.flatnonzero(y == k))[:per_class] for k in np.unique(y)]
         keep = np.sort(np.concatenate(keep))
         X, y = X[keep], y[keep]
-    skf = StratifiedKFold(folds, shuffle=True, random_state=seed_for(seed, "multiclass", name))
-    train, test = zip(*skf.split(X, y))
+    trials = folds if trials is None else trials
+    train, test = zip(*(trial_split(y, name, seed, folds, t) for t in range(trials)))
     return {"X": X, "y": y, "train": list(train), "test": list(test)}
+
+
+def trial_split(y, name, seed, folds, trial):
+    """``(train, test)`` indices of trial ``trial``: fold ``trial % folds`` of a seeded
+    stratified ``folds``-fold partition, partition ``trial // folds`` (partition 0 from
+    ``seed_for(seed, "multiclass", name)``, partition r > 0 from ``seed_for(seed,
+    "multiclass", name, "partition", r)``).  It depends on the seed, ``folds`` and its own
+    index only, so more trials add partitions and leave the earlier trials as they are."""
+    r, k = divmod(int(trial), int(folds))
+    names = ("multiclass", name) if r == 0 else ("multiclass", name, "partition", r)
+    skf = StratifiedKFold(folds, shuffle=True, random_state=seed_for(seed, *names))
+    return list(skf.split(np.zeros((len(y), 1)), y))[k]
 
 
 def _search(method, X, y, sigmas, lams, svc_Cs, cv, random_state):
@@ -270,7 +291,7 @@ def _paper_rows(reference, kind):
     return {n: ({"fit [s]": f"{t} (500 MHz PC)"}, float(e)) for n, (e, t) in rows.items()}
 
 
-def multiclass_table(records, reference, dataset, folds, per_class=None, kind="error"):
+def multiclass_table(records, reference, dataset, folds, per_class=None, kind="error", trials=None):
     """Summary (csv) and the md / tex tables of one dataset: methods x metrics, mean
     (std) over trials, best per metric in bold; the paper's ISOLET rows below.
 
@@ -319,6 +340,8 @@ def multiclass_table(records, reference, dataset, folds, per_class=None, kind="e
             summary = pd.concat([summary, pd.DataFrame([paper])], ignore_index=True)
     md.index.name = tex.index.name = "method"
     proto = PROTOCOL.get(dataset, dataset).format(folds=folds)
+    if trials is not None and trials != folds and dataset != "isolet":
+        proto += f" repeated: {trials} trials over {-(-trials // folds)} seeded partitions"
     if per_class is not None and dataset != "isolet":
         proto += f", at most {per_class} samples per class"
     if kind == "error":
@@ -347,7 +370,9 @@ def calibration_caption(dataset):
     )
 
 
-def write_tables(records, reference, dataset, folds, per_class, stem, reliability=None):
+def write_tables(
+    records, reference, dataset, folds, per_class, stem, reliability=None, trials=None
+):
     """Write the tables of one dataset from its records.
 
     ``<stem>.{csv,md,tex}`` (error, log loss), ``<stem>_time.{csv,md,tex}`` (seconds),
@@ -363,10 +388,12 @@ def write_tables(records, reference, dataset, folds, per_class, stem, reliabilit
 
     stem = Path(stem)
     records = records[records["dataset"] == dataset]
-    summary, md, tex, caption = multiclass_table(records, reference, dataset, folds, per_class)
+    summary, md, tex, caption = multiclass_table(
+        records, reference, dataset, folds, per_class, trials=trials
+    )
     write_table(stem, summary, md, tex, caption)
     t_summary, t_md, t_tex, t_caption = multiclass_table(
-        records, reference, dataset, folds, per_class, kind="time"
+        records, reference, dataset, folds, per_class, kind="time", trials=trials
     )
     write_table(stem.with_name(stem.name + "_time"), t_summary, t_md, t_tex, t_caption)
     named = records.assign(method=records["method"].map(lambda m: METHODS.get(m, m)))

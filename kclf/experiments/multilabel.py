@@ -87,9 +87,10 @@ DECODERS = {
 
 
 def make_toy(seed, trials, n_train, n_test, shift=0.5):
-    """The toy data of every trial, each trial from its own seed stream."""
+    """The toy data of every trial (a count or a list of trial indices), each trial from
+    its own seed stream."""
     out = {}
-    for t in range(trials):
+    for t in range(trials) if isinstance(trials, int) else trials:
         rng = rng_for(seed, "multilabel", "toy", "trial", t)
         out[f"X_{t}"], out[f"Y_{t}"] = make_corrlog_toy(n_train, rng, shift)
         out[f"Xt_{t}"], out[f"Yt_{t}"] = make_corrlog_toy(n_test, rng, shift)
@@ -97,7 +98,12 @@ def make_toy(seed, trials, n_train, n_test, shift=0.5):
 
 
 def n_trials(data):
-    return len([k for k in data if k.startswith("X_")])
+    return len(trial_indices(data))
+
+
+def trial_indices(data):
+    """The trials ``t`` of a data set (its ``X_<t>`` keys), in order."""
+    return sorted(int(k[2:]) for k in data if k.startswith("X_"))
 
 
 def make_estimator(method, cfg, seed):
@@ -179,7 +185,7 @@ def fit_method(data, dataset, method, cfg, seed, n_bins=10):
     the fit with its CV (and, for ``mo_svc``, the Platt refit).
     """
     rows, preds = [], {}
-    for t in range(n_trials(data)):
+    for t in trial_indices(data):
         X, Y, Xt, Yt = (data[f"{k}_{t}"] for k in ("X", "Y", "Xt", "Yt"))
         est = make_estimator(method, cfg, seed_for(seed, "multilabel", dataset, "cv", t))
         start = time.perf_counter()

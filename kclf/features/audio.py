@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -96,12 +97,54 @@ class AudioFeatureConfig:
         return names
 
 
+def wav_frames(path):
+    """``(declared, present)`` sample frames of a RIFF/WAVE file: what its ``data`` chunk
+    header declares and what the file holds (what a decoder can return); ``None`` for
+    other formats and for streamed WAVs whose size field is a placeholder."""
+    import struct
+
+    path = Path(path)
+    with open(path, "rb") as fh:
+        head = fh.read(12)
+        if len(head) < 12 or head[:4] != b"RIFF" or head[8:12] != b"WAVE":
+            return None
+        size = path.stat().st_size
+        block_align = None
+        while True:
+            chunk = fh.read(8)
+            if len(chunk) < 8:
+                return None
+            cid, length = chunk[:4], struct.unpack("<I", chunk[4:])[0]
+            if cid == b"fmt ":
+                fmt = fh.read(length + (length & 1))
+                if len(fmt) >= 14:
+                    block_align = struct.unpack("<H", fmt[12:14])[0]
+            elif cid == b"data":
+                if not block_align or length in (0, 0xFFFFFFFF):
+                    return None
+                present = max(0, size - fh.tell())
+                return length // block_align, min(length, present) // block_align
+            else:
+                fh.seek(length + (length & 1), 1)
+
+
 def load_audio(path, sample_rate=22050, max_seconds=None):
     """Decode ``path`` (any format soundfile or audioread reads), mix down to mono, resample.
 
-    Raises :class:`BadAudioError` with the path when the file cannot be decoded.
+    Raises :class:`BadAudioError` with the path when the file cannot be decoded, or when
+    it is a truncated WAV (fewer sample frames in the file than its header declares, which
+    decoders silently accept).
     """
     import librosa
+
+    try:
+        frames = wav_frames(path)
+    except OSError:  # absent or unreadable: the decoder below says so, naming the path
+        frames = None
+    if frames is not None and frames[1] < frames[0]:
+        raise BadAudioError(
+            path, f"truncated: the header declares {frames[0]} frames, the file holds {frames[1]}"
+        )
 
     try:
         with warnings.catch_warnings():

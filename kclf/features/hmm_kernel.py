@@ -461,16 +461,20 @@ def save_shard(path, bank, ids, features, bad=()):
     d = bank.n_features if len(ids) else 0
     frames = np.concatenate(features) if features else np.zeros((0, d))
     bad = np.array([f"{p}\t{r}" for p, r in bad], dtype=str)
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as fh:
-        np.savez(
-            fh,
-            ids=np.asarray(ids, dtype=str),
-            lengths=lengths,
-            frames=frames,
-            bad=bad,
-            **{f: getattr(bank, f) for f in _FIELDS},
-        )
+    from kclf.records import atomic_write
+
+    def _write(tmp):
+        with open(tmp, "wb") as fh:
+            np.savez(
+                fh,
+                ids=np.asarray(ids, dtype=str),
+                lengths=lengths,
+                frames=frames,
+                bad=bad,
+                **{f: getattr(bank, f) for f in _FIELDS},
+            )
+
+    atomic_write(path, _write)
 
 
 def load_shards(paths):

@@ -7,6 +7,7 @@ files are byte-identical for the same config) but in ``<stem>_time.{csv,md}``
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import matplotlib
@@ -23,6 +24,7 @@ from ..reporting import AVERAGE, save_figure, summarize, wide_table, write_table
 ORDER = ["LSPC-new", "LSPC", "KLR", "SVC"]
 PAPER_COLUMNS = {"LSPC-new": "lspc_new", "LSPC": "lspc", "KLR": "klr"}
 TIME_ROW = "train time (s)"
+logger = logging.getLogger(__name__)
 REFERENCE_ALIASES = {"average": AVERAGE, "auc": AVERAGE, "train_time_s": TIME_ROW}
 
 
@@ -109,12 +111,52 @@ def write_time_table(records, stem, methods, *, title, reference=None):
     return csv_path, md_path
 
 
+def coverage_note(records, tasks, kind="tasks"):
+    """Caption sentence on which of the expected ``tasks`` have an AUC (a task whose test
+    part never holds both classes has none) and so enter the Average row; the missing
+    ones are also logged as a warning.  ``""`` when ``tasks`` is None."""
+    if tasks is None:
+        return ""
+    auc = records[records["metric"] == "auc"]
+    scored = set(auc["task"])
+    absent = [t for t in tasks if t not in scored]
+    n_trials = auc["trial"].nunique()
+    per_trial = auc.groupby("task")["trial"].nunique()
+    partial = [t for t in tasks if t in scored and per_trial[t] < n_trials]
+    note = f" '{AVERAGE}' covers {len(tasks) - len(absent)} of the {len(tasks)} {kind}"
+    if absent:
+        logger.warning(
+            "%d of %d %s have no AUC in any trial (no positives or no negatives in the test "
+            "part): %s; the Average covers the others",
+            len(absent),
+            len(tasks),
+            kind,
+            ", ".join(absent),
+        )
+        note += f" ({', '.join(absent)}: no positives or no negatives in any test part)"
+    if partial:
+        logger.warning("%s lack an AUC in some trials", ", ".join(partial))
+        note += f"; {', '.join(partial)} only in the trials whose test part holds both classes"
+    return note + "."
+
+
 def write_auc_report(
-    record_files, stem, figure, *, title, reference=None, reliability=None, methods=None
+    record_files,
+    stem,
+    figure,
+    *,
+    title,
+    reference=None,
+    reliability=None,
+    methods=None,
+    tasks=None,
+    notes=(),
 ):
     """Write ``<stem>.{csv,md,tex}``, ``<stem>_calibration.{csv,md}``,
     ``<stem>_time.{csv,md}``, the per-task figure and (optionally) the reliability diagram,
-    from the records only."""
+    from the records only.  ``tasks`` (the expected task names) puts in the caption how
+    many of them the Average row covers (:func:`coverage_note`); ``notes`` are further
+    caption sentences (e.g. images left out)."""
     records = read_records(record_files)
     present = list(dict.fromkeys(records["method"]))
     methods = [m for m in (methods or ORDER) if m in present] + [
@@ -134,8 +176,10 @@ def write_auc_report(
         f"{title}: test AUC x 100, mean (std) over {n_trials} trials "
         f"(training times: {Path(stem).name}_time)."
     )
+    caption += coverage_note(records, tasks, "classes")
     if reference is not None:
         caption += " Paper columns: the published table."
+    caption += "".join(f" {n}" for n in notes)
     write_table(stem, summary, tables["md"], tables["tex"], caption)
     write_calibration_table(records, stem)
     write_time_table(records, stem, methods, title=title, reference=reference)

@@ -103,7 +103,9 @@ def error_table(records, reference, stem, methods, origins, folds=5, n_select=5)
         f"Test error (%) mean (std) over R realisations, hyper-parameters by "
         f"{_protocol(folds, n_select)} and the median of the best values (the MAPLP paper, "
         "section 5: 5-fold CV on the first 5). "
-        "Significance: Welch two-sample t-test at 5% over realisations. 'paper' columns: "
+        "Significance: Welch two-sample t-test at 5% over realisations. "
+        f"'{METHODS['maplp_bias']}': MAPLP with a non-negative constant basis function per "
+        "class, an ablation that is not in the paper. 'paper' columns: "
         "Nopriadi & Yamashita's table (mean ± std over 100 realisations, 20 for image and "
         f"splice). Data: {sources}. " + ". ".join(notes) + "."
     )
@@ -207,9 +209,10 @@ CALIBRATION_CAPTION = (
     "std over realisations (log loss in nats, Brier score, ECE over equal-width and "
     "equal-mass bins; 'clipped': predictions of exactly 0 or 1, clipped to 1e-15 before "
     "the log loss). KLR, LSPC-new and LSPC: their posterior estimates. SVM: the selected "
-    "SVC Platt-scaled by cross-validation on the training set. MAPLP: its predict_proba is "
-    "a surrogate, the normalised kernel model w(x, y) / sum w (argmax = the MAP decision, "
-    "not a calibrated posterior), included for comparison."
+    "SVC Platt-scaled by cross-validation on the training set. MAPLP (and its ablation "
+    "with a constant basis function, not in the paper): its predict_proba is a surrogate, "
+    "the normalised kernel model w(x, y) / sum w (argmax = the MAP decision, not a "
+    "calibrated posterior), included for comparison."
 )
 
 

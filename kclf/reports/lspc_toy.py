@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import matplotlib
@@ -27,12 +28,13 @@ ORDER = [name for name, _ in METHODS.values()]
 
 def _table(records):
     summaries, md, tex = [], {}, {}
+    order = [m for m in ORDER if m in set(records["method"])]
     for metric, (label, higher, scale, digits) in METRICS.items():
         s = summarize(records, metric, row="task", higher_is_better=higher, average=False)
         s.insert(0, "metric", metric)
         summaries.append(s)
-        md[label] = wide_table(s, "task", ORDER, scale, digits, "md").iloc[0]
-        tex[label] = wide_table(s, "task", ORDER, scale, digits, "tex").iloc[0]
+        md[label] = wide_table(s, "task", order, scale, digits, "md").iloc[0]
+        tex[label] = wide_table(s, "task", order, scale, digits, "tex").iloc[0]
     import pandas as pd
 
     summary = pd.concat(summaries, ignore_index=True)
@@ -98,15 +100,17 @@ def write_report(record_files, curve_files, out):
 
     curves = {}
     for f in curve_files:
-        key = f.rsplit("/", 1)[-1].replace("_curves.npz", "")
+        # <method>_<first>-<last>_curves.npz (one chunk of trials) or <method>_curves.npz
+        key = re.sub(r"(_\d+-\d+)?_curves\.npz$", "", str(f).rsplit("/", 1)[-1])
         with np.load(f) as z:
             curves[key] = dict(z)
-    grid = curves["lspc_new"]["grid"]
+    grid = next(iter(curves.values()))["grid"]
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.plot(grid, lspc_toy.true_posterior(grid)[:, 0], "k-", lw=2, label="true")
     styles = {"lspc_new": "r-", "lspc": "b--", "lspc_prime": "g:"}
     for key, (name, _) in METHODS.items():
-        ax.plot(grid, curves[key]["p1"], styles[key], label=name)
+        if key in curves:
+            ax.plot(grid, curves[key]["p1"], styles[key], label=name)
     ax.axhline(0, color="0.7", lw=0.5)
     ax.set(xlabel="x", ylabel="p(y=1 | x)", title="Class-posterior estimates (trial 0)")
     ax.legend()
@@ -114,6 +118,8 @@ def write_report(record_files, curve_files, out):
 
     fig, ax = plt.subplots(figsize=(6, 4))
     for key, style in (("lspc", "b-"), ("lspc_new", "r:")):
+        if key not in curves:
+            continue
         c = curves[key]
         ax.plot(
             np.arange(1, c["alpha1"].size + 1),

@@ -3,6 +3,7 @@ quality (calibration table, reliability diagram) of the MGPC experiment."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import matplotlib
@@ -31,9 +32,10 @@ PAPER_ROWS = {
 
 
 def curve_key(path):
-    """``(dataset-representation, task, method)`` of ``<dataset>/<task>/<repr>/<method>.npz``."""
+    """``(dataset-representation, task, method)`` of ``<dataset>/<task>/<repr>/<method>.npz``
+    or of one chunk of its trials, ``<method>_<first>-<last>.npz``."""
     p = Path(path)
-    return f"{p.parts[-4]}-{p.parts[-2]}", p.parts[-3], p.stem
+    return f"{p.parts[-4]}-{p.parts[-2]}", p.parts[-3], re.sub(r"_\d+-\d+$", "", p.stem)
 
 
 def _summaries(records):
@@ -134,10 +136,15 @@ def mean_roc(pairs):
 
 
 def _load(curve_files):
+    """Curves per key, the chunks of one fit merged (their ``lam_errors`` stacked)."""
     out = {}
     for f in curve_files:
         with np.load(f) as z:
-            out[curve_key(f)] = dict(z)
+            new = dict(z)
+        old = out.setdefault(curve_key(f), {})
+        if "lam_errors" in old and "lam_errors" in new:
+            new["lam_errors"] = np.concatenate([old["lam_errors"], new["lam_errors"]])
+        old.update(new)
     return out
 
 

@@ -3,77 +3,123 @@
 # (symmetry check, PSD projection) -> LSPC-new / LSPC / KLR / SVC per trial chunk -> table.
 #
 # Where the clips come from (config audio.source):
-#   synthetic    generated clips in the Freesound-style layout (the offline default)
+#   synthetic    generated clips in the Freesound-style layout (the offline default),
+#                written per shard
 #   freesound    a folder with metadata.csv (id, file, tags, duration): audio.root
 #   esc50        the ESC-50 layout: audio.root, or (root null) the GitHub archive, verified
+#                and unpacked by a checkpoint
 #   urbansound8k the UrbanSound8K layout: audio.root
-# Shard counts come from the config, so the DAG is known before any clip is listed.
-AUDIO = config["audio"]
-AUDIO_DATASET = {
-    "synthetic": "audio-synthetic",
-    "freesound": "freesound",
-    "esc50": "esc50",
-    "urbansound8k": "urbansound8k",
-}[AUDIO["source"]]
-AUDIO_DIR = f"results/data/{AUDIO_DATASET}"
-AUDIO_SYNTH_ROOT = f"{AUDIO_DIR}/collection"
-AUDIO_METHODS = {"LSPC-new": "lspc_new", "LSPC": "lspc", "KLR": "klr", "SVC": "svc"}
-AUDIO_SLUGS = [AUDIO_METHODS[m] for m in AUDIO["experiment"]["methods"]]
-AUDIO_FEATURE_SHARDS = list(range(AUDIO["features"]["n_shards"]))
-AUDIO_KERNEL_SHARDS = list(range(AUDIO["kernel"]["n_shards"]))
-AUDIO_ENV = "../../envs/audio.yaml"
-AUDIO_CORE_ENV = "../../envs/core.yaml"
+# The collection is listed (metadata read, the paper's selection applied) when the DAG is
+# built; a selected clip goes to shard shard_of(id, features.n_shards) (a CRC-32 of its id).
+# Each shard has a manifest (kclf.manifests) written by a rule whose inputs are the shard's
+# clips and whose params are their sizes and times; the HMMs of a shard read only it. So a
+# changed clip reruns its manifest, its shard's HMMs and what follows (cross
+# log-likelihoods, kernel, fits, table); a changed tag in the metadata reruns only the clip
+# list (labels), the fits and the table.
+include: "audio_common.smk"
 
-if AUDIO["source"] in ("freesound", "urbansound8k") and not AUDIO["root"]:
-    raise WorkflowError(
-        f"invalid config: key 'audio.root' is required for source {AUDIO['source']}"
-    )
 
-if AUDIO["source"] == "esc50" and not AUDIO["root"]:
-    AUDIO_ARCHIVE = download_file(
-        "audio/ESC-50-master.zip",
+if AUDIO_ARCHIVE:
+    download_file(
+        AUDIO_ARCHIVE_NAME,
         url=AUDIO["download"]["url"],
         sha256=AUDIO["download"]["sha256"],
         mirror_relpath=AUDIO["download"]["mirror_relpath"],
     )
-else:
-    AUDIO_ARCHIVE = None
+
+
+if AUDIO_ARCHIVE:
+
+    checkpoint audio_extract:
+        input:
+            AUDIO_ARCHIVE,
+        output:
+            directory(AUDIO_EXTRACTED),
+        log:
+            "results/logs/audio_extract/all.log",
+        conda:
+            CORE_ENV
+        threads: 1
+        resources:
+            mem_mb=500,
+            runtime=30,
+        script:
+            "../scripts/audio_extract.py"
 
 
 if AUDIO["source"] == "synthetic":
-    AUDIO_COLLECTION = [f"{AUDIO_SYNTH_ROOT}/metadata.csv"]
+
+    rule audio_synthetic_shard:
+        output:
+            f"{AUDIO_DIR}/manifests/shard_{{k}}.tsv",
+        log:
+            "results/logs/audio_synthetic_shard/{k}.log",
+        wildcard_constraints:
+            k=r"\d+",
+        conda:
+            AUDIO_ENV
+        threads: 1
+        resources:
+            mem_mb=500,
+            runtime=10,
+        params:
+            root=AUDIO_SYNTH_ROOT,
+            ids=lambda wildcards: audio_generated_ids(wildcards.k),
+            seed=config["seed"],
+            duration_range=[
+                AUDIO["synthetic"]["min_seconds"],
+                AUDIO["synthetic"]["max_seconds"],
+            ],
+        script:
+            "../scripts/audio_synthetic_shard.py"
+
+    rule audio_synthetic_metadata:
+        input:
+            expand(f"{AUDIO_DIR}/manifests/shard_{{k}}.tsv", k=AUDIO_FEATURE_SHARDS),
+        output:
+            f"{AUDIO_SYNTH_ROOT}/metadata.csv",
+        log:
+            "results/logs/audio_synthetic_metadata/all.log",
+        conda:
+            AUDIO_ENV
+        threads: 1
+        resources:
+            mem_mb=500,
+            runtime=5,
+        script:
+            "../scripts/audio_synthetic_metadata.py"
+
 else:
-    AUDIO_COLLECTION = [AUDIO_ARCHIVE] if AUDIO_ARCHIVE else []
-_per, _n = AUDIO["experiment"]["trials_per_job"], AUDIO["experiment"]["trials"]
-AUDIO_TRIAL_CHUNKS = [f"{a}-{min(a + _per, _n) - 1}" for a in range(0, _n, _per)]
-AUDIO_REFERENCE = existing_file(AUDIO["reference"])
 
-
-rule audio_synthetic:
-    output:
-        f"{AUDIO_SYNTH_ROOT}/metadata.csv",
-    log:
-        "results/logs/audio_synthetic/all.log",
-    conda:
-        AUDIO_ENV
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=10,
-    params:
-        root=lambda wildcards, output: str(Path(output[0]).parent),
-        seed=config["seed"],
-        synthetic=AUDIO["synthetic"],
-    script:
-        "../scripts/audio_synthetic.py"
+    rule audio_manifest:
+        input:
+            audio_shard_files,
+        output:
+            f"{AUDIO_DIR}/manifests/shard_{{k}}.tsv",
+        log:
+            "results/logs/audio_manifest/{k}.log",
+        wildcard_constraints:
+            k=r"\d+",
+        conda:
+            CORE_ENV
+        threads: 1
+        resources:
+            mem_mb=500,
+            runtime=10,
+        params:
+            ids=lambda wildcards: audio_shard_ids(wildcards.k),
+            signature=lambda wildcards: file_signature(audio_shard_files(wildcards)),
+        script:
+            "../scripts/manifest.py"
 
 
 rule audio_clips:
     input:
-        AUDIO_COLLECTION,
+        audio_metadata,
     output:
         clips=f"{AUDIO_DIR}/clips.csv",
         tags=f"{AUDIO_DIR}/tags.txt",
+        dropped=f"{AUDIO_DIR}/dropped.txt",
     log:
         "results/logs/audio_clips/all.log",
     conda:
@@ -83,14 +129,11 @@ rule audio_clips:
         mem_mb=1000,
         runtime=10,
     params:
-        source=AUDIO["source"],
-        root=lambda wildcards, input: (
-            str(Path(input[0]).parent)
-            if AUDIO["source"] == "synthetic"
-            else AUDIO["root"]
-        ),
-        extract_dir=f"{config['cache_dir']}/audio/ESC-50",
+        layout=AUDIO_LAYOUT,
+        root=lambda wildcards, input: audio_root_of(input[0]),
         missing=AUDIO["missing_files"],
+        # a listed clip deleted or restored changes the clip list, not the metadata
+        dropped=lambda wildcards: _audio_listing(audio_root())[1],
         selection=AUDIO["selection"],
     script:
         "../scripts/audio_clips.py"
@@ -98,7 +141,9 @@ rule audio_clips:
 
 rule audio_hmm_shard:
     input:
-        f"{AUDIO_DIR}/clips.csv",
+        manifest=f"{AUDIO_DIR}/manifests/shard_{{k}}.tsv",
+        # the shard's clip ids (params) are known once an archive is unpacked
+        extracted=AUDIO_EXTRACTED if AUDIO_ARCHIVE else [],
     output:
         f"{AUDIO_DIR}/hmm/shard_{{k}}.npz",
     log:
@@ -114,9 +159,10 @@ rule audio_hmm_shard:
         mem_mb=2000,
         runtime=60,
     params:
-        n_shards=len(AUDIO_FEATURE_SHARDS),
+        ids=lambda wildcards: audio_shard_ids(wildcards.k),
         seed=config["seed"],
-        features=AUDIO["features"],
+        features={k: v for k, v in AUDIO["features"].items() if k not in ("skip_bad", "n_shards")},
+        skip_bad=AUDIO["features"]["skip_bad"],
         hmm=AUDIO["hmm"],
         cache_dir=f"{AUDIO_DIR}/clip_cache",
     script:
@@ -131,7 +177,7 @@ rule audio_bad_clips:
     log:
         "results/logs/audio_bad_clips/all.log",
     conda:
-        AUDIO_CORE_ENV
+        CORE_ENV
     threads: 1
     resources:
         mem_mb=1000,
@@ -152,7 +198,7 @@ rule audio_loglik_shard:
     wildcard_constraints:
         r=r"\d+",
     conda:
-        AUDIO_CORE_ENV
+        CORE_ENV
     threads: 1
     resources:
         mem_mb=4000,
@@ -165,8 +211,6 @@ rule audio_loglik_shard:
 
 rule audio_kernel:
     input:
-        clips=f"{AUDIO_DIR}/clips.csv",
-        tags=f"{AUDIO_DIR}/tags.txt",
         shards=expand(f"{AUDIO_DIR}/hmm/shard_{{k}}.npz", k=AUDIO_FEATURE_SHARDS),
         rows=expand(f"{AUDIO_DIR}/loglik/rows_{{r}}.npz", r=AUDIO_KERNEL_SHARDS),
     output:
@@ -177,7 +221,7 @@ rule audio_kernel:
     benchmark:
         "results/benchmarks/audio_kernel/all.tsv"
     conda:
-        AUDIO_CORE_ENV
+        CORE_ENV
     threads: 1
     resources:
         mem_mb=4000,
@@ -190,7 +234,9 @@ rule audio_kernel:
 
 rule audio_fit:
     input:
-        f"{AUDIO_DIR}/kernel.npz",
+        kernel=f"{AUDIO_DIR}/kernel.npz",
+        clips=f"{AUDIO_DIR}/clips.csv",
+        tags=f"{AUDIO_DIR}/tags.txt",
     output:
         f"results/records/audio/{AUDIO_DATASET}/{{method}}_{{trials}}.csv",
     log:
@@ -198,10 +244,10 @@ rule audio_fit:
     benchmark:
         f"results/benchmarks/audio_fit/{AUDIO_DATASET}/{{method}}_{{trials}}.tsv"
     wildcard_constraints:
-        method="|".join(AUDIO_METHODS.values()),
-        trials=r"\d+-\d+",
+        method="|".join(AUC_METHODS.values()),
+        trials=CHUNK,
     conda:
-        AUDIO_CORE_ENV
+        CORE_ENV
     threads: 1
     resources:
         mem_mb=4000,
@@ -209,7 +255,9 @@ rule audio_fit:
     params:
         seed=config["seed"],
         dataset=AUDIO_DATASET,
-        experiment=AUDIO["experiment"],
+        experiment=pick(
+            AUDIO["experiment"], ["n_train", "n_test", "folds", "min_positives", "lams"]
+        ),
         n_bins=config["calibration_bins"],
     script:
         "../scripts/audio_fit.py"
@@ -219,11 +267,13 @@ rule audio_table:
     input:
         records=expand(
             f"results/records/audio/{AUDIO_DATASET}/{{method}}_{{trials}}.csv",
-            method=AUDIO_SLUGS,
-            trials=AUDIO_TRIAL_CHUNKS,
+            method=AUDIO_METHODS.values(),
+            trials=AUDIO_CHUNKS,
         ),
         kernel_summary=f"{AUDIO_DIR}/kernel_summary.json",
         bad="results/logs/bad_audio.txt",
+        tags=f"{AUDIO_DIR}/tags.txt",
+        dropped=f"{AUDIO_DIR}/dropped.txt",
         reference=AUDIO_REFERENCE,
     output:
         csv=report(
@@ -258,17 +308,19 @@ rule audio_table:
     log:
         "results/logs/audio_table/all.log",
     conda:
-        AUDIO_CORE_ENV
+        CORE_ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
     params:
         dataset=AUDIO_DATASET,
-        methods=AUDIO["experiment"]["methods"],
+        methods=list(AUDIO_METHODS),
     script:
         "../scripts/audio_table.py"
 
 
 if enabled("audio"):
+    if not AUDIO_ARCHIVE:  # listed now: collection and config errors before any job
+        _audio_listing(audio_root())
     FINAL_OUTPUTS += rules.audio_table.output

@@ -7,7 +7,13 @@ import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
+from kclf.experiments import multitask_auc
+from kclf.seeding import chunk_trials
+
 SCHEMAS = Path(workflow.basedir) / "workflow" / "schemas"
+
+
+include: "envs.smk"
 
 
 def _check_against(schema_file, cfg, where):
@@ -33,11 +39,29 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 # Jobs import kclf from this checkout even in a conda env that holds only its dependencies
 # (an optional variable, extended rather than required, hence no `envvars:`).
 _PATHVAR = "PYTHONPATH"
-os.environ[_PATHVAR] = os.pathsep.join(
-    p for p in (workflow.basedir, os.environ.get(_PATHVAR)) if p
-)
+os.environ[_PATHVAR] = os.pathsep.join(p for p in (workflow.basedir, os.environ.get(_PATHVAR)) if p)
 
 FINAL_OUTPUTS = []
+
+# The multi-task AUC experiments (voc, scene, audio): display name -> file slug.
+AUC_METHODS = {name: slug for slug, name in multitask_auc.METHODS.items()}
+
+# A chunk of trials in file names: "<first>-<last>".
+CHUNK = r"\d+-\d+"
+
+
+def trial_chunks(trials, per_job):
+    """Labels ``first-last`` of the trial chunks: chunk k holds trials [k*m, (k+1)*m) of
+    0..trials-1 (m = per_job). Trial t is drawn from the seed and t alone, so raising
+    `trials` keeps every full chunk and adds (or extends) only the last ones."""
+    return [f"{a}-{min(a + per_job, trials) - 1}" for a in range(0, trials, per_job)]
+
+
+def pick(block, keys):
+    """The config entries ``keys`` of ``block``: a fit's params hold only what it reads,
+    so editing any other key (a report-only one, another method's grid, the trial count)
+    reruns no fit."""
+    return {k: block[k] for k in keys}
 
 
 def enabled(family):
@@ -59,9 +83,24 @@ def existing_file(path):
     return [str(path)] if path and Path(path).is_file() else []
 
 
-def log_path(rule_name, pattern=""):
-    return f"results/logs/{rule_name}/{pattern or 'all'}.log"
+def file_signature(paths):
+    """``[(path, size, mtime_ns), ...]`` of existing files: the params of a manifest rule,
+    so the manifest is rewritten when a file's bytes change even if its time goes back
+    (a copy keeping the old time), not only when it gets newer than the manifest."""
+    out = []
+    for p in paths:
+        st = os.stat(p)
+        out.append((str(p), st.st_size, st.st_mtime_ns))
+    return out
 
 
-def bench_path(rule_name, pattern=""):
-    return f"results/benchmarks/{rule_name}/{pattern or 'all'}.tsv"
+# MULAN scene (the scene and multilabel families, mgpc's scene tasks): the mirror's ARFF
+# files when present, else the ones rule multilabel_scene_download fetches into the cache.
+SCENE_FILES = ["mulan/scene-train.arff", "mulan/scene-test.arff"]
+SCENE_IN_MIRROR = all(mirror_file(f) for f in SCENE_FILES)
+SCENE_DOWNLOAD_DIR = f"{config['cache_dir']}/mulan/scene"
+SCENE_INPUT = (
+    [mirror_file(f) for f in SCENE_FILES]
+    if SCENE_IN_MIRROR
+    else [f"{SCENE_DOWNLOAD_DIR}/{Path(f).name}" for f in SCENE_FILES]
+)

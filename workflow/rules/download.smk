@@ -18,7 +18,20 @@
 import os
 import re
 
+if "CORE_ENV" not in globals():  # included on its own, without common.smk
+
+    include: "envs.smk"
+
+
 DOWNLOADS = {}  # <cache_dir>/<name> -> its entry, one rule each
+
+
+def mirror_copy(relpath):
+    """``[<mirror>/<relpath>]`` when the mirror holds the file, else ``[]``: the download
+    rule's input, so a changed mirror file is fetched and verified again."""
+    mirror = config.get("mirror")
+    path = os.path.join(mirror, relpath) if mirror else None
+    return [path] if path and os.path.isfile(path) else []
 
 
 def download_path(name):
@@ -29,9 +42,7 @@ def download_path(name):
 def download_file(name, url, sha256, mirror_relpath=None):
     """Define rule download_<name> producing <cache_dir>/<name>; return that path."""
     if not name or os.path.isabs(name) or ".." in name.split("/"):
-        raise ValueError(
-            f"download name must be a relative path inside cache_dir, got {name!r}"
-        )
+        raise ValueError(f"download name must be a relative path inside cache_dir, got {name!r}")
     target = download_path(name)
     entry = {"url": url, "sha256": sha256, "mirror_relpath": mirror_relpath or name}
     if target in DOWNLOADS:
@@ -46,13 +57,15 @@ def download_file(name, url, sha256, mirror_relpath=None):
     rule:
         name:
             f"download_{re.sub('[^0-9A-Za-z_]', '_', name)}"
+        input:
+            mirror_copy(mirror_relpath or name),
         output:
             target,
         log:
             f"results/logs/download/{name}.log",
         localrule: True
         conda:
-            "../../envs/core.yaml"
+            CORE_ENV
         threads: 1
         resources:
             mem_mb=500,

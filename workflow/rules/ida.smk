@@ -1,29 +1,21 @@
 # IDA benchmarks (MAPLP paper, section 5): every method on the same realisations,
-# hyper-parameters by CV on the first realisations (median of the best), error/time tables.
-IDA = config["ida"]
-IDA_MAT_CFG = IDA["benchmarks_mat"]
-IDA_MAT = (
-    download_file(
-        "ida/benchmarks.mat",
-        IDA_MAT_CFG["url"],
-        IDA_MAT_CFG["sha256"],
-        IDA_MAT_CFG["mirror_relpath"],
-    )
-    if IDA_MAT_CFG["use"]
-    else []
-)
-IDA_MIRROR = mirror_file("ida")
+# hyper-parameters by CV on the first n_select realisations (median of the best), then
+# every realisation in chunks of trials_per_job (realisation r from the seed and r alone),
+# error/time tables.
+include: "ida_common.smk"
 
 
 rule ida_data:
     input:
-        IDA_MAT,
+        ida_sources,
     output:
-        "results/data/ida/{dataset}.npz",
+        "results/data/ida/{dataset}/{trials}.npz",
     log:
-        "results/logs/ida_data/{dataset}.log",
+        "results/logs/ida_data/{dataset}_{trials}.log",
+    wildcard_constraints:
+        trials=CHUNK,
     conda:
-        "../../envs/core.yaml"
+        CORE_ENV
     threads: 1
     resources:
         mem_mb=1000,
@@ -31,57 +23,73 @@ rule ida_data:
     params:
         seed=config["seed"],
         mirror=IDA_MIRROR,
-        generate=IDA["generate"],
-        realisations=IDA["realisations"],
+        generate=lambda wildcards: wildcards.dataset in IDA["generate"],
     script:
         "../scripts/ida_data.py"
 
 
-rule ida_fit:
+rule ida_select:
     input:
-        "results/data/ida/{dataset}.npz",
+        f"results/data/ida/{{dataset}}/{IDA_SELECT}.npz",
     output:
-        records="results/records/ida/{dataset}/{method}.csv",
-        selection="results/records/ida/{dataset}/{method}_selection.json",
+        "results/records/ida/{dataset}/{method}_selection.json",
     log:
-        "results/logs/ida_fit/{dataset}_{method}.log",
+        "results/logs/ida_select/{dataset}_{method}.log",
     benchmark:
-        "results/benchmarks/ida_fit/{dataset}_{method}.tsv"
+        "results/benchmarks/ida_select/{dataset}_{method}.tsv"
     wildcard_constraints:
-        method="maplp|svm|klr|lspc_new|lspc",
+        method="|".join(_ida.METHODS),
     conda:
-        "../../envs/core.yaml"
+        CORE_ENV
     threads: 1
     resources:
         mem_mb=3000,
         runtime=240,
     params:
-        # only what a fit depends on: adding a dataset or a method reruns nothing else
+        seed=config["seed"],
+        grids=lambda wildcards: pick(IDA, ["sigma_factors", "folds", IDA_GRID[wildcards.method]]),
+    script:
+        "../scripts/ida_select.py"
+
+
+rule ida_fit:
+    input:
+        data="results/data/ida/{dataset}/{trials}.npz",
+        selection="results/records/ida/{dataset}/{method}_selection.json",
+    output:
+        "results/records/ida/{dataset}/{method}_{trials}.csv",
+    log:
+        "results/logs/ida_fit/{dataset}_{method}_{trials}.log",
+    benchmark:
+        "results/benchmarks/ida_fit/{dataset}_{method}_{trials}.tsv"
+    wildcard_constraints:
+        method="|".join(_ida.METHODS),
+        trials=CHUNK,
+    conda:
+        CORE_ENV
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=240,
+    params:
         seed=config["seed"],
         n_bins=config["calibration_bins"],
-        cfg={
-            k: IDA[k]
-            for k in (
-                "n_select",
-                "folds",
-                "sigma_factors",
-                "svm_C",
-                "lams",
-                "maplp_solver_options",
-            )
-        },
+        grids=lambda wildcards: pick(IDA, ["sigma_factors", "folds", IDA_GRID[wildcards.method]]),
     script:
         "../scripts/ida_fit.py"
 
 
 rule ida_report:
     input:
-        records=expand(
-            "results/records/ida/{dataset}/{method}.csv",
-            dataset=IDA["datasets"],
-            method=IDA["methods"],
-        ),
-        data=expand("results/data/ida/{dataset}.npz", dataset=IDA["datasets"]),
+        records=[
+            f"results/records/ida/{d}/{m}_{c}.csv"
+            for d in IDA["datasets"]
+            for m in IDA["methods"]
+            for c in IDA_CHUNKS[d]
+        ],
+        data=[f"results/data/ida/{d}/{c}.npz" for d in IDA["datasets"] for c in IDA_CHUNKS[d]],
+        reference_error=existing_file(IDA["reference_error"]),
+        reference_time=existing_file(IDA["reference_time"]),
     output:
         error_csv=report(
             "results/tables/ida_error.csv",
@@ -117,7 +125,7 @@ rule ida_report:
     log:
         "results/logs/ida_report/all.log",
     conda:
-        "../../envs/core.yaml"
+        CORE_ENV
     threads: 1
     resources:
         mem_mb=1000,
@@ -126,8 +134,6 @@ rule ida_report:
         methods=IDA["methods"],
         folds=IDA["folds"],
         n_select=IDA["n_select"],
-        reference_error=IDA["reference_error"],
-        reference_time=IDA["reference_time"],
     script:
         "../scripts/ida_report.py"
 

@@ -1,55 +1,74 @@
-# LSPC toy experiment (LSPC-new paper, Sec. 3.1 and Figure 1).
-LSPC_TOY_METHODS = ["lspc_new", "lspc", "lspc_prime"]
+# LSPC toy experiment (LSPC-new paper, Sec. 3.1 and Figure 1): the samples of each chunk of
+# trials, every method on every chunk, the table and Figure 1 (from chunk 0's trial 0).
+from kclf.experiments import lspc_toy as _lspc_toy
+
+LT = config["lspc_toy"]
+LSPC_TOY_METHODS = [m for m in _lspc_toy.METHODS if m in LT["methods"]]
+LSPC_TOY_CHUNKS = trial_chunks(LT["trials"], LT["trials_per_job"])
 
 
 rule lspc_toy_data:
     output:
-        "results/data/lspc_toy/samples.npz",
+        "results/data/lspc_toy/samples_{trials}.npz",
     log:
-        "results/logs/lspc_toy_data/all.log",
-    params:
-        seed=config["seed"],
-        cfg=config["lspc_toy"],
-    threads: 1
+        "results/logs/lspc_toy_data/{trials}.log",
+    wildcard_constraints:
+        trials=CHUNK,
     conda:
-        "../../envs/core.yaml"
+        CORE_ENV
+    threads: 1
     resources:
         mem_mb=500,
         runtime=5,
+    params:
+        seed=config["seed"],
+        n_train_per_class=LT["n_train_per_class"],
+        n_test_per_class=LT["n_test_per_class"],
     script:
         "../scripts/lspc_toy_data.py"
 
 
 rule lspc_toy_fit:
     input:
-        "results/data/lspc_toy/samples.npz",
+        "results/data/lspc_toy/samples_{trials}.npz",
     output:
-        records="results/records/lspc_toy/{method}.csv",
-        curves="results/records/lspc_toy/{method}_curves.npz",
+        records="results/records/lspc_toy/{method}_{trials}.csv",
+        curves="results/records/lspc_toy/{method}_{trials}_curves.npz",
     log:
-        "results/logs/lspc_toy_fit/{method}.log",
+        "results/logs/lspc_toy_fit/{method}_{trials}.log",
     benchmark:
-        "results/benchmarks/lspc_toy_fit/{method}.tsv"
-    params:
-        seed=config["seed"],
-        cfg=config["lspc_toy"],
-        n_bins=config["calibration_bins"],
+        "results/benchmarks/lspc_toy_fit/{method}_{trials}.tsv"
     wildcard_constraints:
-        method="|".join(LSPC_TOY_METHODS),
-    threads: 1
+        method="|".join(_lspc_toy.METHODS),
+        trials=CHUNK,
     conda:
-        "../../envs/core.yaml"
+        CORE_ENV
+    threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
+    params:
+        seed=config["seed"],
+        folds=LT["folds"],
+        sigmas=LT["sigmas"],
+        lams=LT["lams"],
+        n_bins=config["calibration_bins"],
     script:
         "../scripts/lspc_toy_fit.py"
 
 
 rule lspc_toy_report:
     input:
-        records=expand("results/records/lspc_toy/{method}.csv", method=LSPC_TOY_METHODS),
-        curves=expand("results/records/lspc_toy/{method}_curves.npz", method=LSPC_TOY_METHODS),
+        records=expand(
+            "results/records/lspc_toy/{method}_{trials}.csv",
+            method=LSPC_TOY_METHODS,
+            trials=LSPC_TOY_CHUNKS,
+        ),
+        curves=expand(
+            "results/records/lspc_toy/{method}_{trials}_curves.npz",
+            method=LSPC_TOY_METHODS,
+            trials=LSPC_TOY_CHUNKS[0],
+        ),
     output:
         csv=report(
             "results/tables/lspc_toy.csv",
@@ -81,9 +100,9 @@ rule lspc_toy_report:
         ),
     log:
         "results/logs/lspc_toy_report/all.log",
-    threads: 1
     conda:
-        "../../envs/core.yaml"
+        CORE_ENV
+    threads: 1
     resources:
         mem_mb=500,
         runtime=5,

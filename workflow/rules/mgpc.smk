@@ -1,8 +1,11 @@
 # MGPC experiment (Fradi et al., Sec. 4): digits images (three representations) and MULAN scene;
 # MLA, MEP, weighted ridge logistic (Newton, gradient) and scikit-learn's GPC over random splits.
-MGPC = config.get("mgpc", {})
-MGPC_ENV = "../../envs/images.yaml"
+# Per (task, representation, method) one fit job per chunk of trials (trials_per_job); the
+# split of trial t is drawn from the seed and t alone.
+from kclf.experiments import mgpc as _mgpc
 
+MGPC = config.get("mgpc", {})
+MGPC_CHUNKS = trial_chunks(MGPC["trials"], MGPC["trials_per_job"]) if MGPC.get("enabled") else []
 
 # (dataset, task, representation) of every configured task
 MGPC_COMBOS = [
@@ -12,39 +15,45 @@ MGPC_COMBOS = [
     for r in spec["representations"]
 ]
 MGPC_FITS = [
-    f"results/records/mgpc/{d}/{t}/{r}/{m}"
+    f"results/records/mgpc/{d}/{t}/{r}/{m}_{c}"
     for d, t, r in MGPC_COMBOS
     for m in MGPC.get("methods", [])
+    for c in MGPC_CHUNKS
 ]
 # the paper's table, when configured and present
 MGPC_REFERENCE = existing_file(MGPC.get("reference"))
+
+# what a fit of each method reads from the mgpc block (kclf.experiments.mgpc._fit)
+_MGPC_GP = ["n_centers", "sigma_factors", "length_scale_factors", "amplitudes", "tol"]
+MGPC_FIT_KEYS = {
+    "mla": _MGPC_GP,
+    "mep": _MGPC_GP,
+    "ridge_newton": ["lams", "folds", "ridge_tol"],
+    "ridge_gradient": ["lams", "folds", "ridge_tol", "gradient_max_iter"],
+    "sklearn_gpc": [],
+}
 
 
 wildcard_constraints:
     mgpc_dataset="digits|scene",
     mgpc_task="[A-Za-z0-9]+",
     mgpc_repr="gradient|gabor|binarization|raw|features",
-    mgpc_method="mla|mep|ridge_newton|ridge_gradient|sklearn_gpc",
+    mgpc_method="|".join(_mgpc.METHODS),
 
 
 rule mgpc_prepare:
+    input:
+        lambda wildcards: SCENE_INPUT if wildcards.mgpc_dataset == "scene" else [],
     output:
         "results/data/{mgpc_dataset}/mgpc_{mgpc_task}.npz",
     log:
         "results/logs/mgpc_prepare/{mgpc_dataset}_{mgpc_task}.log",
     conda:
-        MGPC_ENV
+        IMAGE_ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
-    params:
-        seed=config["seed"],
-        trials=MGPC.get("trials"),
-        train_fraction=MGPC.get("train_fraction"),
-        max_train=lambda w: MGPC["datasets"][w.mgpc_dataset].get("max_train"),
-        mirror=config.get("mirror"),
-        cache_dir=config.get("cache_dir", "resources"),
     script:
         "../scripts/mgpc_prepare.py"
 
@@ -57,13 +66,13 @@ rule mgpc_represent:
     log:
         "results/logs/mgpc_represent/{mgpc_dataset}_{mgpc_task}_{mgpc_repr}.log",
     conda:
-        MGPC_ENV
+        IMAGE_ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
     params:
-        gabor=MGPC.get("gabor"),
+        gabor=lambda wildcards: MGPC["gabor"] if wildcards.mgpc_repr == "gabor" else None,
     script:
         "../scripts/mgpc_represent.py"
 
@@ -73,21 +82,25 @@ rule mgpc_fit:
         data="results/data/{mgpc_dataset}/mgpc_{mgpc_task}.npz",
         features="results/data/{mgpc_dataset}/mgpc_{mgpc_task}_{mgpc_repr}.npz",
     output:
-        records="results/records/mgpc/{mgpc_dataset}/{mgpc_task}/{mgpc_repr}/{mgpc_method}.csv",
-        curves="results/records/mgpc/{mgpc_dataset}/{mgpc_task}/{mgpc_repr}/{mgpc_method}.npz",
+        records="results/records/mgpc/{mgpc_dataset}/{mgpc_task}/{mgpc_repr}/{mgpc_method}_{trials}.csv",
+        curves="results/records/mgpc/{mgpc_dataset}/{mgpc_task}/{mgpc_repr}/{mgpc_method}_{trials}.npz",
     log:
-        "results/logs/mgpc_fit/{mgpc_dataset}_{mgpc_task}_{mgpc_repr}_{mgpc_method}.log",
+        "results/logs/mgpc_fit/{mgpc_dataset}_{mgpc_task}_{mgpc_repr}_{mgpc_method}_{trials}.log",
     benchmark:
-        "results/benchmarks/mgpc_fit/{mgpc_dataset}_{mgpc_task}_{mgpc_repr}_{mgpc_method}.tsv"
+        "results/benchmarks/mgpc_fit/{mgpc_dataset}_{mgpc_task}_{mgpc_repr}_{mgpc_method}_{trials}.tsv"
+    wildcard_constraints:
+        trials=CHUNK,
     conda:
-        MGPC_ENV
+        IMAGE_ENV
     threads: 1
     resources:
         mem_mb=2000,
         runtime=60,
     params:
         seed=config["seed"],
-        cfg=MGPC,
+        train_fraction=MGPC.get("train_fraction"),
+        max_train=lambda wildcards: MGPC["datasets"][wildcards.mgpc_dataset].get("max_train"),
+        cfg=lambda wildcards: pick(MGPC, ["standardize", *MGPC_FIT_KEYS[wildcards.mgpc_method]]),
         n_bins=config["calibration_bins"],
     script:
         "../scripts/mgpc_fit.py"
@@ -134,7 +147,7 @@ rule mgpc_report:
     log:
         "results/logs/mgpc_report/all.log",
     conda:
-        MGPC_ENV
+        IMAGE_ENV
     threads: 1
     resources:
         mem_mb=1000,

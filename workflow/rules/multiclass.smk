@@ -3,6 +3,9 @@
 include: "multiclass_common.smk"
 
 
+from kclf.experiments import multiclass as _multiclass
+
+
 rule multiclass_data:
     input:
         unpack(multiclass_sources),
@@ -10,18 +13,17 @@ rule multiclass_data:
         "results/data/{dataset}/multiclass.npz",
     log:
         "results/logs/multiclass_data/{dataset}.log",
-    params:
-        seed=config["seed"],
-        folds=MC["folds"],
-        per_class=MC["per_class"],
     wildcard_constraints:
         dataset=MC_DATASETS,
-    threads: 1
     conda:
-        "../../envs/core.yaml"
+        CORE_ENV
+    threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
+    params:
+        seed=config["seed"],
+        per_class=MC["per_class"],
     script:
         "../scripts/multiclass_data.py"
 
@@ -30,24 +32,26 @@ rule multiclass_fit:
     input:
         "results/data/{dataset}/multiclass.npz",
     output:
-        "results/records/multiclass/{dataset}/{method}.csv",
+        "results/records/multiclass/{dataset}/{method}_{trials}.csv",
     log:
-        "results/logs/multiclass_fit/{dataset}/{method}.log",
+        "results/logs/multiclass_fit/{dataset}/{method}_{trials}.log",
     benchmark:
-        "results/benchmarks/multiclass_fit/{dataset}/{method}.tsv"
-    params:
-        seed=config["seed"],
-        cfg=MC,
-        n_bins=config["calibration_bins"],
+        "results/benchmarks/multiclass_fit/{dataset}/{method}_{trials}.tsv"
     wildcard_constraints:
         dataset=MC_DATASETS,
-        method="klr_pairwise|klr_ovr|lspc_new|svc",
-    threads: 1
+        method="|".join(_multiclass.METHODS),
+        trials=CHUNK,
     conda:
-        "../../envs/core.yaml"
+        CORE_ENV
+    threads: 1
     resources:
         mem_mb=4000,
         runtime=240,
+    params:
+        seed=config["seed"],
+        folds=MC["folds"],
+        cfg=lambda wildcards: mc_fit_params(wildcards.method),
+        n_bins=config["calibration_bins"],
     script:
         "../scripts/multiclass_fit.py"
 
@@ -55,9 +59,10 @@ rule multiclass_fit:
 rule multiclass_table:
     input:
         records=lambda wc: expand(
-            "results/records/multiclass/{dataset}/{method}.csv",
+            "results/records/multiclass/{dataset}/{method}_{trials}.csv",
             dataset=wc.dataset,
             method=MC["methods"],
+            trials=mc_chunks(wc.dataset),
         ),
         reference=existing_file(MC["reference"]),
     output:
@@ -88,17 +93,18 @@ rule multiclass_table:
         ),
     log:
         "results/logs/multiclass_table/{dataset}.log",
-    params:
-        folds=MC["folds"],
-        per_class=MC["per_class"],
     wildcard_constraints:
         dataset=MC_DATASETS,
-    threads: 1
     conda:
-        "../../envs/core.yaml"
+        CORE_ENV
+    threads: 1
     resources:
         mem_mb=500,
         runtime=5,
+    params:
+        folds=MC["folds"],
+        per_class=MC["per_class"],
+        trials=lambda wildcards: mc_trials(wildcards.dataset),
     script:
         "../scripts/multiclass_table.py"
 
@@ -112,15 +118,15 @@ rule multiclass_cost:
         "results/logs/multiclass_cost/all.log",
     benchmark:
         "results/benchmarks/multiclass_cost/all.tsv"
-    params:
-        seed=config["seed"],
-        cfg=MC["cost"],
-    threads: 1
     conda:
-        "../../envs/core.yaml"
+        CORE_ENV
+    threads: 1
     resources:
         mem_mb=4000,
         runtime=120,
+    params:
+        seed=config["seed"],
+        cfg={k: v for k, v in MC["cost"].items() if k != "dataset"},  # dataset: the input
     script:
         "../scripts/multiclass_cost.py"
 
@@ -136,11 +142,9 @@ rule multiclass_cost_figure:
         ),
     log:
         "results/logs/multiclass_cost_figure/all.log",
-    params:
-        cfg=MC["cost"],
-    threads: 1
     conda:
-        "../../envs/core.yaml"
+        CORE_ENV
+    threads: 1
     resources:
         mem_mb=500,
         runtime=5,

@@ -4,6 +4,25 @@ if "multiclass" not in config:  # a config without the block: defaults, disabled
     _check_against(SCHEMAS / "multiclass.schema.yaml", config["multiclass"], "multiclass")
 MC = config["multiclass"]
 MC_DATASETS = "digits|isolet1|isolet"
+
+
+def mc_trials(dataset):
+    """Trials of a dataset: multiclass.trials (null: one K-fold partition, `folds`
+    trials); isolet: the one UCI split."""
+    return 1 if dataset == "isolet" else (MC["trials"] or MC["folds"])
+
+
+def mc_chunks(dataset):
+    return trial_chunks(mc_trials(dataset), MC["trials_per_job"])
+
+
+def mc_fit_params(method):
+    """What a fit of `method` reads from the multiclass block (not the cost block, the
+    other methods' grids or the trial count)."""
+    grid = {"klr_pairwise": "lams", "klr_ovr": "lams", "lspc_new": "lspc_lams", "svc": "svc_Cs"}
+    return {"sigma_factors": MC["sigma_factors"], "cv": MC["cv"], "grid": MC[grid[method]]}
+
+
 ISOLET_URL = "https://archive.ics.uci.edu/ml/machine-learning-databases/isolet/"
 
 # download rules are defined while the workflow is parsed, so only when isolet is used

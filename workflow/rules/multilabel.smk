@@ -1,37 +1,17 @@
 # CorrLog multilabel experiments (Li et al. 2016): the two-label toy example of Sec. V with
 # its figure, MULAN scene, and (paper config) the VOC bag-of-words of the image pipeline.
-ML = config["multilabel"]
-ML_SCENE_FILES = ["mulan/scene-train.arff", "mulan/scene-test.arff"]
-ML_SCENE_DOWNLOAD = f"{config['cache_dir']}/mulan/scene"
-
-
-ML_SCENE_IN_MIRROR = all(mirror_file(f) for f in ML_SCENE_FILES)
-ML_SCENE_INPUT = (
-    [mirror_file(f) for f in ML_SCENE_FILES]
-    if ML_SCENE_IN_MIRROR
-    else [f"{ML_SCENE_DOWNLOAD}/{Path(f).name}" for f in ML_SCENE_FILES]
-)
-ML_DATASETS = []
-for _ds in ML["datasets"]:
-    if _ds == "scene" and not (ML_SCENE_IN_MIRROR or ML["download_scene"]):
-        print(
-            "multilabel: MULAN scene left out (no mulan/scene-*.arff under the mirror "
-            f"{config.get('mirror')!r} and download_scene is false)"
-        )
-    elif _ds == "voc" and not enabled("voc"):
-        print("multilabel: VOC left out (the voc family is disabled)")
-    else:
-        ML_DATASETS.append(_ds)
+# The toy trials run in chunks (toy.trials_per_job); scene and VOC have one split (0-0).
+include: "multilabel_common.smk"
 
 
 rule multilabel_scene_download:
     output:
-        train=f"{ML_SCENE_DOWNLOAD}/scene-train.arff",
-        test=f"{ML_SCENE_DOWNLOAD}/scene-test.arff",
+        train=f"{SCENE_DOWNLOAD_DIR}/scene-train.arff",
+        test=f"{SCENE_DOWNLOAD_DIR}/scene-test.arff",
     log:
         "results/logs/multilabel_scene_download/all.log",
     conda:
-        "../../envs/core.yaml"
+        CORE_ENV
     threads: 1
     resources:
         mem_mb=500,
@@ -44,31 +24,35 @@ rule multilabel_scene_download:
 
 rule multilabel_toy_data:
     output:
-        "results/data/multilabel_toy/data.npz",
+        "results/data/multilabel_toy/data_{trials}.npz",
     log:
-        "results/logs/multilabel_toy_data/all.log",
+        "results/logs/multilabel_toy_data/{trials}.log",
+    wildcard_constraints:
+        trials=CHUNK,
     conda:
-        "../../envs/core.yaml"
+        CORE_ENV
     threads: 1
     resources:
         mem_mb=500,
         runtime=5,
     params:
         seed=config["seed"],
-        toy=ML["toy"],
+        n_train=ML["toy"]["n_train"],
+        n_test=ML["toy"]["n_test"],
+        shift=ML["toy"]["shift"],
     script:
         "../scripts/multilabel_toy_data.py"
 
 
 rule multilabel_scene_data:
     input:
-        ML_SCENE_INPUT,
+        SCENE_INPUT,
     output:
         "results/data/multilabel_scene/data.npz",
     log:
         "results/logs/multilabel_scene_data/all.log",
     conda:
-        "../../envs/core.yaml"
+        CORE_ENV
     threads: 1
     resources:
         mem_mb=1000,
@@ -85,7 +69,7 @@ rule multilabel_voc_data:
     log:
         "results/logs/multilabel_voc_data/all.log",
     conda:
-        "../../envs/core.yaml"
+        CORE_ENV
     threads: 1
     resources:
         mem_mb=2000,
@@ -98,26 +82,27 @@ rule multilabel_voc_data:
 
 rule multilabel_fit:
     input:
-        "results/data/multilabel_{dataset}/data.npz",
+        ml_data,
     output:
-        records="results/records/multilabel/{dataset}/{method}.csv",
-        predictions="results/records/multilabel/{dataset}/{method}_predictions.npz",
+        records="results/records/multilabel/{dataset}/{method}_{trials}.csv",
+        predictions="results/records/multilabel/{dataset}/{method}_{trials}_predictions.npz",
     log:
-        "results/logs/multilabel_fit/{dataset}_{method}.log",
+        "results/logs/multilabel_fit/{dataset}_{method}_{trials}.log",
     benchmark:
-        "results/benchmarks/multilabel_fit/{dataset}_{method}.tsv"
+        "results/benchmarks/multilabel_fit/{dataset}_{method}_{trials}.tsv"
     wildcard_constraints:
         dataset="toy|scene|voc",
-        method="corrlog|ilr|cc|mo_svc",
+        method="|".join(_multilabel.METHODS),
+        trials=CHUNK,
     conda:
-        "../../envs/core.yaml"
+        CORE_ENV
     threads: 1
     resources:
         mem_mb=2000,
         runtime=30,
     params:
         seed=config["seed"],
-        cfg=ML,
+        cfg=lambda wildcards: pick(ML, ML_FIT_KEYS[wildcards.method]),
         n_bins=config["calibration_bins"],
     script:
         "../scripts/multilabel_fit.py"
@@ -125,8 +110,11 @@ rule multilabel_fit:
 
 rule multilabel_table:
     input:
-        expand(
-            "results/records/multilabel/{{dataset}}/{method}.csv", method=ML["methods"]
+        lambda wildcards: expand(
+            "results/records/multilabel/{dataset}/{method}_{trials}.csv",
+            dataset=wildcards.dataset,
+            method=ML["methods"],
+            trials=ml_chunks(wildcards.dataset),
         ),
     output:
         csv=report(
@@ -158,7 +146,7 @@ rule multilabel_table:
     wildcard_constraints:
         dataset="toy|scene|voc",
     conda:
-        "../../envs/core.yaml"
+        CORE_ENV
     threads: 1
     resources:
         mem_mb=500,
@@ -171,9 +159,9 @@ rule multilabel_table:
 
 rule multilabel_toy_figure:
     input:
-        data="results/data/multilabel_toy/data.npz",
-        ilr="results/records/multilabel/toy/ilr_predictions.npz",
-        corrlog="results/records/multilabel/toy/corrlog_predictions.npz",
+        data=f"results/data/multilabel_toy/data_{ML_TOY_CHUNKS[0]}.npz",
+        ilr=f"results/records/multilabel/toy/ilr_{ML_TOY_CHUNKS[0]}_predictions.npz",
+        corrlog=f"results/records/multilabel/toy/corrlog_{ML_TOY_CHUNKS[0]}_predictions.npz",
     output:
         report(
             "results/figures/corrlog_toy.png",
@@ -183,7 +171,7 @@ rule multilabel_toy_figure:
     log:
         "results/logs/multilabel_toy_figure/all.log",
     conda:
-        "../../envs/core.yaml"
+        CORE_ENV
     threads: 1
     resources:
         mem_mb=500,

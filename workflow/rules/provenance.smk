@@ -1,3 +1,5 @@
+from kclf.provenance import config_hash
+
 # Provenance of the run: config hash, code version, packages, machine, per-rule run times.
 # Its input is every other final output (a function, so families included after this
 # file count too): it runs last, when the benchmark files it summarises are all written.
@@ -6,7 +8,8 @@ PROVENANCE_OUTPUTS = ["results/provenance.json", "results/provenance.html"]
 
 rule provenance:
     input:
-        lambda wc: [str(f) for f in FINAL_OUTPUTS if str(f) not in PROVENANCE_OUTPUTS],
+        outputs=lambda wc: [str(f) for f in FINAL_OUTPUTS if str(f) not in PROVENANCE_OUTPUTS],
+        lock=str(Path(workflow.basedir) / "requirements.lock"),
     output:
         json=PROVENANCE_OUTPUTS[0],
         html=report(
@@ -18,14 +21,15 @@ rule provenance:
         "results/logs/provenance/all.log",
     localrule: True
     conda:
-        "../../envs/core.yaml"
+        CORE_ENV
     threads: 1
     resources:
         mem_mb=500,
         runtime=5,
     params:
-        repo=workflow.basedir,
-        lock=str(Path(workflow.basedir) / "requirements.lock"),
+        # it records the config: rewritten whenever the config changes
+        config_sha256=config_hash(config),
+        repo=lambda wildcards, input: str(Path(input.lock).parent),
         benchmarks="results/benchmarks",
     script:
         "../scripts/provenance.py"

@@ -3,20 +3,11 @@
 # train/test split as trial 0 and seeded random re-splits of the same sizes after it.
 # The ARFF files come from the local mirror; else (download: true) from the MULAN archive
 # via the rule multilabel_scene_download (workflow/rules/multilabel.smk).
+from kclf.datasets.mulan import SCENE_LABELS
+
 SCENE = config["scene"]
-SCENE_FILES = ["mulan/scene-train.arff", "mulan/scene-test.arff"]
-SCENE_IN_MIRROR = all(mirror_file(f) for f in SCENE_FILES)
-SCENE_INPUT = (
-    [mirror_file(f) for f in SCENE_FILES]
-    if SCENE_IN_MIRROR
-    else [f"{config['cache_dir']}/mulan/scene/{Path(f).name}" for f in SCENE_FILES]
-)
-SCENE_SLUGS = {"LSPC-new": "lspc_new", "LSPC": "lspc", "KLR": "klr", "SVC": "svc"}
-SCENE_METHODS = {m: SCENE_SLUGS[m] for m in SCENE["experiment"]["methods"]}
-
-
-_per, _n = SCENE["experiment"]["trials_per_job"], SCENE["experiment"]["trials"]
-SCENE_TRIAL_CHUNKS = [f"{a}-{min(a + _per, _n) - 1}" for a in range(0, _n, _per)]
+SCENE_METHODS = {m: AUC_METHODS[m] for m in SCENE["experiment"]["methods"]}
+SCENE_CHUNKS = trial_chunks(SCENE["experiment"]["trials"], SCENE["experiment"]["trials_per_job"])
 
 
 rule scene_data:
@@ -27,7 +18,7 @@ rule scene_data:
     log:
         "results/logs/scene_data/all.log",
     conda:
-        "../../envs/core.yaml"
+        CORE_ENV
     threads: 1
     resources:
         mem_mb=1000,
@@ -46,17 +37,20 @@ rule scene_fit:
     benchmark:
         "results/benchmarks/scene_fit/{method}_{trials}.tsv"
     wildcard_constraints:
-        method="|".join(SCENE_METHODS.values()),
-        trials=r"\d+-\d+",
+        method="|".join(AUC_METHODS.values()),
+        trials=CHUNK,
     conda:
-        "../../envs/core.yaml"
+        CORE_ENV
     threads: 1
     resources:
         mem_mb=4000,
         runtime=60,
     params:
         seed=config["seed"],
-        experiment=SCENE["experiment"],
+        experiment=lambda wildcards: pick(
+            SCENE["experiment"],
+            ["folds", "sigma_factors", "svc_Cs" if wildcards.method == "svc" else "lams"],
+        ),
         n_bins=config["calibration_bins"],
     script:
         "../scripts/scene_fit.py"
@@ -67,7 +61,7 @@ rule scene_table:
         records=expand(
             "results/records/scene/{method}_{trials}.csv",
             method=SCENE_METHODS.values(),
-            trials=SCENE_TRIAL_CHUNKS,
+            trials=SCENE_CHUNKS,
         ),
         reference=[],
     output:
@@ -99,14 +93,14 @@ rule scene_table:
     log:
         "results/logs/scene_table/all.log",
     conda:
-        "../../envs/core.yaml"
+        CORE_ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
     params:
-        dataset="scene",
         methods=list(SCENE_METHODS),
+        tasks=list(SCENE_LABELS),
         title="MULAN scene",
     script:
         "../scripts/voc_table.py"

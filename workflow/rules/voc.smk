@@ -7,18 +7,22 @@
 #                                              per shard into results/data/voc/synthetic
 #   source: download                        -> VOCtrainval tar fetched and extracted by a
 #                                              checkpoint; listed after extraction
-# Images go to shards by a CRC-32 hash of their id (kclf.features.surf_bow.shard_of), so
-# adding an image recomputes only its shard, then the vocabulary and what follows.
+# Images go to shards by a CRC-32 hash of their id (kclf.features.surf_bow.shard_of). Each
+# shard has a manifest (kclf.manifests: id, path, size, mtime, sha256) written by a rule
+# whose inputs are the shard's files and whose params are their sizes and times, so adding
+# or changing an image recomputes only its shard, then the vocabulary and what follows.
 include: "voc_common.smk"
 
 
 rule voc_download:
+    input:
+        mirror_copy(VOC["download"]["mirror_relpath"]),
     output:
         f"{VOC_DOWNLOAD_DIR}/{Path(VOC['download']['url']).name}",
     log:
         "results/logs/voc_download/all.log",
     conda:
-        VOC_CORE_ENV
+        CORE_ENV
     threads: 1
     resources:
         mem_mb=500,
@@ -41,7 +45,7 @@ checkpoint voc_extract:
     log:
         "results/logs/voc_extract/all.log",
     conda:
-        VOC_CORE_ENV
+        CORE_ENV
     threads: 1
     resources:
         mem_mb=500,
@@ -50,42 +54,64 @@ checkpoint voc_extract:
         "../scripts/voc_extract.py"
 
 
-rule voc_synthetic_shard:
-    output:
-        f"{VOC_DIR}/synthetic/shards/{{k}}.tsv",
-    log:
-        "results/logs/voc_synthetic_shard/{k}.log",
-    wildcard_constraints:
-        k=r"\d+",
-    conda:
-        VOC_IMAGE_ENV
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=10,
-    params:
-        root=VOC_SYNTH_ROOT,
-        ids=lambda wildcards: voc_shard_ids(wildcards.k),
-        seed=config["seed"],
-        synthetic={k: v for k, v in VOC["synthetic"].items() if k != "n_images"},
-        classes=VOC_CLASS_NAMES,
-    script:
-        "../scripts/voc_synthetic_shard.py"
+if voc_source() == "synthetic":
+
+    rule voc_synthetic_shard:
+        output:
+            f"{VOC_DIR}/manifests/shard_{{k}}.tsv",
+        log:
+            "results/logs/voc_synthetic_shard/{k}.log",
+        wildcard_constraints:
+            k=r"\d+",
+        conda:
+            IMAGE_ENV
+        threads: 1
+        resources:
+            mem_mb=500,
+            runtime=10,
+        params:
+            root=VOC_SYNTH_ROOT,
+            ids=lambda wildcards: voc_shard_ids(wildcards.k),
+            seed=config["seed"],
+            synthetic={k: v for k, v in VOC["synthetic"].items() if k != "n_images"},
+            classes=VOC_CLASS_NAMES,
+        script:
+            "../scripts/voc_synthetic_shard.py"
+
+else:
+
+    rule voc_manifest:
+        input:
+            voc_shard_files,
+        output:
+            f"{VOC_DIR}/manifests/shard_{{k}}.tsv",
+        log:
+            "results/logs/voc_manifest/{k}.log",
+        wildcard_constraints:
+            k=r"\d+",
+        conda:
+            CORE_ENV
+        threads: 1
+        resources:
+            mem_mb=500,
+            runtime=10,
+        params:
+            ids=lambda wildcards: voc_shard_ids(wildcards.k),
+            signature=lambda wildcards: file_signature(voc_shard_files(wildcards)),
+        script:
+            "../scripts/manifest.py"
 
 
 rule voc_synthetic_labels:
     input:
-        voc_all(f"{VOC_DIR}/synthetic/shards/{{k}}.tsv"),
+        voc_all(f"{VOC_DIR}/manifests/shard_{{k}}.tsv"),
     output:
         f"{VOC_SYNTH_ROOT}/ImageSets/Main/{VOC['image_set']}.txt",
-        [
-            f"{VOC_SYNTH_ROOT}/ImageSets/Main/{c}_{VOC['image_set']}.txt"
-            for c in VOC_CLASS_NAMES
-        ],
+        [f"{VOC_SYNTH_ROOT}/ImageSets/Main/{c}_{VOC['image_set']}.txt" for c in VOC_CLASS_NAMES],
     log:
         "results/logs/voc_synthetic_labels/all.log",
     conda:
-        VOC_CORE_ENV
+        CORE_ENV
     threads: 1
     resources:
         mem_mb=500,
@@ -101,7 +127,7 @@ rule voc_synthetic_labels:
 
 rule voc_surf_shard:
     input:
-        voc_shard_inputs,
+        f"{VOC_DIR}/manifests/shard_{{k}}.tsv",
     output:
         f"{VOC_DIR}/descriptors/shard_{{k}}.npz",
     log:
@@ -111,15 +137,15 @@ rule voc_surf_shard:
     wildcard_constraints:
         k=r"\d+",
     conda:
-        VOC_IMAGE_ENV
+        IMAGE_ENV
     threads: 1
     resources:
         mem_mb=2000,
         runtime=30,
     params:
-        ids=lambda wildcards: voc_shard_ids(wildcards.k),
-        synthetic=voc_source() == "synthetic",
-        features=VOC["features"],
+        detector=VOC["features"]["detector"],
+        detector_params=VOC["features"]["params"],
+        skip_bad_images=VOC["features"]["skip_bad_images"],
     script:
         "../scripts/voc_surf_shard.py"
 
@@ -132,7 +158,7 @@ rule voc_bad_images:
     log:
         "results/logs/voc_bad_images/all.log",
     conda:
-        VOC_CORE_ENV
+        CORE_ENV
     threads: 1
     resources:
         mem_mb=1000,
@@ -151,14 +177,16 @@ rule voc_vocabulary:
     benchmark:
         "results/benchmarks/voc_vocabulary/all.tsv"
     conda:
-        VOC_CORE_ENV
+        CORE_ENV
     threads: 1
     resources:
         mem_mb=4000,
         runtime=30,
     params:
         seed=config["seed"],
-        vocabulary=VOC["vocabulary"],
+        n_words=VOC["vocabulary"]["n_words"],
+        sample_size=VOC["vocabulary"]["sample_size"],
+        batch_size=VOC["vocabulary"]["batch_size"],
     script:
         "../scripts/voc_vocabulary.py"
 
@@ -174,7 +202,7 @@ rule voc_bow_shard:
     wildcard_constraints:
         k=r"\d+",
     conda:
-        VOC_CORE_ENV
+        CORE_ENV
     threads: 1
     resources:
         mem_mb=2000,
@@ -195,7 +223,7 @@ rule voc_dataset:
     log:
         "results/logs/voc_dataset/all.log",
     conda:
-        VOC_CORE_ENV
+        CORE_ENV
     threads: 1
     resources:
         mem_mb=2000,
@@ -219,10 +247,10 @@ rule voc_fit:
     benchmark:
         "results/benchmarks/voc_fit/{method}_{trials}.tsv"
     wildcard_constraints:
-        method="|".join(VOC_METHODS.values()),
-        trials=r"\d+-\d+",
+        method="|".join(AUC_METHODS.values()),
+        trials=CHUNK,
     conda:
-        VOC_CORE_ENV
+        CORE_ENV
     threads: 1
     resources:
         mem_mb=4000,
@@ -230,7 +258,15 @@ rule voc_fit:
     params:
         seed=config["seed"],
         dataset=VOC_DATASET,
-        experiment=VOC["experiment"],
+        experiment=lambda wildcards: pick(
+            VOC["experiment"],
+            [
+                "n_train",
+                "folds",
+                "sigma_factors",
+                "svc_Cs" if wildcards.method == "svc" else "lams",
+            ],
+        ),
         n_bins=config["calibration_bins"],
     script:
         "../scripts/voc_fit.py"
@@ -241,9 +277,10 @@ rule voc_table:
         records=expand(
             "results/records/voc/{method}_{trials}.csv",
             method=VOC_METHODS.values(),
-            trials=voc_trial_chunks(),
+            trials=VOC_CHUNKS,
         ),
         reference=voc_reference(),
+        bad="results/logs/bad_images.txt",
     output:
         csv=report(
             "results/tables/voc_auc.csv",
@@ -273,18 +310,20 @@ rule voc_table:
     log:
         "results/logs/voc_table/all.log",
     conda:
-        VOC_CORE_ENV
+        CORE_ENV
     threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
     params:
-        dataset=VOC_DATASET,
         methods=list(VOC_METHODS),
+        tasks=VOC_CLASS_NAMES,
         title=VOC_TITLE,
     script:
         "../scripts/voc_table.py"
 
 
 if enabled("voc"):
+    if voc_source() != "download":  # listed now: config errors before any job
+        _voc_listing(voc_root())
     FINAL_OUTPUTS += rules.voc_table.output

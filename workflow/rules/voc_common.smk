@@ -11,10 +11,8 @@ VOC_DIR = "results/data/voc"
 VOC_SYNTH_ROOT = f"{VOC_DIR}/synthetic/VOCdevkit/VOC{VOC['year']}"
 VOC_DOWNLOAD_DIR = f"{config['cache_dir']}/voc"
 VOC_CLASS_NAMES = list(VOC["classes"] or VOC_CLASSES)
-VOC_SLUGS = {"LSPC-new": "lspc_new", "LSPC": "lspc", "KLR": "klr", "SVC": "svc"}
-VOC_METHODS = {
-    m: VOC_SLUGS[m] for m in VOC["experiment"]["methods"]
-}  # name -> file slug
+VOC_METHODS = {m: AUC_METHODS[m] for m in VOC["experiment"]["methods"]}  # name -> slug
+VOC_CHUNKS = trial_chunks(VOC["experiment"]["trials"], VOC["experiment"]["trials_per_job"])
 VOC_DATASET = (
     "voc-synthetic"
     if VOC["voc_root"] is None and VOC["source"] == "synthetic"
@@ -38,11 +36,7 @@ def voc_root():
         return str(resolve_voc_root(VOC["voc_root"], VOC["year"]))
     if src == "synthetic":
         return VOC_SYNTH_ROOT
-    return str(
-        Path(checkpoints.voc_extract.get().output[0])
-        / "VOCdevkit"
-        / f"VOC{VOC['year']}"
-    )
+    return str(Path(checkpoints.voc_extract.get().output[0]) / "VOCdevkit" / f"VOC{VOC['year']}")
 
 
 @functools.cache
@@ -64,9 +58,13 @@ def _voc_listing(root):
     else:
         ids = list_image_ids(root, VOC["image_set"], VOC_CLASS_NAMES)
         paths = [str(p) for p in image_paths(root, ids)]
-    n = VOC["features"]["n_shards"] or n_shards_for(
-        len(ids), VOC["features"]["images_per_shard"]
-    )
+    n_train = VOC["experiment"]["n_train"]
+    if n_train >= len(ids):
+        raise WorkflowError(
+            f"invalid config: key 'voc.experiment.n_train': {n_train} leaves no test image "
+            f"(the image set has {len(ids)} images)"
+        )
+    n = VOC["features"]["n_shards"] or n_shards_for(len(ids), VOC["features"]["images_per_shard"])
     members = shard_members(ids, n)
     by_id = dict(zip(ids, paths))
     return ids, {k: [(i, by_id[i]) for i in v] for k, v in members.items()}
@@ -80,10 +78,8 @@ def voc_shard_ids(k):
     return [i for i, _ in voc_shards()[int(k)]]
 
 
-def voc_shard_inputs(wildcards):
-    """Images of shard k (for generated images: the shard's manifest)."""
-    if voc_source() == "synthetic":
-        return [f"{VOC_DIR}/synthetic/shards/{wildcards.k}.tsv"]
+def voc_shard_files(wildcards):
+    """The image files of shard k (inputs of its manifest)."""
     return [p for _, p in voc_shards()[int(wildcards.k)]]
 
 
@@ -92,21 +88,14 @@ def voc_all(pattern):
 
 
 def voc_label_files(wildcards):
-    root = voc_root()
-    main = f"{root}/ImageSets/Main"
-    return [f"{main}/{c}_{VOC['image_set']}.txt" for c in VOC_CLASS_NAMES]
-
-
-def voc_trial_chunks():
-    e = VOC["experiment"]
-    per = e["trials_per_job"]
-    return [f"{a}-{min(a + per, e['trials']) - 1}" for a in range(0, e["trials"], per)]
+    """The ImageSets lists the labels are read from: <image_set>.txt (when present) and
+    <class>_<image_set>.txt of every class."""
+    main = Path(voc_root()) / "ImageSets" / "Main"
+    listing = main / f"{VOC['image_set']}.txt"
+    files = [str(listing)] if voc_source() == "synthetic" or listing.is_file() else []
+    return files + [str(main / f"{c}_{VOC['image_set']}.txt") for c in VOC_CLASS_NAMES]
 
 
 def voc_reference():
     """The paper's Table 1 CSV when configured and present (else nothing)."""
     return existing_file(VOC["reference"])
-
-
-VOC_IMAGE_ENV = "../../envs/images.yaml"
-VOC_CORE_ENV = "../../envs/core.yaml"

@@ -1,5 +1,9 @@
 """List the clips left out as undecodable or unusable (empty when none)."""
 
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 from pathlib import Path
 
@@ -7,7 +11,6 @@ import numpy as np
 
 from kclf.records import atomic_write
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 lines = []
 for shard in snakemake.input:
     with np.load(shard, allow_pickle=False) as z:

@@ -1,7 +1,11 @@
-"""The clip list of the experiment: load the collection, apply the paper's selection."""
+"""The clip list of the experiment (ids, paths, durations, tags): load the collection's
+metadata, apply the paper's selection; the clips listed but missing on disk (dropped with
+missing_files: drop) are named in the log and in dropped.txt."""
 
-import logging
-import zipfile
+from _joblog import to_rule_log
+
+log = to_rule_log(snakemake)
+
 from pathlib import Path
 
 import pandas as pd
@@ -9,22 +13,23 @@ import pandas as pd
 from kclf.datasets.freesound import load_collection, select_clips
 from kclf.records import atomic_write
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 p = snakemake.params
-source, root = p.source, Path(p.root)
-if source == "esc50" and snakemake.input:  # the verified GitHub archive: unpack once
-    extract = Path(p.extract_dir)
-    if not any(extract.glob("*/meta/esc50.csv")):
-        with zipfile.ZipFile(snakemake.input[0]) as z:
-            z.extractall(extract)
-    root = next(extract.glob("*/meta/esc50.csv")).parent.parent
-layout = "freesound" if source == "synthetic" else source
-df = load_collection(layout, root, missing=p.missing)
+dropped = []
+df = load_collection(p.layout, p.root, missing=p.missing, dropped=dropped)
+for path in dropped:
+    log.warning("dropped (listed in the metadata, missing on disk): %s", path)
 sel = p.selection
 clips, tags = select_clips(df, sel["n_top_tags"], sel["min_seconds"], sel["max_seconds"])
-logging.info("%s: %d clips, %d selected, %d tags", root, len(df), len(clips), len(tags))
+log.info(
+    "%s: %d clips listed, %d dropped as missing, %d selected, %d tags",
+    p.root,
+    len(df) + len(dropped),
+    len(dropped),
+    len(clips),
+    len(tags),
+)
 if len(clips) < 4:
-    raise ValueError(f"only {len(clips)} clips of {root} pass the selection {sel}")
+    raise ValueError(f"only {len(clips)} clips of {p.root} pass the selection {sel}")
 out = pd.DataFrame(
     {
         "id": clips["id"],
@@ -35,3 +40,6 @@ out = pd.DataFrame(
 )
 atomic_write(snakemake.output.clips, lambda f: out.to_csv(f, index=False))
 atomic_write(snakemake.output.tags, lambda f: Path(f).write_text("\n".join(tags) + "\n"))
+atomic_write(
+    snakemake.output.dropped, lambda f: Path(f).write_text("".join(d + "\n" for d in dropped))
+)

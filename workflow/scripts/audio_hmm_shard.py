@@ -1,29 +1,29 @@
-"""Frame features and one HMM per clip for shard k (contiguous block of the clip list)."""
+"""Frame features and one HMM per clip of shard k (the selected clips of its manifest)."""
 
-import logging
+from _joblog import to_rule_log
+
+log = to_rule_log(snakemake)
 
 import numpy as np
-import pandas as pd
 
 from kclf.features.audio import AudioFeatureConfig, BadAudioError
-from kclf.features.hmm_kernel import HMMBank, clip_model, row_shards, save_shard
+from kclf.features.hmm_kernel import HMMBank, clip_model, save_shard
+from kclf.manifests import read_manifest
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 p = snakemake.params
-f = dict(p.features)
-skip_bad = f.pop("skip_bad")
-f.pop("n_shards")
-cfg = AudioFeatureConfig(**f)
-clips = pd.read_csv(snakemake.input[0], dtype={"id": str})
-rows = row_shards(len(clips), p.n_shards)[int(snakemake.wildcards.k)]
+cfg = AudioFeatureConfig(**p.features)
+paths = {r["id"]: r["path"] for r in read_manifest(snakemake.input.manifest)}
+absent = [c for c in p.ids if c not in paths]
+if absent:
+    raise ValueError(f"{snakemake.input.manifest} lacks clips {absent[:5]} of this shard (stale?)")
 ids, feats, banks, bad = [], [], [], []
-for cid, path in zip(clips["id"].iloc[rows], clips["path"].iloc[rows]):
+for cid in p.ids:
     try:
-        X, bank = clip_model(path, cid, cfg, p.seed, cache_dir=p.cache_dir, **p.hmm)
+        X, bank = clip_model(paths[cid], cid, cfg, p.seed, cache_dir=p.cache_dir, **p.hmm)
     except BadAudioError as exc:
-        if not skip_bad:
+        if not p.skip_bad:
             raise
-        logging.warning("skipped %s", exc)
+        log.warning("skipped %s", exc)
         bad.append((exc.path, exc.reason))
         continue
     ids.append(cid)
@@ -35,4 +35,4 @@ if banks:
 else:
     bank = HMMBank(np.ones((0, S)), np.ones((0, S, S)), np.zeros((0, S, d)), np.ones((0, S, d)))
 save_shard(snakemake.output[0], bank, ids, feats, bad)
-logging.info("%d clips fitted, %d skipped", len(ids), len(bad))
+log.info("%d clips fitted, %d skipped", len(ids), len(bad))

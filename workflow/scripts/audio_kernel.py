@@ -1,13 +1,16 @@
-"""Assemble the row blocks, D -> K = exp(-D / tau), symmetry check, PSD projection."""
+"""Assemble the row blocks, D -> K = exp(-D / tau), symmetry check, PSD projection (the
+labels are not read here: a tag edit reruns the fits, never the kernel)."""
+
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
 
 import json
 import logging
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
-from kclf.datasets.freesound import parse_tags, tag_matrix
 from kclf.features.hmm_kernel import (
     check_symmetric,
     hmm_divergence,
@@ -17,7 +20,6 @@ from kclf.features.hmm_kernel import (
 )
 from kclf.records import atomic_write
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 _, ids, feats, bad = load_shards(snakemake.input.shards)
 L = np.full((len(ids), len(ids)), np.nan)
 for path in snakemake.input.rows:
@@ -32,19 +34,13 @@ check_symmetric(K)
 Kpsd, clipped = project_psd(K)
 eig_min = float(np.linalg.eigvalsh(K).min())
 
-clips = pd.read_csv(snakemake.input.clips, dtype={"id": str}).set_index("id").loc[ids]
-tags = Path(snakemake.input.tags).read_text().split()
-Y = tag_matrix(pd.DataFrame({"tags": [parse_tags(t) for t in clips["tags"]]}), tags)
 atomic_write(
     snakemake.output.kernel,
-    lambda f: np.savez(
-        open(f, "wb"), K=Kpsd, D=D, tau=tau, ids=np.array(ids), Y=Y, tags=np.array(tags)
-    ),
+    lambda f: np.savez(open(f, "wb"), K=Kpsd, D=D, tau=tau, ids=np.array(ids)),
 )
 summary = {
     "n_clips": len(ids),
     "n_bad_clips": len(bad),
-    "n_tags": len(tags),
     "tau": tau,
     "tau_rule": "median of off-diagonal D" if snakemake.params.tau is None else "config",
     "max_asymmetry": asym,

@@ -1,5 +1,9 @@
 """Row block r of the cross log-likelihood matrix: its clips against every clip's HMM."""
 
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 import numpy as np
@@ -7,7 +11,6 @@ import numpy as np
 from kclf.features.hmm_kernel import cross_loglik, load_shards, row_shards
 from kclf.records import atomic_write
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 bank, ids, feats, _ = load_shards(snakemake.input)
 rows = row_shards(len(ids), snakemake.params.n_shards)[int(snakemake.wildcards.r)]
 L = cross_loglik([feats[i] for i in rows], bank)

@@ -3,8 +3,13 @@ pooled mean (std) over all (tag, trial) pairs as the paper reports it and the pa
 beside; the per-tag figure; the calibration table and reliability diagram; the training
 times in their own table (audio_auc_time: they differ between runs, the AUC table must not)."""
 
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import json
 import logging
+from pathlib import Path
 
 import matplotlib
 
@@ -16,9 +21,8 @@ import pandas as pd  # noqa: E402
 from kclf.calibration import reliability_figure, write_calibration_table  # noqa: E402
 from kclf.records import read_records  # noqa: E402
 from kclf.reporting import AVERAGE, save_figure, summarize, wide_table, write_table  # noqa: E402
-from kclf.reports.auc_table import write_time_table  # noqa: E402
+from kclf.reports.auc_table import coverage_note, write_time_table  # noqa: E402
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 POOLED = "AUC, all tags x trials"
 PAPER = {"LSPC-new": "lspc_new", "LSPC": "lspc", "KLR": "klr"}
 methods = list(snakemake.params.methods)
@@ -81,6 +85,20 @@ caption = (
     f"({ks['n_bad_clips']} left out), tau = {ks['tau']:.4g} ({ks['tau_rule']}), "
     f"negative eigenvalue mass clipped: {100 * ks['clipped_mass']:.2f}%."
 )
+expected = Path(snakemake.input.tags).read_text().split()
+caption += coverage_note(records, expected, "tags")
+dropped = [Path(line).name for line in Path(snakemake.input.dropped).read_text().splitlines()]
+if dropped:
+    caption += (
+        f" {len(dropped)} clip(s) listed in the metadata but missing on disk were dropped "
+        f"(missing_files: drop): {', '.join(dropped)}."
+    )
+bad = [line for line in Path(snakemake.input.bad).read_text().splitlines() if line.strip()]
+if bad:
+    caption += (
+        f" Left out as undecodable or unusable (skip_bad): "
+        f"{', '.join(Path(b.split(chr(9))[0]).name for b in bad)}."
+    )
 stem = str(snakemake.output.csv)[: -len(".csv")]
 write_table(stem, summary, tables["md"], tables["tex"], caption)
 name = snakemake.params.dataset

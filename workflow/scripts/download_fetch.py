@@ -1,16 +1,15 @@
 """Fetch one public file into resources/ via kclf.download (cache, mirror, URL)."""
 
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 import sys
 from pathlib import Path
 
 from kclf.download import DownloadError, fetch
 
-logging.basicConfig(
-    filename=snakemake.log[0],  # noqa: F821
-    level=logging.INFO,
-    format="%(asctime)s %(name)s %(levelname)s %(message)s",
-)
 p = snakemake.params  # noqa: F821
 out = Path(snakemake.output[0])  # noqa: F821
 try:

@@ -1,28 +1,35 @@
-"""Pattern set and realisations of one IDA dataset -> results/data/ida/<dataset>.npz."""
+"""Pattern set and one chunk of realisations of an IDA dataset."""
 
-import logging
+from _joblog import to_rule_log
+
+log = to_rule_log(snakemake)
 
 import numpy as np
 
 from kclf.experiments.ida import prepare
 from kclf.records import atomic_write
+from kclf.seeding import chunk_trials
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)  # noqa: F821
-p = snakemake.params  # noqa: F821
+p, w = snakemake.params, snakemake.wildcards
+mats = [f for f in snakemake.input if str(f).endswith("benchmarks.mat")]
+realisations = list(chunk_trials(w.trials))
 d = prepare(
-    snakemake.wildcards.dataset,  # noqa: F821
+    w.dataset,
     p.seed,
     mirror=p.mirror,
-    benchmarks_mat=snakemake.input[0] if len(snakemake.input) else None,  # noqa: F821
-    generate=p.generate,
-    n_realisations=p.realisations,
+    benchmarks_mat=mats[0] if mats else None,
+    generate=[w.dataset] if p.generate else [],
+    n_realisations=realisations,
 )
-atomic_write(snakemake.output[0], lambda f: np.savez(open(f, "wb"), **d))  # noqa: F821
-logging.info(
-    "%s: patterns %s, %d realisations of %d train / %d test; %s",
-    snakemake.wildcards.dataset,  # noqa: F821
+d["realisations"] = np.asarray(realisations)
+d["from_asc"] = np.asarray(d["from_asc"], dtype=int)
+atomic_write(snakemake.output[0], lambda f: np.savez(open(f, "wb"), **d))
+log.info(
+    "%s: patterns %s, realisations %s of %d train / %d test; %s",
+    w.dataset,
     d["X"].shape,
-    *d["train"].shape,
+    w.trials,
+    d["train"].shape[1],
     d["test"].shape[1],
     d["origin"],
 )

@@ -1,49 +1,37 @@
-"""CV on the first realisations, then every realisation, for one dataset and method:
-error, timing and probability-quality records."""
+"""One method on one chunk of realisations with the selected hyper-parameters: error,
+timing and probability-quality records."""
+
+from _joblog import to_rule_log
+
+log = to_rule_log(snakemake)
 
 import json
-import logging
-from pathlib import Path
 
 import numpy as np
 
-from kclf.experiments.ida import evaluate, select
-from kclf.records import atomic_write, write_records
+from kclf.experiments.ida import evaluate
+from kclf.records import write_records
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)  # noqa: F821
-logging.captureWarnings(True)
-cfg = snakemake.params.cfg  # noqa: F821
-dataset, method = snakemake.wildcards.dataset, snakemake.wildcards.method  # noqa: F821
-with np.load(snakemake.input[0]) as f:  # noqa: F821
-    X, y, train, test = f["X"], f["y"], f["train"], f["test"]
-selection = select(
-    X,
-    y,
-    train,
-    method,
-    cfg,
-    snakemake.params.seed,
-    dataset,
-    cfg["n_select"],
-    cfg["folds"],  # noqa: F821
-)
-logging.info("selected %s (per realisation %s)", selection["params"], selection["best"])
+p, w = snakemake.params, snakemake.wildcards
+with np.load(snakemake.input.data) as f:
+    X, y, realisations = f["X"], f["y"], f["realisations"].tolist()
+    train = dict(zip(realisations, f["train"]))
+    test = dict(zip(realisations, f["test"]))
+with open(snakemake.input.selection) as fh:
+    selection = json.load(fh)
 rows = evaluate(
     X,
     y,
     train,
     test,
-    method,
+    w.method,
     selection,
-    dataset,
-    cfg,
-    seed=snakemake.params.seed,  # noqa: F821
-    n_bins=snakemake.params.n_bins,  # noqa: F821
+    w.dataset,
+    p.grids,
+    realisations,
+    seed=p.seed,
+    n_bins=p.n_bins,
 )
-write_records(rows, snakemake.output.records)  # noqa: F821
-atomic_write(
-    snakemake.output.selection,  # noqa: F821
-    lambda p: Path(p).write_text(json.dumps(selection, indent=1, default=float)),
-)
+write_records(rows, snakemake.output[0])
 errors = [r["value"] for r in rows if r["metric"] == "error"]
-logging.info("%d realisations, error %.2f +- %.2f %%", len(errors), np.mean(errors), np.std(errors))
+log.info("realisations %s: error %.2f +- %.2f %%", w.trials, np.mean(errors), np.std(errors))

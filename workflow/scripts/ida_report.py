@@ -1,25 +1,40 @@
 """IDA error and time tables and the error dot plot, from records."""
 
-import logging
+from _joblog import to_rule_log
+
+log = to_rule_log(snakemake)
+
+from pathlib import Path
 
 import numpy as np
 
 from kclf.reports.ida import write_report
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)  # noqa: F821
-origins = {}
-for path in snakemake.input.data:  # noqa: F821
+inp, p = snakemake.input, snakemake.params
+base, from_asc = {}, {}
+for path in inp.data:  # results/data/ida/<dataset>/<chunk>.npz
+    name = Path(path).parent.name
     with np.load(path) as f:
-        origins[path.rsplit("/", 1)[-1].removesuffix(".npz")] = str(f["origin"])
-p = snakemake.params  # noqa: F821
+        origin = str(f["origin"]).split(" (realisation ")[0]
+        base.setdefault(name, origin)
+        from_asc.setdefault(name, []).extend(int(r) for r in f["from_asc"])
+origins = {
+    name: text
+    + (
+        f" (realisation {', '.join(map(str, sorted(from_asc[name])))} from the IDA split files)"
+        if from_asc[name]
+        else ""
+    )
+    for name, text in base.items()
+}
 summary, agree = write_report(
-    snakemake.input.records,  # noqa: F821
-    p.reference_error,
-    p.reference_time,
+    inp.records,
+    inp.reference_error[0] if inp.reference_error else None,
+    inp.reference_time[0] if inp.reference_time else None,
     origins,
-    snakemake.output,  # noqa: F821
+    snakemake.output,
     p.methods,
     folds=p.folds,
     n_select=p.n_select,
 )
-logging.info("\n%s\n%s", summary.to_string(), agree.to_string())
+log.info("\n%s\n%s", summary.to_string(), agree.to_string())

@@ -1,19 +1,23 @@
-import logging
+"""Training and test samples of one chunk of trials (each trial from its own seed stream)."""
+
+from _joblog import to_rule_log
+
+log = to_rule_log(snakemake)
 
 import numpy as np
 
 from kclf.experiments.lspc_toy import make_samples
 from kclf.records import atomic_write
+from kclf.seeding import chunk_trials
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
-cfg = snakemake.params.cfg
-samples = make_samples(
-    snakemake.params.seed, cfg["trials"], cfg["n_train_per_class"], cfg["n_test_per_class"]
-)
-atomic_write(snakemake.output[0], lambda p: np.savez(open(p, "wb"), **samples))
-logging.info(
-    "%d trials of %d + %d samples per class",
-    cfg["trials"],
-    cfg["n_train_per_class"],
-    cfg["n_test_per_class"],
+p = snakemake.params
+trials = chunk_trials(snakemake.wildcards.trials)
+samples = make_samples(p.seed, trials, p.n_train_per_class, p.n_test_per_class)
+atomic_write(snakemake.output[0], lambda f: np.savez(open(f, "wb"), **samples))
+log.info(
+    "trials %d-%d of %d + %d samples per class",
+    trials[0],
+    trials[-1],
+    p.n_train_per_class,
+    p.n_test_per_class,
 )

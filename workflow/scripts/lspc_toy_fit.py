@@ -1,23 +1,20 @@
-import logging
+"""One method on one chunk of trials: sigma and lambda by CV, records and trial curves."""
+
+from _joblog import to_rule_log
+
+log = to_rule_log(snakemake)
 
 import numpy as np
 
 from kclf.experiments.lspc_toy import fit_method
 from kclf.records import atomic_write, write_records
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
-cfg = snakemake.params.cfg
+p = snakemake.params
 with np.load(snakemake.input[0]) as f:
     samples = dict(f)
 rows, curves = fit_method(
-    samples,
-    snakemake.wildcards.method,
-    snakemake.params.seed,
-    cfg["folds"],
-    cfg["sigmas"],
-    cfg["lams"],
-    snakemake.params.n_bins,
+    samples, snakemake.wildcards.method, p.seed, p.folds, p.sigmas, p.lams, p.n_bins
 )
 write_records(rows, snakemake.output.records)
-atomic_write(snakemake.output.curves, lambda p: np.savez(open(p, "wb"), **curves))
-logging.info("%d records", len(rows))
+atomic_write(snakemake.output.curves, lambda f: np.savez(open(f, "wb"), **curves))
+log.info("%d records", len(rows))

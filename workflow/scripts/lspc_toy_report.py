@@ -1,6 +1,8 @@
-import logging
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 
 from kclf.reports.lspc_toy import write_report
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 write_report(snakemake.input.records, snakemake.input.curves, snakemake.output)

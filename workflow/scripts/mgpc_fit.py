@@ -1,28 +1,38 @@
-import logging
+"""One method on one chunk of trials of a (task, representation): seeded stratified
+splits (trial t from its own stream), records and curves."""
+
+from _joblog import to_rule_log
+
+log = to_rule_log(snakemake)
 
 import numpy as np
 
-from kclf.experiments.mgpc import run
+from kclf.experiments.mgpc import make_splits, run
 from kclf.records import atomic_write, write_records
+from kclf.seeding import chunk_trials
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
-w = snakemake.wildcards
+w, p = snakemake.wildcards, snakemake.params
 with np.load(snakemake.input.data) as f:
     data = dict(f)
 with np.load(snakemake.input.features) as f:
     X = f["X"]
+trials = chunk_trials(w.trials)
+data["train"] = make_splits(
+    data["y"], trials, p.seed, f"{w.mgpc_dataset}/{w.mgpc_task}", p.train_fraction, p.max_train
+)
 rows, curves = run(
     data,
     X,
     w.mgpc_method,
-    snakemake.params.seed,
-    snakemake.params.cfg,
+    p.seed,
+    p.cfg,
     w.mgpc_dataset,
     w.mgpc_task,
     w.mgpc_repr,
-    n_bins=snakemake.params.n_bins,
+    n_bins=p.n_bins,
+    trials=trials,
 )
 write_records(rows, snakemake.output.records)
 atomic_write(snakemake.output.curves, lambda f: np.savez(open(f, "wb"), **curves))
 ce = [r["value"] for r in rows if r["metric"] == "ce"]
-logging.info("%d records; mean CE %.4f", len(rows), float(np.mean(ce)))
+log.info("trials %d-%d: %d records; mean CE %.4f", trials[0], trials[-1], len(rows), np.mean(ce))

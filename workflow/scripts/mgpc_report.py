@@ -1,8 +1,11 @@
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 from kclf.reports.mgpc import calibration_report, plot_lambda, plot_roc, write_tables
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 out = snakemake.output
 reference = snakemake.input.reference[0] if snakemake.input.reference else None
 write_tables(snakemake.input.records, reference, str(out.csv)[:-4])

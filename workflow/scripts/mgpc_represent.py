@@ -1,3 +1,7 @@
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 import numpy as np
@@ -5,7 +9,6 @@ import numpy as np
 from kclf.experiments.mgpc import features
 from kclf.records import atomic_write
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 with np.load(snakemake.input[0]) as f:
     data = dict(f)
 X = features(data, snakemake.wildcards.mgpc_repr, snakemake.params.gabor)

@@ -1,3 +1,7 @@
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 import numpy as np
@@ -8,7 +12,6 @@ from kclf.kernels import median_sigma
 from kclf.records import atomic_write
 from kclf.seeding import seed_for
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 cfg = snakemake.params.cfg
 with np.load(snakemake.input[0]) as f:
     X, y = f["X"], f["y"]

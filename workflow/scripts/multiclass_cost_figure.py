@@ -1,4 +1,7 @@
-import logging
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 
 import matplotlib
 
@@ -9,7 +12,6 @@ import pandas as pd  # noqa: E402
 from kclf.experiments.multiclass import plot_cost  # noqa: E402
 from kclf.reporting import save_figure  # noqa: E402
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 df = pd.read_csv(snakemake.input[0])
 fig, ax = plt.subplots(figsize=(5.5, 4))
 plot_cost(df, ax)

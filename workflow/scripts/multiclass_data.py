@@ -1,29 +1,29 @@
-import logging
+"""Inputs and labels of one multi-class dataset (isolet: also its UCI train/test split).
+The K-fold trials are drawn by the fit jobs (kclf.experiments.multiclass.trial_split), so
+more trials never rewrite this file."""
+
+from _joblog import to_rule_log
+
+log = to_rule_log(snakemake)
 
 import numpy as np
 
 from kclf.experiments.multiclass import prepare
 from kclf.records import atomic_write
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
-inp = snakemake.input
+inp, dataset = snakemake.input, snakemake.wildcards.dataset
 data = prepare(
-    snakemake.wildcards.dataset,
+    dataset,
     snakemake.params.seed,
-    snakemake.params.folds,
+    2,
     isolet_mat=inp.get("mat"),
     isolet_train=inp.get("train"),
     isolet_test=inp.get("test"),
     per_class=snakemake.params.per_class,
+    trials=1,
 )
 arrays = {"X": data["X"], "y": data["y"]}
-for k, (tr, te) in enumerate(zip(data["train"], data["test"])):
-    arrays[f"train_{k}"], arrays[f"test_{k}"] = tr, te
+if dataset == "isolet":
+    arrays["train_0"], arrays["test_0"] = data["train"][0], data["test"][0]
 atomic_write(snakemake.output[0], lambda p: np.savez(open(p, "wb"), **arrays))
-logging.info(
-    "%s: X %s, %d classes, %d trials",
-    snakemake.wildcards.dataset,
-    data["X"].shape,
-    np.unique(data["y"]).size,
-    len(data["train"]),
-)
+log.info("%s: X %s, %d classes", dataset, data["X"].shape, np.unique(data["y"]).size)

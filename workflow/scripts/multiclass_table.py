@@ -1,3 +1,7 @@
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 import pandas as pd
@@ -5,7 +9,6 @@ import pandas as pd
 from kclf.experiments.multiclass import write_tables
 from kclf.records import read_records
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 out = snakemake.output
 records = read_records(snakemake.input.records)
 reference = (
@@ -21,5 +24,6 @@ md = write_tables(
     snakemake.params.per_class,
     out.csv[: -len(".csv")],
     reliability=out.reliability,
+    trials=snakemake.params.trials,
 )
 logging.info("\n%s", md)

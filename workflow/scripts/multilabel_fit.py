@@ -1,3 +1,7 @@
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 import warnings
 
@@ -6,8 +10,6 @@ import numpy as np
 from kclf.experiments.multilabel import fit_method
 from kclf.records import atomic_write, write_records
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
-logging.captureWarnings(True)
 warnings.simplefilter("default")
 with np.load(snakemake.input[0]) as f:
     data = {k: f[k] for k in f.files}

@@ -1,3 +1,7 @@
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 from pathlib import Path
 
@@ -6,7 +10,6 @@ import numpy as np
 from kclf.datasets.mulan import load_scene
 from kclf.records import atomic_write
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 root = Path(snakemake.input[0]).parent
 d = load_scene(root, verify=True)
 data = {"X_0": d["X_train"], "Y_0": d["Y_train"], "Xt_0": d["X_test"], "Yt_0": d["Y_test"]}

@@ -1,9 +1,12 @@
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 from pathlib import Path
 
 from kclf.datasets.mulan import fetch_scene
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 root = fetch_scene(snakemake.params.cache)
 out = Path(snakemake.output.train).parent
 out.mkdir(parents=True, exist_ok=True)

@@ -1,12 +1,15 @@
 """The multilabel table of one data set, its calibration companions (table and
 reliability diagram of the per-label probabilities) and the training-time table."""
 
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 from kclf.experiments.multilabel import write_calibration, write_table, write_time_table
 from kclf.records import read_records
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 out = snakemake.output
 dataset = snakemake.params.dataset
 records = read_records(snakemake.input)

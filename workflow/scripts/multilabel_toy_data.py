@@ -1,12 +1,17 @@
-import logging
+"""The toy data of one chunk of trials (each trial from its own seed stream)."""
+
+from _joblog import to_rule_log
+
+log = to_rule_log(snakemake)
 
 import numpy as np
 
 from kclf.experiments.multilabel import make_toy
 from kclf.records import atomic_write
+from kclf.seeding import chunk_trials
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
-toy = snakemake.params.toy
-data = make_toy(snakemake.params.seed, toy["trials"], toy["n_train"], toy["n_test"], toy["shift"])
-atomic_write(snakemake.output[0], lambda p: np.savez(open(p, "wb"), **data))
-logging.info("%d trials of %d + %d points", toy["trials"], toy["n_train"], toy["n_test"])
+p = snakemake.params
+trials = chunk_trials(snakemake.wildcards.trials)
+data = make_toy(p.seed, trials, p.n_train, p.n_test, p.shift)
+atomic_write(snakemake.output[0], lambda f: np.savez(open(f, "wb"), **data))
+log.info("trials %d-%d of %d + %d points", trials[0], trials[-1], p.n_train, p.n_test)

@@ -1,10 +1,12 @@
-import logging
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 
 import numpy as np
 
 from kclf.experiments.multilabel import toy_figure
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 with (
     np.load(snakemake.input.data) as d,
     np.load(snakemake.input.ilr) as a,

@@ -1,3 +1,7 @@
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 import numpy as np
@@ -5,7 +9,6 @@ import numpy as np
 from kclf.records import atomic_write
 from kclf.seeding import rng_for
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 with np.load(snakemake.input[0]) as z:
     X, Y = z["X"].astype(float), (z["Y"] > 0).astype(int)
     names = z["classes"] if "classes" in z.files else None

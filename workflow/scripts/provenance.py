@@ -1,13 +1,16 @@
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 from kclf import provenance
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 prov = provenance.collect(
     dict(snakemake.config),
     repo_dir=snakemake.params.repo,
     benchmarks_dir=snakemake.params.benchmarks,
-    lock_file=snakemake.params.lock,
+    lock_file=snakemake.input.lock,
 )
 provenance.write_json(prov, snakemake.output.json)
 provenance.write_html(prov, snakemake.output.html)

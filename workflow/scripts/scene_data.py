@@ -1,3 +1,7 @@
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 from pathlib import Path
 
@@ -6,7 +10,6 @@ import numpy as np
 from kclf.datasets.mulan import load_scene
 from kclf.records import atomic_write
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 d = load_scene(Path(snakemake.input[0]).parent, verify=True)
 out = {
     "X": np.vstack([d["X_train"], d["X_test"]]),

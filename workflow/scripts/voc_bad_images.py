@@ -1,9 +1,12 @@
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 from kclf.features.surf_bow import load_shard
 from kclf.records import atomic_write
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 bad = sorted(b for path in snakemake.input for b in load_shard(path)["bad"])
 text = "# images left out (skip_bad_images: true): path<TAB>reason\n"
 text += "".join(f"{path}\t{reason}\n" for path, reason in bad)

@@ -1,3 +1,7 @@
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 import numpy as np
@@ -5,7 +9,6 @@ import numpy as np
 from kclf.features.surf_bow import bag_of_words, load_shard
 from kclf.records import atomic_write
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 shard = load_shard(snakemake.input.shard)
 with np.load(snakemake.input.vocabulary) as z:
     centres = z["centres"]

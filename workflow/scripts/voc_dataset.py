@@ -1,3 +1,7 @@
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 import numpy as np
@@ -5,7 +9,6 @@ import numpy as np
 from kclf.datasets.voc import load_voc_labels
 from kclf.records import atomic_write
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 p = snakemake.params
 ids, Y = load_voc_labels(p.root, p.image_set, p.classes, p.difficult)
 rows = {}

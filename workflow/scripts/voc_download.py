@@ -1,10 +1,13 @@
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import hashlib
 import logging
 from pathlib import Path
 
 from kclf.download import DownloadError, fetch
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 p = snakemake.params
 out = Path(snakemake.output[0])
 mirror = p.mirror if p.mirror and Path(p.mirror).is_dir() else None

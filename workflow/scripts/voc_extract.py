@@ -1,8 +1,11 @@
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 import tarfile
 from pathlib import Path
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 out = Path(snakemake.output[0])
 out.mkdir(parents=True, exist_ok=True)
 with tarfile.open(snakemake.input[0]) as tar:

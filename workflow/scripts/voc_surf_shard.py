@@ -1,19 +1,23 @@
-import logging
+"""SURF (or SIFT) descriptors of the images of one shard, listed by its manifest."""
+
+from _joblog import to_rule_log
+
+log = to_rule_log(snakemake)
 
 from kclf.features.surf_bow import extract_shard, save_shard
+from kclf.manifests import read_manifest
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 p = snakemake.params
-f = p.features
-if p.synthetic:  # the input is the shard's manifest of generated images
-    rows = [line.split("\t") for line in open(snakemake.input[0]).read().splitlines()[1:]]
-    ids, paths = [r[0] for r in rows], [r[1] for r in rows]
-else:
-    ids, paths = list(p.ids), list(snakemake.input)
+rows = read_manifest(snakemake.input[0])
 shard = extract_shard(
-    ids, paths, f["detector"], f["params"], f["skip_bad_images"], log=logging.warning
+    [r["id"] for r in rows],
+    [r["path"] for r in rows],
+    p.detector,
+    p.detector_params,
+    p.skip_bad_images,
+    log=log.warning,
 )
 save_shard(shard, snakemake.output[0])
-logging.info(
+log.info(
     "%d images, %d descriptors, %d bad", len(shard["ids"]), shard["counts"].sum(), len(shard["bad"])
 )

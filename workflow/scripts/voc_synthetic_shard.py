@@ -1,10 +1,12 @@
-import logging
+"""Generated images of shard k (only changed files are written) and the shard's manifest."""
+
+from _joblog import to_rule_log
+
+log = to_rule_log(snakemake)
 
 from kclf.datasets.synthetic_voc import write_images
-from kclf.download import file_sha256
-from kclf.records import atomic_write
+from kclf.manifests import manifest_rows, write_manifest
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
 p = snakemake.params
 s = p.synthetic
 paths = write_images(
@@ -19,7 +21,5 @@ paths = write_images(
     s["cmyk_fraction"],
     s["png_fraction"],
 )
-lines = [f"{i}\t{path}\t{file_sha256(path)}" for i, path in zip(p.ids, paths)]
-text = "image_id\tpath\tsha256\n" + "".join(line + "\n" for line in lines)
-atomic_write(snakemake.output[0], lambda tmp: open(tmp, "w").write(text))
-logging.info("%d generated images in %s", len(paths), p.root)
+write_manifest(snakemake.output[0], manifest_rows(p.ids, paths))
+log.info("%d generated images in %s", len(paths), p.root)

@@ -2,19 +2,32 @@
 paper's figures beside ours when a reference is given, the per-class figure, and the
 calibration companions (kclf.reports.auc_table, shared with the audio table)."""
 
-import logging
+from _joblog import to_rule_log
+
+log = to_rule_log(snakemake)
+
+from pathlib import Path
 
 from kclf.reports.auc_table import write_auc_report
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
-out = snakemake.output
+out, inp = snakemake.output, snakemake.input
+notes = []
+if "bad" in inp.keys():
+    lines = Path(inp.bad).read_text().splitlines()
+    bad = [line.split("\t")[0] for line in lines if line and not line.startswith("#")]
+    notes.append(
+        f"{len(bad)} image(s) skipped as unreadable"
+        + (f" (listed in {Path(inp.bad).name})." if bad else ".")
+    )
 write_auc_report(
-    snakemake.input.records,
+    inp.records,
     str(out.csv)[: -len(".csv")],
     out.figure,
     title=snakemake.params.title,
-    reference=snakemake.input.reference[0] if snakemake.input.reference else None,
+    reference=inp.reference[0] if inp.reference else None,
     reliability=out.reliability,
     methods=snakemake.params.methods,
+    tasks=snakemake.params.tasks,
+    notes=notes,
 )
-logging.info("table %s from %d record files", out.csv, len(snakemake.input.records))
+log.info("table %s from %d record files", out.csv, len(inp.records))

@@ -1,3 +1,7 @@
+from _joblog import to_rule_log
+
+to_rule_log(snakemake)
+
 import logging
 
 import numpy as np
@@ -6,19 +10,19 @@ from kclf.features.surf_bow import fit_vocabulary, sample_descriptors
 from kclf.records import atomic_write
 from kclf.seeding import rng_for, seed_for
 
-logging.basicConfig(filename=snakemake.log[0], level=logging.INFO)
-seed, v = snakemake.params.seed, snakemake.params.vocabulary
+p = snakemake.params
+seed = p.seed
 sample = sample_descriptors(
-    list(snakemake.input), v["sample_size"], rng_for(seed, "voc", "vocabulary", "sample")
+    list(snakemake.input), p.sample_size, rng_for(seed, "voc", "vocabulary", "sample")
 )
 km = fit_vocabulary(
     sample,
-    n_words=v["n_words"],
+    n_words=p.n_words,
     random_state=seed_for(seed, "voc", "vocabulary", "kmeans"),
-    batch_size=v["batch_size"],
+    batch_size=p.batch_size,
 )
 atomic_write(
     snakemake.output[0],
     lambda tmp: np.savez(open(tmp, "wb"), centres=km.cluster_centers_.astype(np.float32)),
 )
-logging.info("%d words from a sample of %d descriptors", v["n_words"], len(sample))
+logging.info("%d words from a sample of %d descriptors", p.n_words, len(sample))

@@ -1,0 +1,80 @@
+"""Per-shard manifests of raw input files (images, audio clips).
+
+A manifest is a tab-separated file with one row per item: ``id``, ``path``, ``size``
+(bytes), ``mtime_ns`` and ``sha256`` of the file's content.  The workflow writes one
+manifest per shard of a large collection; the feature job of the shard reads its file
+list from it.  The manifest rule's inputs are the shard's files and its params their
+``(path, size, mtime_ns)``, so a changed, added or removed file rewrites only its own
+shard's manifest, and only that shard's features are recomputed (then what follows).
+The content hash records which bytes a result was computed from; hashing costs a few
+per cent of the feature extraction (``benchmarks/bench_manifest_hash.py``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from .records import atomic_write
+
+COLUMNS = ("id", "path", "size", "mtime_ns", "sha256")
+
+
+def file_sha256(path, block=1 << 20):
+    """SHA-256 hex digest of a file's content."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(block), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def manifest_rows(ids, paths, extra=None):
+    """Rows of :data:`COLUMNS` (plus the ``extra`` columns, one dict per item) for the
+    files ``paths`` of the items ``ids``; a missing file raises ``FileNotFoundError``."""
+    ids, paths = [str(i) for i in ids], [str(p) for p in paths]
+    if len(ids) != len(paths):
+        raise ValueError(f"ids and paths differ in length: {len(ids)} != {len(paths)}")
+    rows = []
+    for k, (item, path) in enumerate(zip(ids, paths)):
+        if "\t" in item or "\t" in path or "\n" in item or "\n" in path:
+            raise ValueError(f"manifest fields cannot hold tabs or newlines: {item!r} {path!r}")
+        st = os.stat(path)
+        row = {
+            "id": item,
+            "path": path,
+            "size": st.st_size,
+            "mtime_ns": st.st_mtime_ns,
+            "sha256": file_sha256(path),
+        }
+        row.update((extra or [{}] * len(ids))[k])
+        rows.append(row)
+    return rows
+
+
+def write_manifest(path, rows):
+    """Write manifest rows (from :func:`manifest_rows`) atomically; returns ``path``."""
+    columns = list(COLUMNS) + [c for c in (rows[0] if rows else {}) if c not in COLUMNS]
+    text = "\t".join(columns) + "\n"
+    text += "".join("\t".join(str(r[c]) for c in columns) + "\n" for r in rows)
+    return atomic_write(path, lambda tmp: Path(tmp).write_text(text, encoding="utf-8"))
+
+
+def read_manifest(path):
+    """The rows of a manifest as a list of dicts (``size`` and ``mtime_ns`` as int)."""
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    if not lines or lines[0].split("\t")[:2] != ["id", "path"]:
+        raise ValueError(f"{path}: not a manifest (header must start with id, path)")
+    header = lines[0].split("\t")
+    rows = []
+    for lineno, line in enumerate(lines[1:], 2):
+        fields = line.split("\t")
+        if len(fields) != len(header):
+            raise ValueError(f"{path}:{lineno}: expected {len(header)} fields, got {len(fields)}")
+        row = dict(zip(header, fields))
+        for key in ("size", "mtime_ns"):
+            if key in row:
+                row[key] = int(row[key])
+        rows.append(row)
+    return rows
