@@ -141,7 +141,7 @@ def report(name, X, Y, Xt, Yt, n_jobs, ref_seconds=None):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     ap.add_argument("--labels", type=int, nargs="*", default=[20, 50, 80])
     ap.add_argument("--n", type=int, default=2000, help="training (and test) rows")
     ap.add_argument("--d", type=int, default=1000)

@@ -20,11 +20,13 @@ Besides the label-set measures of the paper, every method's per-label probabilit
   training part (:func:`probability_model`); the label predictions stay the plain SVCs'.
 
 CorrLog's (and ILR's) label-set measures are scored with the decoder of :data:`DECODERS`:
-each label's marginal thresholded at 1/2 for Hamming loss (its Bayes decision), the joint
-MAP label vector for the others (the Bayes decision for subset accuracy); the other
-methods have one prediction. The records' params name the decoder; CorrLog's
-belief-propagation rows that did not converge are counted in ``bp_nonconverged`` records
-(CorrLog warns above :data:`kclf.corrlog.BP_WARN_FRACTION`).
+the joint MAP label vector for subset accuracy (its Bayes decision), each label's marginal
+thresholded at 1/2 for Hamming loss (its Bayes decision) and for the example-based and
+F-measures. For the latter neither decoder is the Bayes decision, so they are also scored
+on the joint MAP, as metrics ``<measure>_map`` (:data:`ALSO_MAP`, rows "<name> (MAP)" of
+the table). The other methods have one prediction, scored once. The records' params name
+the decoder; CorrLog's belief-propagation rows that did not converge are counted in
+``bp_nonconverged`` records (CorrLog warns above :data:`kclf.corrlog.BP_WARN_FRACTION`).
 """
 
 from __future__ import annotations
@@ -67,23 +69,34 @@ MARGINALS = {
 }
 
 
-#: label-set measure -> CorrLog's decoder for it. Thresholding each label's marginal at 1/2
-#: is the Bayes decision for Hamming loss and the joint MAP for subset (0/1) loss. Neither
-#: is the Bayes decision for the F-measures or the example-based (Jaccard) accuracy, which
-#: depend on the distribution of the number of labels (Dembczynski et al., Machine Learning
-#: 88, 2012); those keep the joint MAP, the paper's prediction (on scene the thresholded
-#: marginals scored 4-12 points lower in accuracy, recall and the F-measures, 12 higher in
-#: precision: they predict no label for 27% of the photos).
+#: label-set measure -> CorrLog's (and ILR's) decoder for the table's row of that measure.
+#: Thresholding each label's marginal at 1/2 is the Bayes decision for Hamming loss and the
+#: joint MAP for subset (0/1) loss. Neither is the Bayes decision for the example-based
+#: measures or the F-measures, which depend on the joint distribution of the labels beyond
+#: the marginals and the mode (Dembczynski et al., Machine Learning 88, 2012); their rows
+#: score the thresholded marginals and :data:`ALSO_MAP` adds their MAP scores.
 DECODERS = {
     "hamming_loss": "marginal",
     "subset_accuracy": "map",
-    "example_accuracy": "map",
-    "example_precision": "map",
-    "example_recall": "map",
-    "example_f1": "map",
-    "micro_f1": "map",
-    "macro_f1": "map",
+    "example_accuracy": "marginal",
+    "example_precision": "marginal",
+    "example_recall": "marginal",
+    "example_f1": "marginal",
+    "micro_f1": "marginal",
+    "macro_f1": "marginal",
 }
+#: measures whose joint-MAP scores are recorded too, as metric ``<measure>`` + MAP_SUFFIX
+#: (on scene the two decoders differ by several points in these measures, in both
+#: directions: the thresholded marginals predict no label for more of the photos)
+ALSO_MAP = (
+    "example_accuracy",
+    "example_precision",
+    "example_recall",
+    "example_f1",
+    "micro_f1",
+    "macro_f1",
+)
+MAP_SUFFIX = "_map"
 
 
 def make_toy(seed, trials, n_train, n_test, shift=0.5):
@@ -177,6 +190,30 @@ def label_names(data, n_labels):
     return [f"y{j + 1}" for j in range(n_labels)]
 
 
+def decoded_scores(est, Xt, Yt):
+    """The label-set measures of the fitted ``est`` on the test part ``(Xt, Yt)``.
+
+    Returns ``scores`` ``{metric: (value, decoder)}``, the decoded label matrices
+    ``{decoder: Y}`` and ``{decoder: info}`` of :meth:`kclf.corrlog.CorrLog.decode_labels`
+    (the rows decoded by belief propagation and how many of them did not converge). For
+    CorrLog (and ILR) each measure of :data:`DECODERS` is scored with its decoder and the
+    measures of :data:`ALSO_MAP` also with the joint MAP (metric ``<measure>_map``); any
+    other estimator's ``predict`` is scored once (decoder ``"predict"``, no info).
+    """
+    if not isinstance(est, CorrLog):
+        Y = np.asarray(est.predict(Xt)).astype(int)
+        scores = {k: (v, "predict") for k, v in multilabel_scores(Yt, Y).items()}
+        return scores, {"predict": Y}, {}
+    decoded, infos = {}, {}
+    for decoder in ("map", "marginal"):
+        decoded[decoder], infos[decoder] = est.decode_labels(Xt, decoder, return_info=True)
+    by_decoder = {dec: multilabel_scores(Yt, Y) for dec, Y in decoded.items()}
+    scores = {metric: (by_decoder[dec][metric], dec) for metric, dec in DECODERS.items()}
+    for metric in ALSO_MAP:
+        scores[metric + MAP_SUFFIX] = (by_decoder["map"][metric], "map")
+    return scores, decoded, infos
+
+
 def fit_method(data, dataset, method, cfg, seed, n_bins=10):
     """Fit ``method`` on every trial; return (records, predictions of every trial).
 
@@ -194,29 +231,16 @@ def fit_method(data, dataset, method, cfg, seed, n_bins=10):
             method, est, X, Y, seed_for(seed, "multilabel", dataset, "platt", t)
         )
         seconds = time.perf_counter() - start
-        Y_pred = np.asarray(est.predict(Xt)).astype(int)
-        preds[f"Yp_{t}"] = Y_pred
         params = _chosen(est)
-        if isinstance(est, CorrLog):
-            decoded = {}
-            for decoder in ("map", "marginal"):
-                decoded[decoder], info = est.decode_labels(Xt, decoder, return_info=True)
-                n_bad, bp_rows = info["bp_nonconverged"], info["bp_rows"]
-                extra = {**params, "decoder": decoder, "bp_rows": bp_rows}
-                rows.append(
-                    record(dataset, "all", method, t, "bp_nonconverged", n_bad, seconds, extra)
-                )
+        scores, decoded, infos = decoded_scores(est, Xt, Yt)
+        preds[f"Yp_{t}"] = decoded["map" if "map" in decoded else "predict"]
+        if "marginal" in decoded:
             preds[f"Ypm_{t}"] = decoded["marginal"]
-            scores = {
-                metric: value
-                for decoder, Y_dec in decoded.items()
-                for metric, value in multilabel_scores(Yt, Y_dec).items()
-                if DECODERS[metric] == decoder
-            }
-        else:
-            decoded, scores = None, multilabel_scores(Yt, Y_pred)
-        for metric, value in scores.items():
-            decoder = DECODERS[metric] if decoded else "predict"
+        for decoder, info in infos.items():
+            extra = {**params, "decoder": decoder, "bp_rows": info["bp_rows"]}
+            n_bad = info["bp_nonconverged"]
+            rows.append(record(dataset, "all", method, t, "bp_nonconverged", n_bad, seconds, extra))
+        for metric, (value, decoder) in scores.items():
             extra = {**params, "decoder": decoder}
             rows.append(record(dataset, "all", method, t, metric, value, seconds, extra))
         P, source = predict_marginals(prob_model, Xt)
@@ -244,6 +268,40 @@ METRIC_NAMES = {
     "micro_f1": "Micro F1",
     "macro_f1": "Macro F1",
 }
+METRIC_NAMES.update({m + MAP_SUFFIX: f"{METRIC_NAMES[m]} (MAP)" for m in ALSO_MAP})
+
+
+def decoder_caption(records):
+    """The caption's sentences on which decoder each row scores and on belief
+    propagation's non-converged rows (from the ``bp_nonconverged`` records)."""
+    text = (
+        "CorrLog and ILR: subset accuracy scores the joint MAP label vector (its Bayes "
+        "decision), Hamming loss and the example-based and F-measures each label's marginal "
+        "thresholded at 1/2 (the Bayes decision for Hamming loss); neither decoder is the "
+        "Bayes decision for the example-based or F-measures, so the rows marked (MAP) give "
+        "them on the joint MAP as well (CorrLog and ILR only; for ILR, whose labels are "
+        "independent, the two decoders coincide). The other methods have one prediction, "
+        "scored in every unmarked row."
+    )
+    bp = records[records["metric"] == "bp_nonconverged"]
+    if bp.empty:
+        return text
+    decoder = bp["params"].map(lambda p: json.loads(p)["decoder"])
+    bp_rows = bp["params"].map(lambda p: json.loads(p)["bp_rows"])
+    parts = []
+    for key, name in (("map", "max-product (MAP)"), ("marginal", "sum-product (marginals)")):
+        sel = decoder == key
+        if bp_rows[sel].sum():
+            n_bad, n_rows = int(bp["value"][sel].sum()), int(bp_rows[sel].sum())
+            parts.append(f"{n_bad} of {n_rows} decoded test rows for {name}")
+    if parts:
+        text += (
+            " CorrLog's belief propagation did not converge, even with the damped retry, on "
+            + " and ".join(parts)
+            + " (all trials); such rows keep their last beliefs, the MAP's finished by "
+            "local search."
+        )
+    return text
 
 
 def write_table(records, dataset, csv_path):
@@ -255,7 +313,11 @@ def write_table(records, dataset, csv_path):
     from ..reporting import write_table as _write
 
     parts = []
-    for metric, higher in METRICS.items():
+    metrics = dict(METRICS)
+    metrics.update({m + MAP_SUFFIX: METRICS[m] for m in ALSO_MAP})
+    for metric, higher in metrics.items():
+        if metric.endswith(MAP_SUFFIX) and not (records["metric"] == metric).any():
+            continue  # no CorrLog or ILR in this table
         s = summarize(records, metric, row="dataset", higher_is_better=higher, average=False)
         s["task"] = METRIC_NAMES[metric]
         parts.append(s)
@@ -265,23 +327,8 @@ def write_table(records, dataset, csv_path):
     md = wide_table(summary, row="task", methods=methods, scale=100, markup="md")
     tex = wide_table(summary, row="task", methods=methods, scale=100, markup="tex")
     n = int(records["trial"].nunique())
-    caption = (
-        f"Multilabel classification on {dataset} (%, mean (std) over {n} trial(s)). "
-        "CorrLog and ILR: Hamming loss scores each label's marginal thresholded at 1/2 "
-        "(its Bayes decision), the other measures the joint MAP label vector (the Bayes "
-        "decision for subset accuracy; thresholded marginals are not one for the F-measures "
-        "or the example-based accuracy); the two coincide for ILR, whose labels are "
-        "independent. The other methods have one prediction."
-    )
-    bp = records[records["metric"] == "bp_nonconverged"]
-    if not bp.empty:
-        bp_rows = bp["params"].map(lambda p: json.loads(p)["bp_rows"]).sum()
-        if bp_rows:
-            caption += (
-                " CorrLog's belief propagation did not converge on "
-                f"{int(bp['value'].sum())} of {int(bp_rows)} decoded test rows (all trials "
-                "and decoders; after a damped retry, such rows are finished by local search)."
-            )
+    caption = f"Multilabel classification on {dataset} (%, mean (std) over {n} trial(s)). "
+    caption += decoder_caption(records)
     if n == 1:
         caption += " One split only: the 'not significantly worse' marks carry no information."
     return _write(str(csv_path)[: -len(".csv")], summary, md, tex, caption)
