@@ -1,6 +1,6 @@
 """Verified downloads of public data: cache, then local mirror, then the URL.
 
-One mechanism for every public file the workflow needs (DESIGN.md, "Reproducibility"):
+One mechanism for every public file the workflow needs (README, "Reproducibility"):
 
 1. **cache** -- ``cache_dir/filename`` is used as is when its SHA-256 matches;
 2. **mirror** -- a local directory holding copies of the public files (``../shared/data``

@@ -1,7 +1,7 @@
 """Tidy result records: one row per (dataset, task, method, trial, metric).
 
 Every fit job writes such rows; tables and figures are computed from records only,
-so adding a method or a trial never recomputes the others (DESIGN.md, "Records").
+so adding a method or a trial never recomputes the others (README, "Records, tables and figures").
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import os
 import secrets
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 COLUMNS = ["dataset", "task", "method", "trial", "metric", "value", "fit_seconds", "params"]
@@ -71,6 +72,19 @@ def atomic_write(path, write):
             os.unlink(tmp)
         raise
     return path
+
+
+def save_npz(path, **arrays):
+    """:func:`numpy.savez` of ``arrays`` to ``path``, atomically (:func:`atomic_write`).
+
+    The arrays go through an open file handle, closed on return: given a name, ``savez``
+    would append ``.npz`` to the temporary file's."""
+
+    def write(tmp):
+        with open(tmp, "wb") as f:
+            np.savez(f, **arrays)
+
+    return atomic_write(path, write)
 
 
 def write_records(rows, path):

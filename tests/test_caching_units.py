@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kclf.records import atomic_write, record
+from kclf.records import atomic_write, record, save_npz
 from kclf.seeding import chunk_trials
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -105,11 +105,13 @@ def test_atomic_write_gives_the_umask_mode(tmp_path, mask, mode):
     old = os.umask(mask)
     try:
         p = atomic_write(tmp_path / "t.csv", lambda f: Path(f).write_text("a,b\n"))
-        q = atomic_write(tmp_path / "n.npz", lambda f: np.savez(open(f, "wb"), x=np.ones(2)))
+        q = save_npz(tmp_path / "n.npz", x=np.ones(2))
     finally:
         os.umask(old)
     assert stat.S_IMODE(p.stat().st_mode) == mode and stat.S_IMODE(q.stat().st_mode) == mode
     assert sorted(x.name for x in tmp_path.iterdir()) == ["n.npz", "t.csv"]  # no temp left
+    with np.load(q) as z:
+        np.testing.assert_array_equal(z["x"], np.ones(2))
 
 
 def test_atomic_write_failure_leaves_nothing(tmp_path):

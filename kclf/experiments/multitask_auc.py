@@ -24,8 +24,9 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.svm import SVC
 
+from .._search import DEFAULT_LAMS, default_sigmas
 from ..klr_cv import KernelLogisticRegressionCV
-from ..lspc_cv import DEFAULT_LAMS, LSPCCV, default_sigmas
+from ..lspc_cv import LSPCCV
 from ..metrics import calibration_records
 from ..platt import PlattScaled
 from ..records import record

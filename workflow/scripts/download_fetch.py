@@ -10,8 +10,8 @@ from pathlib import Path
 
 from kclf.download import DownloadError, fetch
 
-p = snakemake.params  # noqa: F821
-out = Path(snakemake.output[0])  # noqa: F821
+p = snakemake.params
+out = Path(snakemake.output[0])
 try:
     fetch(
         p.url,

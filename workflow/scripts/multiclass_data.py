@@ -9,7 +9,7 @@ log = to_rule_log(snakemake)
 import numpy as np
 
 from kclf.experiments.multiclass import prepare
-from kclf.records import atomic_write
+from kclf.records import save_npz
 
 inp, dataset = snakemake.input, snakemake.wildcards.dataset
 data = prepare(
@@ -25,5 +25,5 @@ data = prepare(
 arrays = {"X": data["X"], "y": data["y"]}
 if dataset == "isolet":
     arrays["train_0"], arrays["test_0"] = data["train"][0], data["test"][0]
-atomic_write(snakemake.output[0], lambda p: np.savez(open(p, "wb"), **arrays))
+save_npz(snakemake.output[0], **arrays)
 log.info("%s: X %s, %d classes", dataset, data["X"].shape, np.unique(data["y"]).size)
