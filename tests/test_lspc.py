@@ -4,9 +4,9 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kclf import LSPCCV
 from kclf._search import cv_folds, score_proba
-from kclf.experiments.lspc_toy import run_trial
 from kclf.kernels import gram, grams, rbf_kernel
 from kclf.lspc import LSPC
+from kclf.repro.experiments.lspc_toy import run_trial
 
 
 def blobs(n=80, seed=0, d=3, c=2):

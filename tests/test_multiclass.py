@@ -8,8 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kclf.datasets.isolet import N_FEATURES, load_isolet_mat, parse_isolet, read_isolet
-from kclf.experiments.multiclass import (
+from kclf.klr import KernelLogisticRegression
+from kclf.repro.datasets.isolet import N_FEATURES, load_isolet_mat, parse_isolet, read_isolet
+from kclf.repro.experiments.multiclass import (
     METHODS,
     cost_curve,
     make_estimator,
@@ -19,8 +20,7 @@ from kclf.experiments.multiclass import (
     run_trial,
     write_tables,
 )
-from kclf.klr import KernelLogisticRegression
-from kclf.records import read_records, write_records
+from kclf.repro.records import read_records, write_records
 
 CALIBRATION = {"log_loss", "brier", "ece", "ece_mass", "n_clipped", "n_scored"}
 PROBABILISTIC = ("klr_pairwise", "klr_ovr", "lspc_new")

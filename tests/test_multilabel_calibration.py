@@ -1,5 +1,5 @@
 """Issue 11 for the multilabel family: every method's per-label probabilities on the test
-part become calibration records (kclf.metrics.calibration_records, one task per label),
+part become calibration records (kclf.repro.records.calibration_records, one task per label),
 and the report writes the calibration table (one row per method), the reliability
 diagram and the separate training-time table."""
 
@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from kclf import belief_propagation as bp
-from kclf.experiments import multilabel as ml
+from kclf.repro.experiments import multilabel as ml
 
 CFG = {
     "folds": 2,

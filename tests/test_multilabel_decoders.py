@@ -12,9 +12,10 @@ import pandas as pd
 import pytest
 
 from kclf.corrlog import CorrLog
-from kclf.experiments import multilabel as ml
-from kclf.multilabel_metrics import METRICS, multilabel_scores
-from kclf.reporting import format_cell
+from kclf.metrics import MULTILABEL_METRICS as METRICS
+from kclf.metrics import multilabel_scores
+from kclf.repro.experiments import multilabel as ml
+from kclf.repro.reports.tables import format_cell
 
 CFG = {
     "folds": 2,

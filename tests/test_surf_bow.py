@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from kclf.datasets.synthetic_voc import render_image
 from kclf.features.surf_bow import (
     BadImageError,
     bag_of_words,
@@ -22,6 +21,7 @@ from kclf.features.surf_bow import (
     shard_members,
     shard_of,
 )
+from kclf.repro.datasets.synthetic_voc import render_image
 
 
 @pytest.fixture(scope="module")

@@ -206,7 +206,7 @@ def extract_shard(ids, paths, detector="surf", params=None, skip_bad_images=Fals
 
 def save_shard(shard, path):
     """Write a shard (from :func:`extract_shard`) to ``path`` (``.npz``), atomically."""
-    from kclf.records import atomic_write
+    from ..repro.records import atomic_write
 
     bad = shard["bad"]
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from kclf.datasets.freesound import parse_tags, tag_matrix
-from kclf.experiments.multitask_auc import make_splits, multitask_trial
-from kclf.records import write_records
-from kclf.seeding import chunk_trials, rng_for
+from kclf.repro.datasets.audio_collections import parse_tags, tag_matrix
+from kclf.repro.experiments.multitask_auc import make_splits, multitask_trial
+from kclf.repro.records import write_records
+from kclf.repro.seeding import chunk_trials, rng_for
 
 p, e = snakemake.params, snakemake.params.experiment
 seed, dataset = p.seed, p.dataset

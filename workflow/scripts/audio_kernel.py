@@ -18,7 +18,7 @@ from kclf.features.hmm_kernel import (
     load_shards,
     project_psd,
 )
-from kclf.records import atomic_write, save_npz
+from kclf.repro.records import atomic_write, save_npz
 
 _, ids, feats, bad = load_shards(snakemake.input.shards)
 L = np.full((len(ids), len(ids)), np.nan)

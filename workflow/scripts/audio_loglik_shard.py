@@ -9,7 +9,7 @@ import logging
 import numpy as np
 
 from kclf.features.hmm_kernel import cross_loglik, load_shards, row_shards
-from kclf.records import save_npz
+from kclf.repro.records import save_npz
 
 bank, ids, feats, _ = load_shards(snakemake.input)
 rows = row_shards(len(ids), snakemake.params.n_shards)[int(snakemake.wildcards.r)]

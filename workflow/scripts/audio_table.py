@@ -18,10 +18,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from kclf.calibration import reliability_figure, write_calibration_table  # noqa: E402
-from kclf.records import read_records  # noqa: E402
-from kclf.reporting import AVERAGE, save_figure, summarize, wide_table, write_table  # noqa: E402
-from kclf.reports.auc_table import coverage_note, write_time_table  # noqa: E402
+from kclf.repro.records import read_records  # noqa: E402
+from kclf.repro.reports.auc import coverage_note, write_time_table  # noqa: E402
+from kclf.repro.reports.calibration import reliability_figure, write_calibration_table  # noqa: E402
+from kclf.repro.reports.tables import AVERAGE, save_figure, summarize, wide_table, write_table  # noqa: E402
 
 POOLED = "AUC, all tags x trials"
 PAPER = {"LSPC-new": "lspc_new", "LSPC": "lspc", "KLR": "klr"}

@@ -6,9 +6,9 @@ log = to_rule_log(snakemake)
 
 import numpy as np
 
-from kclf.experiments.ida import prepare
-from kclf.records import save_npz
-from kclf.seeding import chunk_trials
+from kclf.repro.experiments.ida import prepare
+from kclf.repro.records import save_npz
+from kclf.repro.seeding import chunk_trials
 
 p, w = snakemake.params, snakemake.wildcards
 mats = [f for f in snakemake.input if str(f).endswith("benchmarks.mat")]

@@ -5,9 +5,9 @@ from _joblog import to_rule_log
 log = to_rule_log(snakemake)
 
 
-from kclf.experiments.lspc_toy import make_samples
-from kclf.records import save_npz
-from kclf.seeding import chunk_trials
+from kclf.repro.experiments.lspc_toy import make_samples
+from kclf.repro.records import save_npz
+from kclf.repro.seeding import chunk_trials
 
 p = snakemake.params
 trials = chunk_trials(snakemake.wildcards.trials)

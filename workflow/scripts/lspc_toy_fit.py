@@ -6,8 +6,8 @@ log = to_rule_log(snakemake)
 
 import numpy as np
 
-from kclf.experiments.lspc_toy import fit_method
-from kclf.records import save_npz, write_records
+from kclf.repro.experiments.lspc_toy import fit_method
+from kclf.repro.records import save_npz, write_records
 
 p = snakemake.params
 with np.load(snakemake.input[0]) as f:

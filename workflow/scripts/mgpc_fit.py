@@ -7,9 +7,9 @@ log = to_rule_log(snakemake)
 
 import numpy as np
 
-from kclf.experiments.mgpc import make_splits, run
-from kclf.records import save_npz, write_records
-from kclf.seeding import chunk_trials
+from kclf.repro.experiments.mgpc import make_splits, run
+from kclf.repro.records import save_npz, write_records
+from kclf.repro.seeding import chunk_trials
 
 w, p = snakemake.wildcards, snakemake.params
 with np.load(snakemake.input.data) as f:

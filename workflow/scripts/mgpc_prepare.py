@@ -7,8 +7,8 @@ log = to_rule_log(snakemake)
 
 from pathlib import Path
 
-from kclf.experiments.mgpc import load_task
-from kclf.records import save_npz
+from kclf.repro.experiments.mgpc import load_task
+from kclf.repro.records import save_npz
 
 dataset, task = snakemake.wildcards.mgpc_dataset, snakemake.wildcards.mgpc_task
 scene_root = Path(snakemake.input[0]).parent if dataset == "scene" else None

@@ -6,8 +6,8 @@ import logging
 
 import numpy as np
 
-from kclf.experiments.mgpc import features
-from kclf.records import save_npz
+from kclf.repro.experiments.mgpc import features
+from kclf.repro.records import save_npz
 
 with np.load(snakemake.input[0]) as f:
     data = dict(f)

@@ -1,5 +1,5 @@
 """Inputs and labels of one multi-class dataset (isolet: also its UCI train/test split).
-The K-fold trials are drawn by the fit jobs (kclf.experiments.multiclass.trial_split), so
+The K-fold trials are drawn by the fit jobs (kclf.repro.experiments.multiclass.trial_split), so
 more trials never rewrite this file."""
 
 from _joblog import to_rule_log
@@ -8,8 +8,8 @@ log = to_rule_log(snakemake)
 
 import numpy as np
 
-from kclf.experiments.multiclass import prepare
-from kclf.records import save_npz
+from kclf.repro.experiments.multiclass import prepare
+from kclf.repro.records import save_npz
 
 inp, dataset = snakemake.input, snakemake.wildcards.dataset
 data = prepare(

@@ -6,8 +6,8 @@ import logging
 
 import pandas as pd
 
-from kclf.experiments.multiclass import write_tables
-from kclf.records import read_records
+from kclf.repro.experiments.multiclass import write_tables
+from kclf.repro.records import read_records
 
 out = snakemake.output
 records = read_records(snakemake.input.records)

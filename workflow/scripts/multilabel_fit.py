@@ -7,8 +7,8 @@ import warnings
 
 import numpy as np
 
-from kclf.experiments.multilabel import fit_method
-from kclf.records import save_npz, write_records
+from kclf.repro.experiments.multilabel import fit_method
+from kclf.repro.records import save_npz, write_records
 
 warnings.simplefilter("default")
 with np.load(snakemake.input[0]) as f:

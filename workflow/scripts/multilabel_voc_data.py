@@ -6,8 +6,8 @@ import logging
 
 import numpy as np
 
-from kclf.records import save_npz
-from kclf.seeding import rng_for
+from kclf.repro.records import save_npz
+from kclf.repro.seeding import rng_for
 
 with np.load(snakemake.input[0]) as z:
     X, Y = z["X"].astype(float), (z["Y"] > 0).astype(int)

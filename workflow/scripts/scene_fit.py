@@ -9,10 +9,10 @@ import logging
 
 import numpy as np
 
-from kclf.experiments.multitask_auc import make_splits, multitask_trial
 from kclf.kernels import median_sigma
-from kclf.records import write_records
-from kclf.seeding import chunk_trials
+from kclf.repro.experiments.multitask_auc import make_splits, multitask_trial
+from kclf.repro.records import write_records
+from kclf.repro.seeding import chunk_trials
 
 seed, e = snakemake.params.seed, snakemake.params.experiment
 with np.load(snakemake.input[0]) as z:

@@ -7,7 +7,7 @@ import logging
 import numpy as np
 
 from kclf.features.surf_bow import bag_of_words, load_shard
-from kclf.records import save_npz
+from kclf.repro.records import save_npz
 
 shard = load_shard(snakemake.input.shard)
 with np.load(snakemake.input.vocabulary) as z:

@@ -6,8 +6,8 @@ import logging
 
 import numpy as np
 
-from kclf.datasets.voc import load_voc_labels
-from kclf.records import save_npz
+from kclf.repro.datasets.voc import load_voc_labels
+from kclf.repro.records import save_npz
 
 p = snakemake.params
 ids, Y = load_voc_labels(p.root, p.image_set, p.classes, p.difficult)

@@ -6,10 +6,10 @@ log = to_rule_log(snakemake)
 
 import numpy as np
 
-from kclf.experiments.multitask_auc import make_splits, multitask_trial
 from kclf.kernels import median_sigma
-from kclf.records import write_records
-from kclf.seeding import chunk_trials
+from kclf.repro.experiments.multitask_auc import make_splits, multitask_trial
+from kclf.repro.records import write_records
+from kclf.repro.seeding import chunk_trials
 
 p, e = snakemake.params, snakemake.params.experiment
 method = snakemake.wildcards.method

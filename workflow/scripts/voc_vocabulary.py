@@ -7,8 +7,8 @@ import logging
 import numpy as np
 
 from kclf.features.surf_bow import fit_vocabulary, sample_descriptors
-from kclf.records import save_npz
-from kclf.seeding import rng_for, seed_for
+from kclf.repro.records import save_npz
+from kclf.repro.seeding import rng_for, seed_for
 
 p = snakemake.params
 seed = p.seed

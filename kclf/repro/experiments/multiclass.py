@@ -6,7 +6,7 @@ mirror, scikit-learn's digits).  Per trial and method, sigma and lambda (C for t
 are chosen by K-fold CV on the training part, the chosen model is refitted (timed) and
 scored on the test part: test error, the probability metrics of the probabilistic
 methods (log loss, Brier score, calibration error and reliability bins,
-:func:`kclf.metrics.calibration_records`; scikit-learn's SVC gives no probabilities) and
+:func:`kclf.repro.records.calibration_records`; scikit-learn's SVC gives no probabilities) and
 seconds.  The error table (``<dataset>.{csv,md,tex}``) is the same bytes for the same
 config; the seconds go to ``<dataset>_time.*`` (:func:`write_tables`).
 
@@ -25,29 +25,23 @@ import pandas as pd
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.svm import SVC
 
+from ...kernels import median_sigma
+from ...klr import KernelLogisticRegression
 from ..datasets.isolet import load_isolet_mat, read_isolet
-from ..kernels import median_sigma
-from ..klr import KernelLogisticRegression
-from ..klr_cv import KernelLogisticRegressionCV
-from ..lspc import LSPC
-from ..lspc_cv import LSPCCV
-from ..metrics import calibration_records
-from ..records import atomic_write, record
+from ..methods import (
+    check_method,
+    family_methods,
+    gamma_of,
+    kernel_estimator,
+    kernel_search,
+    sigma_of,
+    svc_grid,
+)
+from ..records import atomic_write, calibration_records, record
 from ..seeding import seed_for
 
-METHODS = {
-    "klr_pairwise": "kLOGREG pairwise",
-    "klr_ovr": "kLOGREG one-vs-rest",
-    "lspc_new": "LSPC-new",
-    "svc": "SVC (one-vs-one)",
-}
+METHODS = family_methods("multiclass")
 DATASETS = ("digits", "isolet1", "isolet")
-
-
-def check_method(method):
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; expected one of {list(METHODS)}")
-    return method
 
 
 def prepare(
@@ -113,35 +107,21 @@ def trial_split(y, name, seed, folds, trial):
 
 def _search(method, X, y, sigmas, lams, svc_Cs, cv, random_state):
     """(fitted search, chosen params)."""
-    if method in ("klr_pairwise", "klr_ovr"):
-        s = KernelLogisticRegressionCV(
-            sigmas,
-            lams,
-            cv=cv,
-            multi_class="pairwise" if method == "klr_pairwise" else "ovr",
-            random_state=random_state,
-        ).fit(X, y)
-        return {"sigma": s.sigma_, "lam": s.lam_}
-    if method == "lspc_new":
-        s = LSPCCV(sigmas, lams, cv=cv, rounding="outputs", random_state=random_state).fit(X, y)
+    if method != "svc":
+        s = kernel_search(method, sigmas, lams, cv=cv, random_state=random_state)
+        s.fit(X, y)
         return {"sigma": s.sigma_, "lam": s.lam_}
     folds = StratifiedKFold(cv, shuffle=True, random_state=random_state)
-    grid = {"gamma": list(1.0 / (2.0 * np.asarray(sigmas) ** 2)), "C": list(svc_Cs)}
-    s = GridSearchCV(SVC(), grid, cv=folds, scoring="accuracy").fit(X, y)
+    s = GridSearchCV(SVC(), svc_grid(sigmas, svc_Cs), cv=folds, scoring="accuracy")
+    s.fit(X, y)
     gamma = s.best_params_["gamma"]
-    return {"sigma": float(np.sqrt(1.0 / (2.0 * gamma))), "C": float(s.best_params_["C"])}
+    return {"sigma": float(sigma_of(gamma)), "C": float(s.best_params_["C"])}
 
 
 def make_estimator(method, params):
-    if method in ("klr_pairwise", "klr_ovr"):
-        return KernelLogisticRegression(
-            sigma=params["sigma"],
-            lam=params["lam"],
-            multi_class="pairwise" if method == "klr_pairwise" else "ovr",
-        )
-    if method == "lspc_new":
-        return LSPC(sigma=params["sigma"], lam=params["lam"], rounding="outputs")
-    return SVC(gamma=1.0 / (2.0 * params["sigma"] ** 2), C=params["C"])
+    if method != "svc":
+        return kernel_estimator(method, params["sigma"], params["lam"])
+    return SVC(gamma=float(gamma_of(params["sigma"])), C=params["C"])
 
 
 def run_trial(
@@ -150,9 +130,9 @@ def run_trial(
     """Records of one trial: error, fit_seconds, search_seconds and, for the methods with
     ``predict_proba``, the probability metrics of the test part (log_loss, brier, ece,
     ece_mass, n_clipped, n_scored and ``n_bins`` reliability bins of the top-label
-    confidence, :func:`kclf.metrics.calibration_records`); ``fit_seconds`` column = the
+    confidence, :func:`kclf.repro.records.calibration_records`); ``fit_seconds`` column = the
     final fit's seconds."""
-    check_method(method)
+    check_method("multiclass", method)
     tr, te = data["train"][trial], data["test"][trial]
     X, y = data["X"], data["y"]
     sigmas = median_sigma(X[tr]) * np.asarray(sigma_factors, dtype=float)
@@ -301,7 +281,7 @@ def multiclass_table(records, reference, dataset, folds, per_class=None, kind="e
 
     Returns ``(summary, md_table, tex_table, caption)``.
     """
-    from ..reporting import summarize, wide_table
+    from ..reports.tables import summarize, wide_table
 
     if kind not in ("error", "time"):
         raise ValueError(f"kind must be 'error' or 'time', got {kind!r}")
@@ -376,15 +356,15 @@ def write_tables(
     """Write the tables of one dataset from its records.
 
     ``<stem>.{csv,md,tex}`` (error, log loss), ``<stem>_time.{csv,md,tex}`` (seconds),
-    ``<stem>_calibration.{csv,md}`` (:func:`kclf.calibration.write_calibration_table`,
+    ``<stem>_calibration.{csv,md}`` (:func:`kclf.repro.reports.calibration.write_calibration_table`,
     one row per probabilistic method under its display name of :data:`METHODS`, the md
     with a caption) and, if ``reliability`` is a path, the reliability diagram (one
     panel per probabilistic method).
 
     Returns the error table's md (for the log).
     """
-    from ..calibration import reliability_figure, write_calibration_table
-    from ..reporting import write_table
+    from ..reports.calibration import reliability_figure, write_calibration_table
+    from ..reports.tables import write_table
 
     stem = Path(stem)
     records = records[records["dataset"] == dataset]

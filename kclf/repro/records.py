@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..metrics import EPS, calibration_by_task
+
 COLUMNS = ["dataset", "task", "method", "trial", "metric", "value", "fit_seconds", "params"]
 
 
@@ -109,3 +111,33 @@ def read_records(paths):
     if not frames:
         return pd.DataFrame(columns=COLUMNS)
     return pd.concat(frames, ignore_index=True)
+
+
+def calibration_records(
+    y_true,
+    proba,
+    *,
+    dataset,
+    task,
+    method,
+    trial,
+    labels=None,
+    n_bins=10,
+    eps=EPS,
+    fit_seconds=float("nan"),
+    params=None,
+):
+    """Records (:func:`record` rows) of the probability metrics of one fit: one row per
+    metric of :func:`kclf.metrics.calibration_by_task` (reliability bins included, so that
+    diagrams can be pooled from records alone:
+    :func:`kclf.repro.reports.calibration.pool_reliability`).
+
+    ``task`` is the task's name, or one name per label of a multilabel input; ``params``
+    (the chosen hyper-parameters) is stored with every row.
+    """
+    per_task = calibration_by_task(y_true, proba, task=task, labels=labels, n_bins=n_bins, eps=eps)
+    return [
+        record(dataset, name, method, trial, metric, value, fit_seconds, params)
+        for name, values in per_task
+        for metric, value in values.items()
+    ]

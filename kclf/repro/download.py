@@ -111,7 +111,7 @@ def _report_unverified(path, source):
     digest = file_sha256(path)
     msg = f"sha256 of {source}: {digest} (unverified: put it in the config)"
     logger.warning(msg)
-    print(f"kclf.download: {msg}", file=sys.stderr)
+    print(f"kclf.repro.download: {msg}", file=sys.stderr)
     return digest
 
 

@@ -17,9 +17,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from ..calibration import reliability_figure, write_calibration_table  # noqa: E402
 from ..records import atomic_write, read_records  # noqa: E402
-from ..reporting import AVERAGE, save_figure, summarize, wide_table, write_table  # noqa: E402
+from .calibration import reliability_figure, write_calibration_table  # noqa: E402
+from .tables import AVERAGE, save_figure, summarize, wide_table, write_table  # noqa: E402
 
 ORDER = ["LSPC-new", "LSPC", "KLR", "SVC"]
 PAPER_COLUMNS = {"LSPC-new": "lspc_new", "LSPC": "lspc", "KLR": "klr"}

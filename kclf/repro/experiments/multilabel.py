@@ -6,7 +6,7 @@ CV on the training part only.
 
 Besides the label-set measures of the paper, every method's per-label probabilities
 ``P(y_j = 1 | x)`` on the test part are scored (log loss, Brier, ECE, reliability bins:
-:func:`kclf.metrics.calibration_records`, one task per label). Where they come from
+:func:`kclf.repro.records.calibration_records`, one task per label). Where they come from
 (:data:`MARGINALS`, stored as ``marginals`` in the records' params):
 
 * CorrLog: the marginals of the fitted joint model, Eq. (4), by exact enumeration of the
@@ -44,21 +44,16 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
-from ..corrlog import MAX_EXACT_LABELS, CorrLog
+from ...corrlog import MAX_EXACT_LABELS, CorrLog
+from ...metrics import multilabel_scores
+from ...platt import PlattScaled
 from ..datasets.corrlog_toy import make_corrlog_toy
-from ..metrics import calibration_records
-from ..multilabel_metrics import multilabel_scores
-from ..platt import PlattScaled
-from ..records import record
+from ..methods import family_methods
+from ..records import calibration_records, record
 from ..seeding import rng_for, seed_for
 
-#: method key -> display name
-METHODS = {
-    "corrlog": "CorrLog",
-    "ilr": "ILR",
-    "cc": "ClassifierChain (LR)",
-    "mo_svc": "MultiOutput (SVC)",
-}
+#: method key -> display name (the registry's "multilabel" family)
+METHODS = family_methods("multilabel")
 C_GRID = (0.01, 0.1, 1.0, 10.0)
 #: source of the per-label probabilities -> description (captions, records' params)
 MARGINALS = {
@@ -308,9 +303,9 @@ def write_table(records, dataset, csv_path):
     """``multilabel_<dataset>.{csv,md,tex}``: metrics x methods, mean (std) in %."""
     import pandas as pd
 
-    from ..multilabel_metrics import METRICS
-    from ..reporting import summarize, wide_table
-    from ..reporting import write_table as _write
+    from ...metrics import MULTILABEL_METRICS as METRICS
+    from ..reports.tables import summarize, wide_table
+    from ..reports.tables import write_table as _write
 
     parts = []
     metrics = dict(METRICS)
@@ -344,7 +339,7 @@ def write_calibration(records, dataset, stem, reliability=None):
     """``<stem>_calibration.{csv,md}`` (one row per method: log loss, Brier, ECE of the
     per-label probabilities, mean (std) over trials of the mean over labels) and, when
     ``reliability`` is a path, the reliability diagram pooled over labels and trials."""
-    from ..calibration import reliability_figure, write_calibration_table
+    from ..reports.calibration import reliability_figure, write_calibration_table
 
     records = _display(records)
     paths = write_calibration_table(records, stem)
@@ -408,7 +403,7 @@ def toy_figure(X, Y_true, Y_ilr, Y_corrlog, shift, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ..reporting import save_figure
+    from ..reports.tables import save_figure
 
     colours = {"++": "tab:red", "+-": "tab:orange", "-+": "tab:blue", "--": "tab:green"}
     fig, axes = plt.subplots(1, 3, figsize=(12, 4.2), sharex=True, sharey=True)

@@ -24,15 +24,13 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.svm import SVC
 
-from .._search import DEFAULT_LAMS, default_sigmas
-from ..klr_cv import KernelLogisticRegressionCV
-from ..lspc_cv import LSPCCV
-from ..metrics import calibration_records
-from ..platt import PlattScaled
-from ..records import record
+from ..._search import DEFAULT_LAMS, default_sigmas
+from ...platt import PlattScaled
+from ..methods import family_methods, gamma_of, kernel_search
+from ..records import calibration_records, record
 from ..seeding import rng_for, seed_for
 
-METHODS = {"lspc_new": "LSPC-new", "lspc": "LSPC", "klr": "KLR", "svc": "SVC"}
+METHODS = family_methods("auc")
 DEFAULT_SVC_CS = np.logspace(-2, 3, 6)
 
 
@@ -60,7 +58,7 @@ def _svc_fit_predict(Xtr, ytr, Xte, kernel, sigmas, Cs, cv, random_state):
     folds = KFold(cv, shuffle=True, random_state=random_state)
     grid = {"C": list(Cs)}
     if kernel == "rbf":
-        grid["gamma"] = [1.0 / (2.0 * s * s) for s in sigmas]
+        grid["gamma"] = list(gamma_of(sigmas))
     search = GridSearchCV(SVC(kernel=kernel), grid, scoring="roc_auc", cv=folds, error_score=np.nan)
     search.fit(Xtr, ytr)
     best = SVC(kernel=kernel, **search.best_params_)
@@ -98,20 +96,8 @@ def fit_predict(
         sigmas = default_sigmas(Xtr)
     t0 = time.perf_counter()
     if method in ("lspc_new", "lspc", "klr"):
-        cls = KernelLogisticRegressionCV if method == "klr" else LSPCCV
-        kw = (
-            {}
-            if method == "klr"
-            else {"rounding": "outputs" if method == "lspc_new" else "parameters"}
-        )
-        model = cls(
-            sigmas=sigmas,
-            lams=lams,
-            cv=cv,
-            scoring=scoring,
-            random_state=random_state,
-            kernel=kernel,
-            **kw,
+        model = kernel_search(
+            method, sigmas, lams, cv=cv, random_state=random_state, scoring=scoring, kernel=kernel
         )
         Yfit = Ytr[:, fit]
         if len(fit) == 1:  # the multi-task path needs >= 2 columns
@@ -155,7 +141,7 @@ def multitask_trial(
     n_bins=10,
 ):
     """Run every method on one split; return tidy records (AUC and calibration metrics
-    per task, see :func:`kclf.metrics.calibration_records`)."""
+    per task, see :func:`kclf.repro.records.calibration_records`)."""
     Y = np.asarray(Y).astype(int)
     if Y.ndim != 2:
         raise ValueError(f"Y must be a (n_samples, n_tasks) 0/1 matrix, got shape {Y.shape}")
