@@ -53,7 +53,7 @@ rule scene_fit:
         ),
         n_bins=config["calibration_bins"],
     script:
-        "../scripts/scene_fit.py"
+        "../scripts/auc_fit.py"
 
 
 rule scene_table:

@@ -269,7 +269,7 @@ rule voc_fit:
         ),
         n_bins=config["calibration_bins"],
     script:
-        "../scripts/voc_fit.py"
+        "../scripts/auc_fit.py"
 
 
 rule voc_table:

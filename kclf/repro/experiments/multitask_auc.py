@@ -17,6 +17,7 @@ one class has no AUC, and that (task, trial) is left out of the records.
 
 from __future__ import annotations
 
+import logging
 import time
 
 import numpy as np
@@ -25,10 +26,13 @@ from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.svm import SVC
 
 from ..._search import DEFAULT_LAMS, default_sigmas
+from ...kernels import median_sigma
 from ...platt import PlattScaled
 from ..methods import family_methods, gamma_of, kernel_search
 from ..records import calibration_records, record
 from ..seeding import rng_for, seed_for
+
+logger = logging.getLogger(__name__)
 
 METHODS = family_methods("auc")
 DEFAULT_SVC_CS = np.logspace(-2, 3, 6)
@@ -186,4 +190,84 @@ def multitask_trial(
     return rows
 
 
-__all__ = ["METHODS", "DEFAULT_LAMS", "make_splits", "fit_predict", "multitask_trial"]
+def feature_trials(
+    X,
+    Y,
+    classes,
+    trials,
+    method,
+    *,
+    dataset,
+    family,
+    seed,
+    experiment,
+    n_bins=10,
+    own_n_train=None,
+    source=None,
+):
+    """Records of ``method`` on ``trials`` of a feature data set (PASCAL VOC, MULAN scene).
+
+    Trial ``t`` is the seeded split :func:`make_splits` of ``experiment["n_train"]``
+    training samples, or, when the data set has its own split (``own_n_train``: its first
+    ``own_n_train`` samples train), that split for trial 0 and seeded re-splits of the same
+    training size after it.  The sigma grid is ``median_sigma(X[train]) *
+    experiment["sigma_factors"]`` (None: :class:`kclf.LSPCCV`'s default grid); ``lams``
+    or ``svc_Cs`` as the experiment gives them.  ``family`` names the config block in the
+    error messages; ``source`` the data file.
+    """
+    n = len(X)
+    n_train = experiment["n_train"] if own_n_train is None else own_n_train
+    if n_train >= n:
+        raise ValueError(
+            f"{family}.experiment.n_train = {n_train} leaves no test sample: {source} holds "
+            f"{n} samples"
+        )
+    splits = make_splits(n, n_train, max(trials) + 1, seed, dataset)
+    if own_n_train is not None:
+        splits[0] = (np.arange(n_train), np.arange(n_train, n))
+    rows = []
+    for trial in trials:
+        train, test = splits[trial]
+        sigmas = None
+        if experiment["sigma_factors"] is not None:
+            sigmas = median_sigma(X[train]) * np.asarray(experiment["sigma_factors"], dtype=float)
+        got = multitask_trial(
+            X,
+            Y,
+            train,
+            test,
+            [method],
+            dataset=dataset,
+            trial=trial,
+            seed=seed,
+            task_names=classes,
+            cv=experiment["folds"],
+            sigmas=sigmas,
+            lams=experiment.get("lams"),
+            svc_Cs=experiment.get("svc_Cs"),
+            n_bins=n_bins,
+        )
+        scored = {r["task"] for r in got if r["metric"] == "auc"}
+        if not scored:
+            raise ValueError(
+                f"trial {trial}: no class has positives and negatives among the {test.size} "
+                f"test samples ({family}.experiment.n_train = {n_train} of {n} samples)"
+            )
+        missing = [c for c in classes if c not in scored]
+        if missing:
+            logger.warning(
+                "trial %d: no AUC for %s (one class only in the test part)", trial, missing
+            )
+        rows += got
+        logger.info("trial %d: %d train, %d test", trial, train.size, test.size)
+    return rows
+
+
+__all__ = [
+    "METHODS",
+    "DEFAULT_LAMS",
+    "make_splits",
+    "fit_predict",
+    "multitask_trial",
+    "feature_trials",
+]
