@@ -43,7 +43,7 @@ from sklearn.linear_model import LogisticRegressionCV
 from sklearn.preprocessing import StandardScaler
 
 from kclf.corrlog import CorrLog
-from kclf.datasets.mulan import load_arff_multilabel
+from kclf.repro.datasets.mulan import load_arff_multilabel
 
 ROOT = Path(__file__).resolve().parents[1]
 MULAN_SETS = {"CAL500": 174, "medical": 45}

@@ -25,10 +25,10 @@ from sklearn.calibration import CalibratedClassifierCV
 from sklearn.model_selection import GridSearchCV
 from sklearn.svm import SVC
 
+from kclf import LSPCCV, KernelLogisticRegressionCV
+from kclf._search import DEFAULT_LAMS, cv_folds, default_sigmas
 from kclf.kernels import rbf_kernel
-from kclf.klr_cv import DEFAULT_LAMS, KernelLogisticRegressionCV
 from kclf.lspc import LSPC
-from kclf.lspc_cv import LSPCCV, cv_folds, default_sigmas
 
 D = 500
 N_TOPICS = 10

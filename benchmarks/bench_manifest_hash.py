@@ -2,9 +2,9 @@
 
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_manifest_hash.py --images 40
 
-Images: ``--images`` photographic-like JPEGs at VOC's usual 500x375 (kclf.datasets.
+Images: ``--images`` photographic-like JPEGs at VOC's usual 500x375 (kclf.repro.datasets.
 synthetic_voc); prints the seconds of one manifest (stat + SHA-256 of every file,
-kclf.manifests.manifest_rows) and of SURF on the same images (decode + mahotas SURF, the
+kclf.repro.manifests.manifest_rows) and of SURF on the same images (decode + mahotas SURF, the
 voc_surf_shard step), and their ratio.  Clips (``--clips``, default the mirror's real
 UrbanSound8K clips, 44.1 kHz stereo WAV): the manifest against frame features + one HMM
 per clip (kclf.features.hmm_kernel.clip_model, the audio_hmm_shard step, no cache).
@@ -22,11 +22,11 @@ from pathlib import Path
 
 from PIL import Image
 
-from kclf.datasets.synthetic_voc import render_image
 from kclf.features.audio import AudioFeatureConfig
 from kclf.features.hmm_kernel import clip_model
 from kclf.features.surf_bow import extract_descriptors, read_grey
-from kclf.manifests import manifest_rows
+from kclf.repro.datasets.synthetic_voc import render_image
+from kclf.repro.manifests import manifest_rows
 
 ROOT = Path(__file__).resolve().parents[1]
 CLIPS = ROOT.parent / "shared" / "data" / "urbansound8k_sample" / "UrbanSound8K" / "audio"

@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 from sklearn.svm import SVC
 
-from kclf.datasets import ida
 from kclf.maplp import HIGHS_METHODS, MAPLP
+from kclf.repro.datasets import ida
 
 GAMMA = 4.217
 ROOT = Path(__file__).resolve().parents[1]

@@ -72,7 +72,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from kclf import belief_propagation as bp
+from . import belief_propagation as bp
 
 #: Default CV grids (used when ``rho1`` / ``rho2`` are None), strongest first.
 RHO1_GRID = (1e-2, 1e-3, 1e-4, 0.0)

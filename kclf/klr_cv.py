@@ -11,12 +11,10 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._search import best_index, constant_tasks, cv_splits, score_proba, search_grids
 from .coupling import couple
 from .kernels import check_precomputed, gram
 from .klr import MULTI_CLASS, SOLVERS, KernelLogisticRegression, check_positive, irls
-from .lspc_cv import best_index, constant_tasks, cv_splits, score_proba, search_grids
-
-DEFAULT_LAMS = np.logspace(-3, 1, 9)
 
 
 class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
@@ -39,7 +37,7 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
     (``ConvergenceWarning``), as the final fit does for itself.
 
     Ties of the mean CV score (within round-off) go to the smoother model: the largest
-    sigma, then the largest lambda (:func:`kclf.lspc_cv.best_index`).
+    sigma, then the largest lambda (:func:`kclf._search.best_index`).
 
     A task of a 2-D ``Y`` with one class only is not searched: it predicts that class with
     probability 1 (and ``fit`` warns, naming it); its ``sigma_``, ``lam_`` and
@@ -56,7 +54,7 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
         An integer: the number of folds (shuffled, stratified for one task when possible;
         the same folds as ``LSPCCV`` for the same ``random_state``).  Otherwise a
         scikit-learn splitter or an iterable of ``(train, validation)`` index arrays
-        (:func:`kclf.lspc_cv.cv_splits`).
+        (:func:`kclf._search.cv_splits`).
     scoring : {"error", "log_loss", "auc"}, default="error"
     multi_class : {"pairwise", "ovr"}, default="pairwise"
     random_state : int or None
@@ -129,7 +127,6 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
             self.kernel,
             self.scoring,
             check_positive,
-            DEFAULT_LAMS,
         )
 
     def _estimator(self, sigma, lam):

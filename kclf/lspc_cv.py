@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import warnings
-from numbers import Integral
-
 import numpy as np
 import scipy.linalg
-from scipy.stats import rankdata
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.model_selection import KFold, StratifiedKFold, check_cv
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 from threadpoolctl import threadpool_limits
 
-from .kernels import check_kernel_name, check_precomputed, check_sigma, gram, grams, median_sigma
+from ._search import best_index, constant_tasks, cv_splits, fold_scores, search_grids
+from .kernels import check_precomputed, gram, grams
 from .lspc import (
     LSPC,
     check_lam,
@@ -26,162 +22,10 @@ from .lspc import (
     solve_normal,
 )
 
-SCORINGS = ("error", "log_loss", "auc")
-SIGMA_FACTORS = 2.0 ** np.linspace(-3, 1, 9)
-DEFAULT_LAMS = np.logspace(-3, 1, 9)
-LOG_EPS = 1e-15
 # Up to this many training rows per fold the eigendecomposition runs on one BLAS thread:
 # its tridiagonal reduction is memory-bound there, and between the search's matrix
 # products a multi-threaded eigh measured 2x slower (benchmarks/bench_lspc.py, 2 cores).
 SERIAL_EIGH_MAX = 1024
-# Mean CV scores closer than this (relative) are ties: far above the round-off of a mean
-# of fold scores (a few eps per fold), far below 1/n, the smallest real difference of two
-# error rates.
-TIE_RTOL = 1e-12
-
-
-def default_sigmas(X):
-    """Nine widths from median/8 to 2 x median, log-spaced (median heuristic)."""
-    return median_sigma(X) * SIGMA_FACTORS
-
-
-def search_grids(X, sigmas, lams, cv, kernel, scoring, check_lam_value, default_lams):
-    """Validated ``(sigmas, lams)`` of a CV search (shared by the LSPC and KLR searches).
-
-    ``sigmas`` None gives :func:`default_sigmas`; non-RBF kernels have no width (one NaN).
-    ``check_lam_value(v, name)`` validates each lambda.  An integer ``cv`` must be >= 2
-    (other ``cv`` values are checked by :func:`cv_splits`).
-    """
-    check_kernel_name(kernel)
-    if scoring not in SCORINGS:
-        raise ValueError(f"scoring must be one of {SCORINGS}, got {scoring!r}")
-    if isinstance(cv, bool) or (isinstance(cv, Integral) and cv < 2):
-        raise ValueError(f"cv must be an integer >= 2, a splitter or an iterable, got {cv!r}")
-    lams = default_lams if lams is None else np.atleast_1d(lams)
-    lams = np.array([check_lam_value(v, "lams") for v in lams])
-    if kernel != "rbf":
-        sigmas = np.array([np.nan])
-    elif sigmas is None:
-        sigmas = default_sigmas(X)
-    else:
-        sigmas = np.array([check_sigma(v, "sigmas") for v in np.atleast_1d(sigmas)])
-    if lams.size == 0 or sigmas.size == 0:
-        raise ValueError("sigmas and lams must not be empty")
-    return sigmas, lams
-
-
-def cv_folds(y, cv, random_state):
-    """Seeded shuffled folds: stratified for one task when every class has ``cv`` members."""
-    n = y.shape[0]
-    if y.ndim == 1 and np.min(np.unique(y, return_counts=True)[1]) >= cv:
-        splitter = StratifiedKFold(cv, shuffle=True, random_state=random_state)
-        return list(splitter.split(np.zeros(n), y))
-    return list(KFold(cv, shuffle=True, random_state=random_state).split(np.zeros(n)))
-
-
-def cv_splits(cv, X, y, random_state):
-    """``[(train, validation), ...]`` index arrays for a CV search.
-
-    ``cv`` an integer: :func:`cv_folds` (seeded, shuffled; scikit-learn's own integer
-    default would not shuffle).  Otherwise anything :func:`sklearn.model_selection.check_cv`
-    accepts: a splitter (``split(X, y)`` is called) or an iterable of ``(train,
-    validation)`` index arrays.  Every fold must have non-empty training and validation
-    parts indexing the ``n`` samples.
-    """
-    n = X.shape[0]
-    if isinstance(cv, Integral) and not isinstance(cv, bool):
-        return cv_folds(y, int(cv), random_state)
-    splitter = check_cv(cv, y, classifier=True)
-    folds = []
-    for k, (tr, va) in enumerate(splitter.split(X, y)):
-        tr, va = np.asarray(tr), np.asarray(va)
-        for part, idx in (("training", tr), ("validation", va)):
-            if idx.dtype == bool:
-                raise ValueError(f"cv: fold {k} gives a boolean mask; give index arrays")
-            if idx.ndim != 1 or idx.size == 0 or not np.issubdtype(idx.dtype, np.integer):
-                raise ValueError(f"cv: fold {k} has an empty or non-integer {part} part")
-            if idx.min() < 0 or idx.max() >= n:
-                raise ValueError(f"cv: fold {k} indexes {part} samples outside 0..{n - 1}")
-        folds.append((tr, va))
-    if not folds:
-        raise ValueError("cv gave no folds")
-    return folds
-
-
-def constant_tasks(Y, name):
-    """``(constant, fit)``: per task of the 0/1 matrix ``Y`` the constant label of a task
-    with one class (NaN for the others), and the indices of the others.  Warns once,
-    naming the one-class tasks: they are not searched and predict their constant."""
-    lo, hi = Y.min(axis=0), Y.max(axis=0)
-    constant = np.where(lo == hi, lo, np.nan).astype(float)
-    one = np.flatnonzero(lo == hi)
-    if one.size:
-        which = ", ".join(f"task {t} (all {int(lo[t])})" for t in one)
-        warnings.warn(
-            f"{name}: {which} of y has only one class; not searched, predicts that "
-            "class with probability 1",
-            UserWarning,
-            stacklevel=3,
-        )
-    return constant, np.flatnonzero(lo != hi)
-
-
-def score_proba(P, yi, scoring):
-    """Score class posteriors ``P`` (n, c) against class indices ``yi``; lower is better
-    for "error" and "log_loss", higher for "auc" (binary, column 1 positive)."""
-    if scoring == "error":
-        return float(np.mean(np.argmax(P, axis=1) != yi))
-    if scoring == "log_loss":
-        p = np.clip(P[np.arange(yi.size), yi], LOG_EPS, 1.0)
-        return float(-np.mean(np.log(p)))
-    return rank_auc(yi, P[:, 1])
-
-
-def fold_scores(P, y, scoring):
-    """:func:`score_proba` of many settings and tasks at once.
-
-    ``P`` (n_settings, n, n_tasks, c) posteriors, ``y`` (n, n_tasks) class indices;
-    returns (n_settings, n_tasks) scores (NaN where AUC is undefined).
-    """
-    if scoring == "error":
-        return np.mean(np.argmax(P, axis=-1) != y, axis=1)
-    if scoring == "log_loss":
-        p = np.take_along_axis(P, np.broadcast_to(y[..., None], P.shape[:-1] + (1,)), -1)
-        return -np.mean(np.log(np.clip(p[..., 0], LOG_EPS, 1.0)), axis=1)
-    return np.array(
-        [[rank_auc(y[:, t], P[k, :, t, 1]) for t in range(y.shape[1])] for k in range(len(P))]
-    )
-
-
-def rank_auc(y, score):
-    """ROC AUC by the Mann-Whitney rank statistic (ties count one half), equal to
-    ``sklearn.metrics.roc_auc_score`` without its validation overhead; NaN for one class."""
-    pos = y == 1
-    n_pos = int(pos.sum())
-    n_neg = y.size - n_pos
-    if n_pos == 0 or n_neg == 0:
-        return np.nan
-    ranks = rankdata(score)
-    return float((ranks[pos].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
-
-
-def best_index(scores, scoring, sigma, lam):
-    """Index of the best setting, NaN scores ignored; ties go to the smoother model.
-
-    ``sigma``, ``lam`` are the settings' widths (NaN for kernels without one) and
-    lambdas.  Scores within :data:`TIE_RTOL` (relative) of the best tie; among them the
-    largest ``sigma`` wins, then the largest ``lam`` -- the smoothest fit the data do not
-    argue against (the grid's first, i.e. least smooth, setting won before).
-    """
-    s = np.asarray(scores, dtype=float)
-    if scoring == "auc":
-        s = -s  # higher is better
-    s = np.where(np.isnan(s), np.inf, s)
-    best = s.min()
-    tie = s == best if not np.isfinite(best) else s <= best + TIE_RTOL * max(abs(best), 1.0)
-    cand = np.flatnonzero(tie)
-    sig = np.nan_to_num(np.asarray(sigma, dtype=float)[cand], nan=0.0)
-    return int(cand[np.lexsort((np.asarray(lam, dtype=float)[cand], sig))[-1]])
 
 
 class LSPCCV(ClassifierMixin, BaseEstimator):
@@ -205,7 +49,7 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
     distinct (sigma, lambda) chosen.
 
     Ties of the mean CV score (within round-off) go to the smoother model: the largest
-    sigma, then the largest lambda (:func:`best_index`).
+    sigma, then the largest lambda (:func:`kclf._search.best_index`).
 
     A task of a 2-D ``Y`` with one class only is not searched: it predicts that class with
     probability 1 (and ``fit`` warns, naming it); its ``sigma_``, ``lam_`` and
@@ -222,7 +66,7 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
         An integer: the number of folds (shuffled by ``random_state``; stratified for a
         single task when every class has that many samples).  Otherwise a scikit-learn
         splitter (its ``split(X, y)`` is used) or an iterable of ``(train, validation)``
-        index arrays, as in scikit-learn's searches (:func:`cv_splits`).
+        index arrays, as in scikit-learn's searches (:func:`kclf._search.cv_splits`).
     rounding : {"outputs", "parameters", "none"}, default="outputs"
         As in :class:`kclf.LSPC` (LSPC-new, LSPC, LSPC').
     scoring : {"error", "log_loss", "auc"}, default="error"
@@ -274,7 +118,7 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
     def _grids(self, X):
         check_rounding(self.rounding)
         return search_grids(
-            X, self.sigmas, self.lams, self.cv, self.kernel, self.scoring, check_lam, DEFAULT_LAMS
+            X, self.sigmas, self.lams, self.cv, self.kernel, self.scoring, check_lam
         )
 
     def _kernel(self, X, Y, sigma):

@@ -13,7 +13,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from kclf.kernels import check_kernel_name, check_precomputed, check_sigma, gram, median_sigma
+from .kernels import check_kernel_name, check_precomputed, check_sigma, gram, median_sigma
 
 HIGHS_METHODS = ("highs", "highs-ds", "highs-ipm")
 

@@ -30,6 +30,13 @@ the log loss infinite.  Before the log loss, probabilities are clipped to
 A prediction clipped at ``eps`` that turns out wrong costs ``-log(eps)`` (34.5 nats for
 1e-15), so ``n_clipped`` says how much of a large log loss comes from such zeros.
 The Brier score and the ECE use the unclipped probabilities.
+
+The multilabel label-set measures (:func:`multilabel_scores`, ``Y`` (n, m) 0/1 indicator
+matrices) are scikit-learn's where they exist: Hamming loss, subset (0/1) accuracy,
+example-based precision / recall / F1 (``average="samples"``), micro and macro F1.
+Example-based accuracy |y & y'| / |y | y'| is sklearn's ``jaccard_score(average="samples")``.
+An example with no true and no predicted label counts as fully right (1) in the
+example-based measures, the usual convention (``zero_division=1``).
 """
 
 from __future__ import annotations
@@ -37,21 +44,22 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from sklearn import metrics as skm
 from sklearn.metrics import brier_score_loss as _sk_brier
 from sklearn.metrics import log_loss as _sk_log_loss
-
-from kclf.records import record
 
 __all__ = [
     "EPS",
     "ReliabilityCurve",
     "brier_score",
-    "calibration_records",
+    "calibration_by_task",
     "clip_probabilities",
     "expected_calibration_error",
     "log_loss",
     "probability_metrics",
     "reliability_curve",
+    "MULTILABEL_METRICS",
+    "multilabel_scores",
 ]
 
 #: Default clipping of probabilities before the log loss (sklearn's default before 1.5).
@@ -332,46 +340,28 @@ def _bin_metric(kind, b, n_bins):
     return f"rel_{kind}_b{b:0{width}d}"
 
 
-def calibration_records(
-    y_true,
-    proba,
-    *,
-    dataset,
-    task,
-    method,
-    trial,
-    labels=None,
-    n_bins=10,
-    eps=EPS,
-    fit_seconds=float("nan"),
-    params=None,
-):
-    """Records (:func:`kclf.records.record` rows) of the probability metrics of one fit.
+def calibration_by_task(y_true, proba, *, task, labels=None, n_bins=10, eps=EPS):
+    """The probability metrics of one fit, per task, with the reliability bins.
 
     Metrics per task: ``log_loss``, ``brier``, ``ece``, ``ece_mass``, ``n_clipped``,
     ``n_scored`` and, for each of the ``n_bins`` equal-width bins ``bXX`` (``b00`` ..),
     ``rel_count_bXX``, ``rel_conf_bXX`` and ``rel_pos_bXX`` (count, mean confidence and
     observed frequency; the last two NaN when the bin is empty), so that reliability
-    diagrams can be pooled over tasks and trials from records alone
-    (:func:`kclf.calibration.pool_reliability`).
+    diagrams can be pooled over tasks and trials afterwards.
 
     Parameters
     ----------
     y_true, proba, labels
         See the module docstring.
-    dataset, method : str
     task : str or sequence of str
         The task's name; for multilabel input one name per label (column).
-    trial : int
     n_bins : int, default=10
     eps : float, default=EPS
-    fit_seconds : float, default=nan
-    params : dict or None
-        Chosen hyper-parameters, stored with every row.
 
     Returns
     -------
-    list of dict
+    list of (str, dict)
+        ``(task name, {metric: value})`` per task, metrics in the order above.
     """
     _check_eps(eps)
     prep = _prepare(y_true, proba, labels)
@@ -388,23 +378,65 @@ def calibration_records(
             raise ValueError(f"task must be a string for {prep.kind} input, got {task!r}")
         parts = [(task, prep)]
 
-    rows = []
+    out = []
     for name, part in parts:
-
-        def add(metric, value, name=name):
-            rows.append(record(dataset, name, method, trial, metric, value, fit_seconds, params))
-
         ((confidence, hit),) = _confidence_and_hit(part)
         loss, n_clipped = _log_loss(part, eps)
         curve = _curve(confidence, hit, n_bins, "uniform")
-        add("log_loss", loss)
-        add("brier", _brier(part))
-        add("ece", _ece(curve))
-        add("ece_mass", _ece(_curve(confidence, hit, n_bins, "quantile")))
-        add("n_clipped", n_clipped)
-        add("n_scored", part.y.size)
+        values = {
+            "log_loss": loss,
+            "brier": _brier(part),
+            "ece": _ece(curve),
+            "ece_mass": _ece(_curve(confidence, hit, n_bins, "quantile")),
+            "n_clipped": n_clipped,
+            "n_scored": part.y.size,
+        }
         for b in range(n_bins):
-            add(_bin_metric("count", b, n_bins), curve.count[b])
-            add(_bin_metric("conf", b, n_bins), curve.confidence[b])
-            add(_bin_metric("pos", b, n_bins), curve.frequency[b])
-    return rows
+            values[_bin_metric("count", b, n_bins)] = curve.count[b]
+            values[_bin_metric("conf", b, n_bins)] = curve.confidence[b]
+            values[_bin_metric("pos", b, n_bins)] = curve.frequency[b]
+        out.append((name, values))
+    return out
+
+
+# --- multilabel label-set measures ------------------------------------------------------------
+#: metric name -> True when higher is better
+MULTILABEL_METRICS = {
+    "hamming_loss": False,
+    "subset_accuracy": True,
+    "example_accuracy": True,
+    "example_precision": True,
+    "example_recall": True,
+    "example_f1": True,
+    "micro_f1": True,
+    "macro_f1": True,
+}
+
+
+def _check_indicators(Y_true, Y_pred):
+    Y_true, Y_pred = np.asarray(Y_true), np.asarray(Y_pred)
+    if Y_true.ndim != 2 or Y_true.shape != Y_pred.shape:
+        raise ValueError(
+            f"Y_true and Y_pred must be (n, m) matrices of one shape, got "
+            f"{Y_true.shape} and {Y_pred.shape}"
+        )
+    for name, Y in (("Y_true", Y_true), ("Y_pred", Y_pred)):
+        if not np.all((Y == 0) | (Y == 1)):
+            raise ValueError(f"{name} must contain only 0 and 1")
+    return Y_true.astype(int), Y_pred.astype(int)
+
+
+def multilabel_scores(Y_true, Y_pred):
+    """All measures of :data:`MULTILABEL_METRICS` as a dict of floats."""
+    Y_true, Y_pred = _check_indicators(Y_true, Y_pred)
+    kw = {"zero_division": 1}
+    return {
+        "hamming_loss": float(skm.hamming_loss(Y_true, Y_pred)),
+        "subset_accuracy": float(skm.accuracy_score(Y_true, Y_pred)),
+        "example_accuracy": float(skm.jaccard_score(Y_true, Y_pred, average="samples", **kw)),
+        "example_precision": float(skm.precision_score(Y_true, Y_pred, average="samples", **kw)),
+        "example_recall": float(skm.recall_score(Y_true, Y_pred, average="samples", **kw)),
+        "example_f1": float(skm.f1_score(Y_true, Y_pred, average="samples", **kw)),
+        "micro_f1": float(skm.f1_score(Y_true, Y_pred, average="micro", **kw)),
+        "macro_f1": float(skm.f1_score(Y_true, Y_pred, average="macro", **kw)),
+    }

@@ -8,9 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kclf.metrics import calibration_records
-from kclf.records import record, write_records
-from kclf.reports.auc_table import TIME_ROW, time_table, write_auc_report
+from kclf.repro.records import calibration_records, record, write_records
+from kclf.repro.reports.auc import TIME_ROW, time_table, write_auc_report
 
 METHODS = ["LSPC-new", "KLR", "SVC"]
 TASKS = ["aeroplane", "bicycle", "bird"]

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import soundfile as sf
 
-from kclf.datasets.freesound import (
+from kclf.repro.datasets.audio_collections import (
     COLUMNS,
     fetch_esc50,
     load_collection,
@@ -20,7 +20,7 @@ from kclf.datasets.freesound import (
     tag_matrix,
     top_tags,
 )
-from kclf.datasets.synthetic_audio import EVENT_KINDS, make_synthetic_collection
+from kclf.repro.datasets.synthetic_audio import EVENT_KINDS, make_synthetic_collection
 
 URBAN = "urbansound8k_sample/UrbanSound8K"
 
@@ -148,7 +148,7 @@ def test_esc50_layout(tmp_path):
 
 
 def test_fetch_esc50_from_a_mirror_archive(tmp_path):
-    from kclf.download import ChecksumError, file_sha256
+    from kclf.repro.download import ChecksumError, file_sha256
 
     _esc50_tree(tmp_path / "src" / "ESC-50-master")
     mirror = tmp_path / "mirror"

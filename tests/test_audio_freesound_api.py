@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 import soundfile as sf
 
-from kclf.datasets.freesound import fetch_freesound_by_tags, load_freesound_folder
 from kclf.features.audio import AudioFeatureConfig, clip_features
+from kclf.repro.datasets.audio_collections import fetch_freesound_by_tags, load_freesound_folder
 
 TOKEN = "test-token-123"
 

@@ -5,7 +5,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kclf.datasets.freesound import load_urbansound8k
 from kclf.features.audio import AudioFeatureConfig, clip_features
 from kclf.features.hmm_kernel import (
     HMMBank,
@@ -17,7 +16,8 @@ from kclf.features.hmm_kernel import (
     naive_cross_loglik,
     project_psd,
 )
-from kclf.seeding import seed_for
+from kclf.repro.datasets.audio_collections import load_urbansound8k
+from kclf.repro.seeding import seed_for
 
 ROOT = Path(__file__).resolve().parents[2] / "shared" / "data" / "urbansound8k_sample/UrbanSound8K"
 

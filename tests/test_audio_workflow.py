@@ -14,7 +14,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from workflow_run import ROOT, run  # noqa: E402
 
-from kclf.datasets.synthetic_audio import make_synthetic_collection  # noqa: E402
+from kclf.repro.datasets.synthetic_audio import make_synthetic_collection  # noqa: E402
 
 
 def _workdir(tmp_path, collection, **features):

@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kclf.records import atomic_write, record
-from kclf.seeding import chunk_trials
+from kclf.repro.records import atomic_write, record, save_npz
+from kclf.repro.seeding import chunk_trials
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,8 +35,8 @@ def test_chunk_labels():
 
 
 def test_lspc_toy_and_multilabel_trials_do_not_depend_on_the_count():
-    from kclf.experiments.lspc_toy import make_samples
-    from kclf.experiments.multilabel import make_toy, trial_indices
+    from kclf.repro.experiments.lspc_toy import make_samples
+    from kclf.repro.experiments.multilabel import make_toy, trial_indices
 
     all3, only2 = make_samples(5, 3, 10, 10), make_samples(5, [2], 10, 10)
     assert set(only2) == {"X_2", "y_2", "Xt_2", "yt_2"}
@@ -49,8 +49,8 @@ def test_lspc_toy_and_multilabel_trials_do_not_depend_on_the_count():
 
 
 def test_mgpc_ida_and_multiclass_splits_do_not_depend_on_the_count():
-    from kclf.datasets.ida import stratified_splits
-    from kclf.experiments import mgpc, multiclass
+    from kclf.repro.datasets.ida import stratified_splits
+    from kclf.repro.experiments import mgpc, multiclass
 
     y = np.repeat([0, 1], [40, 60])
     full = mgpc.make_splits(y, 4, 3, "digits/3v8")
@@ -76,7 +76,7 @@ def test_mgpc_ida_and_multiclass_splits_do_not_depend_on_the_count():
 
 
 def test_manifest_round_trip_with_size_time_and_content_hash(tmp_path):
-    from kclf.manifests import manifest_rows, read_manifest, write_manifest
+    from kclf.repro.manifests import manifest_rows, read_manifest, write_manifest
 
     files = []
     for k, payload in enumerate([b"abc", b"", b"x" * 5000]):
@@ -105,11 +105,13 @@ def test_atomic_write_gives_the_umask_mode(tmp_path, mask, mode):
     old = os.umask(mask)
     try:
         p = atomic_write(tmp_path / "t.csv", lambda f: Path(f).write_text("a,b\n"))
-        q = atomic_write(tmp_path / "n.npz", lambda f: np.savez(open(f, "wb"), x=np.ones(2)))
+        q = save_npz(tmp_path / "n.npz", x=np.ones(2))
     finally:
         os.umask(old)
     assert stat.S_IMODE(p.stat().st_mode) == mode and stat.S_IMODE(q.stat().st_mode) == mode
     assert sorted(x.name for x in tmp_path.iterdir()) == ["n.npz", "t.csv"]  # no temp left
+    with np.load(q) as z:
+        np.testing.assert_array_equal(z["x"], np.ones(2))
 
 
 def test_atomic_write_failure_leaves_nothing(tmp_path):
@@ -182,7 +184,7 @@ def test_truncated_wav_is_a_bad_clip(tmp_path):
 
 
 def test_average_row_coverage_is_stated_and_warned(caplog):
-    from kclf.reports.auc_table import coverage_note
+    from kclf.repro.reports.auc import coverage_note
 
     rows = [
         record("d", t, "LSPC-new", trial, "auc", 0.8)

@@ -1,17 +1,17 @@
-"""kclf.calibration: tables and pooled reliability diagrams from records alone."""
+"""kclf.repro.reports.calibration: tables and pooled reliability diagrams from records alone."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from kclf.calibration import (
+from kclf.metrics import probability_metrics, reliability_curve
+from kclf.repro.records import calibration_records, read_records, write_records
+from kclf.repro.reports.calibration import (
     calibration_table,
     pool_reliability,
     reliability_figure,
     write_calibration_table,
 )
-from kclf.metrics import calibration_records, probability_metrics, reliability_curve
-from kclf.records import read_records, write_records
 
 
 def _fake_fits(rng, n_trials=3, n=60):

@@ -14,7 +14,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from kclf import belief_propagation as bp
 from kclf import corrlog as cl
 from kclf.corrlog import CorrLog
-from kclf.datasets.corrlog_toy import make_corrlog_toy
+from kclf.repro.datasets.corrlog_toy import make_corrlog_toy
 
 MULAN = Path(__file__).resolve().parents[2] / "shared" / "data" / "mulan"
 
@@ -373,7 +373,7 @@ def test_sklearn_compatible(estimator, check):
 def test_scene_corrlog_subset_accuracy_at_least_ilr():
     if not (MULAN / "scene-train.arff").is_file():
         pytest.skip("../shared/data not present: MULAN scene mirror (mulan/scene-*.arff) missing")
-    from kclf.datasets.mulan import load_scene
+    from kclf.repro.datasets.mulan import load_scene
 
     d = load_scene(MULAN)
     # the penalties the first implementation's 3-fold CV picked (random_state=0; now it
@@ -637,8 +637,8 @@ def test_warm_path_choice_equals_exhaustive_search_on_the_toy():
     here: the two CV score tables are identical on trials 0 and 2, one test point apart
     in one cell on trial 1 (cv_tol=1e-5 differed by a point in 1-6 cells and chose
     differently on trials 0 and 2)."""
-    from kclf.experiments.multilabel import make_toy
-    from kclf.seeding import seed_for
+    from kclf.repro.experiments.multilabel import make_toy
+    from kclf.repro.seeding import seed_for
 
     toy = make_toy(20101122, 3, 500, 10)
     for t in range(3):
@@ -679,8 +679,8 @@ def exhaustive_choice(X, Y, seed, cv=3):
 def test_warm_path_choice_equals_exhaustive_search_on_scene():
     if not (MULAN / "scene-train.arff").is_file():
         pytest.skip("../shared/data not present: MULAN scene mirror (mulan/scene-*.arff) missing")
-    from kclf.datasets.mulan import load_scene
-    from kclf.seeding import seed_for
+    from kclf.repro.datasets.mulan import load_scene
+    from kclf.repro.seeding import seed_for
 
     d = load_scene(MULAN)
     seed = seed_for(20101122, "multilabel", "scene", "cv", 0)  # the workflow's

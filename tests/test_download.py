@@ -1,4 +1,4 @@
-"""kclf.download against a real HTTP server on 127.0.0.1 started by the test."""
+"""kclf.repro.download against a real HTTP server on 127.0.0.1 started by the test."""
 
 import hashlib
 import http.server
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from kclf.download import ChecksumError, DownloadError, fetch, file_sha256, untar
+from kclf.repro.download import ChecksumError, DownloadError, fetch, file_sha256, untar
 
 PAYLOAD = b"x1,x2,y\n0.5,1.5,1\n-0.5,0.25,-1\n"
 SHA = hashlib.sha256(PAYLOAD).hexdigest()

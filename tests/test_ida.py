@@ -7,8 +7,8 @@ import pytest
 import scipy.io
 from scipy.stats import norm
 
-from kclf.datasets import breiman, ida
-from kclf.experiments import ida as protocol
+from kclf.repro.datasets import breiman, ida
+from kclf.repro.experiments import ida as protocol
 
 
 def test_twonorm_matches_its_definition_and_bayes_error():
@@ -141,8 +141,8 @@ def test_protocol_takes_the_median_of_the_five_best():
 
 
 def test_report_tables_and_agreement_counts(tmp_path):
-    from kclf.records import record, write_records
-    from kclf.reports.ida import write_report
+    from kclf.repro.records import record, write_records
+    from kclf.repro.reports.ida import write_report
 
     ref_err = tmp_path / "err.csv"
     cols = ["maplp", "svm", "kmap", "rbf", "ab", "abr", "kfd"]
@@ -238,7 +238,7 @@ def test_probability_records_equal_a_direct_computation(tiny_ida_records, direct
 
     import pandas as pd
 
-    from kclf.seeding import seed_for
+    from kclf.repro.seeding import seed_for
 
     X, y = ida.generate("twonorm", 0, n_patterns=240)
     train, test = ida.stratified_splits(y, "twonorm", 0, 60, 120, 2)
@@ -281,8 +281,8 @@ def test_svm_probabilities_are_platt_scaled_and_seeded():
 
 
 def _ida_report(tmp_path, rows, name):
-    from kclf.records import write_records
-    from kclf.reports.ida import write_report
+    from kclf.repro.records import write_records
+    from kclf.repro.reports.ida import write_report
 
     folder = tmp_path / name
     folder.mkdir()
@@ -311,8 +311,7 @@ def _synthetic_predictions():
 
 def _synthetic_calibrated_rows(seconds):
     """Error, timing and calibration records of two datasets x two methods, 3 trials."""
-    from kclf.metrics import calibration_records
-    from kclf.records import record
+    from kclf.repro.records import calibration_records, record
 
     rows = []
     for ds, m, t, y, p in _synthetic_predictions():

@@ -9,10 +9,10 @@ from sklearn.datasets import load_iris, make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from kclf._search import cv_folds
 from kclf.kernels import median_sigma, rbf_kernel
 from kclf.klr import KernelLogisticRegression, batched_cg, irls, penalised_loglik
 from kclf.klr_cv import KernelLogisticRegressionCV
-from kclf.lspc_cv import cv_folds
 
 TIGHT = {"tol": 1e-13, "cg_tol": 1e-12, "max_iter": 200}
 

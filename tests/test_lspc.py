@@ -2,10 +2,11 @@ import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from kclf.experiments.lspc_toy import run_trial
+from kclf import LSPCCV
+from kclf._search import cv_folds, score_proba
 from kclf.kernels import gram, grams, rbf_kernel
 from kclf.lspc import LSPC
-from kclf.lspc_cv import LSPCCV, cv_folds, score_proba
+from kclf.repro.experiments.lspc_toy import run_trial
 
 
 def blobs(n=80, seed=0, d=3, c=2):
@@ -234,7 +235,7 @@ def test_sklearn_compatible(estimator, check):
 def test_rank_auc_equals_sklearn_with_ties():
     from sklearn.metrics import roc_auc_score
 
-    from kclf.lspc_cv import rank_auc
+    from kclf._search import rank_auc
 
     rng = np.random.default_rng(0)
     y = rng.integers(0, 2, 300)

@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kclf.experiments.lspc_toy import METHODS, calibration_proba, fit_method, make_samples
 from kclf.lspc import LSPC, round_outputs
-from kclf.records import write_records
-from kclf.reports.lspc_toy import write_report
+from kclf.repro.experiments.lspc_toy import METHODS, calibration_proba, fit_method, make_samples
+from kclf.repro.records import write_records
+from kclf.repro.reports.lspc_toy import write_report
 
 CALIBRATION = {"log_loss", "brier", "ece", "ece_mass", "n_clipped", "n_scored", "n_repaired"}
 NAMES = [name for name, _ in METHODS.values()]

@@ -9,13 +9,13 @@ from sklearn.calibration import calibration_curve
 from kclf.metrics import (
     EPS,
     brier_score,
-    calibration_records,
     clip_probabilities,
     expected_calibration_error,
     log_loss,
     probability_metrics,
     reliability_curve,
 )
+from kclf.repro.records import calibration_records
 
 # --- hand-computed values on tiny inputs -------------------------------------------------
 

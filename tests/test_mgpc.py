@@ -353,7 +353,7 @@ def test_sklearn_compatible(estimator, check):
 
 
 def test_splits_are_stratified_seeded_and_capped():
-    from kclf.experiments.mgpc import make_splits
+    from kclf.repro.experiments.mgpc import make_splits
 
     y = np.r_[np.zeros(60, int), np.ones(40, int)]
     a = make_splits(y, 4, 7, "digits/3v8")
@@ -366,7 +366,7 @@ def test_splits_are_stratified_seeded_and_capped():
 
 
 def test_error_rates_by_hand():
-    from kclf.experiments.mgpc import error_rates
+    from kclf.repro.experiments.mgpc import error_rates
 
     y = np.array([1, 1, 1, 1, 0, 0, 0, 0, 0, 0])
     p = np.array([1, 0, 1, 1, 0, 1, 1, 0, 0, 0])
@@ -374,7 +374,7 @@ def test_error_rates_by_hand():
 
 
 def test_digits_task_and_bad_names():
-    from kclf.experiments.mgpc import digits_task
+    from kclf.repro.experiments.mgpc import digits_task
 
     images, y = digits_task("3v8")
     d = load_digits()
@@ -388,10 +388,10 @@ def test_digits_task_and_bad_names():
 def test_experiment_and_report_end_to_end(tmp_path, direct_metrics):
     import pandas as pd
 
-    from kclf.experiments.mgpc import METHODS, _fit, features, prepare, run
-    from kclf.records import read_records, write_records
-    from kclf.reports.mgpc import calibration_report, plot_lambda, plot_roc, write_tables
-    from kclf.seeding import seed_for
+    from kclf.repro.experiments.mgpc import METHODS, _fit, features, prepare, run
+    from kclf.repro.records import read_records, write_records
+    from kclf.repro.reports.mgpc import calibration_report, plot_lambda, plot_roc, write_tables
+    from kclf.repro.seeding import seed_for
 
     cfg = {
         "sigma_factors": [1.0],

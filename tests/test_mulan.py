@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kclf.datasets.mulan import (
+from kclf.repro.datasets.mulan import (
     SCENE_LABELS,
     fetch_scene,
     load_arff_multilabel,
@@ -126,7 +126,7 @@ def _can_extract_rar():
 
 
 def test_extract_rar_and_find_nested_scene(tmp_path):
-    from kclf.datasets.mulan import _find_scene_root, extract_rar
+    from kclf.repro.datasets.mulan import _find_scene_root, extract_rar
 
     if not _can_extract_rar():
         pytest.skip("no RAR extractor: pip install libarchive-c (or bsdtar/unar/unrar/7z)")

@@ -8,19 +8,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kclf.datasets.isolet import N_FEATURES, load_isolet_mat, parse_isolet, read_isolet
-from kclf.experiments.multiclass import (
+from kclf.klr import KernelLogisticRegression
+from kclf.repro.datasets.isolet import N_FEATURES, load_isolet_mat, parse_isolet, read_isolet
+from kclf.repro.experiments.multiclass import (
     METHODS,
     cost_curve,
     make_estimator,
-    multiclass_table,
-    predicted_cost,
     prepare,
     run_trial,
-    write_tables,
 )
-from kclf.klr import KernelLogisticRegression
-from kclf.records import read_records, write_records
+from kclf.repro.records import read_records, write_records
+from kclf.repro.reports.multiclass import multiclass_table, predicted_cost, write_tables
 
 CALIBRATION = {"log_loss", "brier", "ece", "ece_mass", "n_clipped", "n_scored"}
 PROBABILISTIC = ("klr_pairwise", "klr_ovr", "lspc_new")

@@ -4,8 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kclf.experiments.multilabel import fit_method, make_toy, write_table
-from kclf.multilabel_metrics import METRICS, multilabel_scores
+from kclf.metrics import MULTILABEL_METRICS as METRICS
+from kclf.metrics import multilabel_scores
+from kclf.repro.experiments.multilabel import fit_method, make_toy
+from kclf.repro.reports.multilabel import write_table
 
 Y_TRUE = np.array([[1, 0], [1, 1], [0, 0]])
 Y_PRED = np.array([[1, 1], [1, 1], [0, 0]])

@@ -1,4 +1,4 @@
-"""kclf.provenance: config hash, git, package versions, machine, benchmark run times."""
+"""kclf.repro.provenance: config hash, git, package versions, machine, benchmark run times."""
 
 import hashlib
 import json

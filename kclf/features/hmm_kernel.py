@@ -145,7 +145,7 @@ def load_bank(path):
 def fit_clip_hmm(X, n_states=4, random_state=0, n_iter=20, tol=1e-3, min_covar=1e-3):
     """Fit one diagonal-covariance ``GaussianHMM`` to one clip's frames ``X`` (T, d).
 
-    ``random_state`` should come from :func:`kclf.seeding.seed_for` named by the clip,
+    ``random_state`` should come from :func:`kclf.repro.seeding.seed_for` named by the clip,
     so a clip's model does not depend on which job fits it.
     """
     from hmmlearn.hmm import GaussianHMM
@@ -422,8 +422,8 @@ def clip_model(
     so re-sharding or adding clips never refits an unchanged clip.  Undecodable or
     unusable clips raise :class:`kclf.features.audio.BadAudioError`.
     """
-    from kclf.features.audio import clip_features
-    from kclf.seeding import seed_for
+    from ..repro.seeding import seed_for
+    from .audio import clip_features
 
     hmm_params = {"n_states": int(n_states), "n_iter": int(n_iter), "min_covar": float(min_covar)}
     cache = None
@@ -461,7 +461,7 @@ def save_shard(path, bank, ids, features, bad=()):
     d = bank.n_features if len(ids) else 0
     frames = np.concatenate(features) if features else np.zeros((0, d))
     bad = np.array([f"{p}\t{r}" for p, r in bad], dtype=str)
-    from kclf.records import atomic_write
+    from ..repro.records import atomic_write
 
     def _write(tmp):
         with open(tmp, "wb") as fh:

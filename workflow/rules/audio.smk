@@ -11,7 +11,7 @@
 #   urbansound8k the UrbanSound8K layout: audio.root
 # The collection is listed (metadata read, the paper's selection applied) when the DAG is
 # built; a selected clip goes to shard shard_of(id, features.n_shards) (a CRC-32 of its id).
-# Each shard has a manifest (kclf.manifests) written by a rule whose inputs are the shard's
+# Each shard has a manifest (kclf.repro.manifests) written by a rule whose inputs are the shard's
 # clips and whose params are their sizes and times; the HMMs of a shard read only it. So a
 # changed clip reruns its manifest, its shard's HMMs and what follows (cross
 # log-likelihoods, kernel, fits, table); a changed tag in the metadata reruns only the clip
@@ -244,7 +244,7 @@ rule audio_fit:
     benchmark:
         f"results/benchmarks/audio_fit/{AUDIO_DATASET}/{{method}}_{{trials}}.tsv"
     wildcard_constraints:
-        method="|".join(AUC_METHODS.values()),
+        method=METHOD_REGISTRY.wildcard("auc"),
         trials=CHUNK,
     conda:
         CORE_ENV

@@ -3,8 +3,8 @@ import functools
 
 import pandas as pd
 
-from kclf.datasets import synthetic_audio
-from kclf.datasets.freesound import METADATA_FILES, load_collection, select_clips
+from kclf.repro.datasets import synthetic_audio
+from kclf.repro.datasets.audio_collections import METADATA_FILES, load_collection, select_clips
 from kclf.features.surf_bow import shard_of
 
 AUDIO = config["audio"]

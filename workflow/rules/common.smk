@@ -7,8 +7,8 @@ import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from kclf.experiments import multitask_auc
-from kclf.seeding import chunk_trials
+from kclf.repro import methods as METHOD_REGISTRY
+from kclf.repro.seeding import chunk_trials
 
 SCHEMAS = Path(workflow.basedir) / "workflow" / "schemas"
 
@@ -44,7 +44,7 @@ os.environ[_PATHVAR] = os.pathsep.join(p for p in (workflow.basedir, os.environ.
 FINAL_OUTPUTS = []
 
 # The multi-task AUC experiments (voc, scene, audio): display name -> file slug.
-AUC_METHODS = {name: slug for slug, name in multitask_auc.METHODS.items()}
+AUC_METHODS = METHOD_REGISTRY.slugs_by_name("auc")
 
 # A chunk of trials in file names: "<first>-<last>".
 CHUNK = r"\d+-\d+"

@@ -38,7 +38,7 @@ rule ida_select:
     benchmark:
         "results/benchmarks/ida_select/{dataset}_{method}.tsv"
     wildcard_constraints:
-        method="|".join(_ida.METHODS),
+        method=METHOD_REGISTRY.wildcard("ida"),
     conda:
         CORE_ENV
     threads: 1
@@ -63,7 +63,7 @@ rule ida_fit:
     benchmark:
         "results/benchmarks/ida_fit/{dataset}_{method}_{trials}.tsv"
     wildcard_constraints:
-        method="|".join(_ida.METHODS),
+        method=METHOD_REGISTRY.wildcard("ida"),
         trials=CHUNK,
     conda:
         CORE_ENV

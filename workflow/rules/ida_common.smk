@@ -1,7 +1,6 @@
 # Config and input functions of the IDA family (workflow/rules/ida.smk).
-from kclf.datasets import breiman as _breiman
-from kclf.datasets import ida as _ida_data
-from kclf.experiments import ida as _ida
+from kclf.repro.datasets import breiman as _breiman
+from kclf.repro.datasets import ida as _ida_data
 
 IDA = config["ida"]
 IDA_MAT_CFG = IDA["benchmarks_mat"]
@@ -37,7 +36,7 @@ if enabled("ida"):
 
 
 def ida_sources(wildcards):
-    """The files ida_data reads for a dataset and chunk (kclf.experiments.ida.prepare's
+    """The files ida_data reads for a dataset and chunk (kclf.repro.experiments.ida.prepare's
     order of sources): benchmarks.mat; nothing for wdbc and generated sets; else the
     mirror's pattern set and the IDA split files of the chunk's realisations."""
     name = wildcards.dataset
@@ -60,7 +59,7 @@ def ida_sources(wildcards):
     return files
 
 
-# the grid each method's CV searches (kclf.experiments.ida._search)
+# the grid each method's CV searches (kclf.repro.experiments.ida._search)
 IDA_GRID = {
     "maplp": "maplp_solver_options",
     "maplp_bias": "maplp_solver_options",

@@ -1,9 +1,8 @@
 # LSPC toy experiment (LSPC-new paper, Sec. 3.1 and Figure 1): the samples of each chunk of
 # trials, every method on every chunk, the table and Figure 1 (from chunk 0's trial 0).
-from kclf.experiments import lspc_toy as _lspc_toy
 
 LT = config["lspc_toy"]
-LSPC_TOY_METHODS = [m for m in _lspc_toy.METHODS if m in LT["methods"]]
+LSPC_TOY_METHODS = [m for m in METHOD_REGISTRY.family_methods("lspc_toy") if m in LT["methods"]]
 LSPC_TOY_CHUNKS = trial_chunks(LT["trials"], LT["trials_per_job"])
 
 
@@ -39,7 +38,7 @@ rule lspc_toy_fit:
     benchmark:
         "results/benchmarks/lspc_toy_fit/{method}_{trials}.tsv"
     wildcard_constraints:
-        method="|".join(_lspc_toy.METHODS),
+        method=METHOD_REGISTRY.wildcard("lspc_toy"),
         trials=CHUNK,
     conda:
         CORE_ENV

@@ -2,7 +2,6 @@
 # MLA, MEP, weighted ridge logistic (Newton, gradient) and scikit-learn's GPC over random splits.
 # Per (task, representation, method) one fit job per chunk of trials (trials_per_job); the
 # split of trial t is drawn from the seed and t alone.
-from kclf.experiments import mgpc as _mgpc
 
 MGPC = config.get("mgpc", {})
 MGPC_CHUNKS = trial_chunks(MGPC["trials"], MGPC["trials_per_job"]) if MGPC.get("enabled") else []
@@ -23,7 +22,7 @@ MGPC_FITS = [
 # the paper's table, when configured and present
 MGPC_REFERENCE = existing_file(MGPC.get("reference"))
 
-# what a fit of each method reads from the mgpc block (kclf.experiments.mgpc._fit)
+# what a fit of each method reads from the mgpc block (kclf.repro.experiments.mgpc._fit)
 _MGPC_GP = ["n_centers", "sigma_factors", "length_scale_factors", "amplitudes", "tol"]
 MGPC_FIT_KEYS = {
     "mla": _MGPC_GP,
@@ -38,7 +37,7 @@ wildcard_constraints:
     mgpc_dataset="digits|scene",
     mgpc_task="[A-Za-z0-9]+",
     mgpc_repr="gradient|gabor|binarization|raw|features",
-    mgpc_method="|".join(_mgpc.METHODS),
+    mgpc_method=METHOD_REGISTRY.wildcard("mgpc"),
 
 
 rule mgpc_prepare:

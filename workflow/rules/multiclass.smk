@@ -3,9 +3,6 @@
 include: "multiclass_common.smk"
 
 
-from kclf.experiments import multiclass as _multiclass
-
-
 rule multiclass_data:
     input:
         unpack(multiclass_sources),
@@ -39,7 +36,7 @@ rule multiclass_fit:
         "results/benchmarks/multiclass_fit/{dataset}/{method}_{trials}.tsv"
     wildcard_constraints:
         dataset=MC_DATASETS,
-        method="|".join(_multiclass.METHODS),
+        method=METHOD_REGISTRY.wildcard("multiclass"),
         trials=CHUNK,
     conda:
         CORE_ENV

@@ -92,7 +92,7 @@ rule multilabel_fit:
         "results/benchmarks/multilabel_fit/{dataset}_{method}_{trials}.tsv"
     wildcard_constraints:
         dataset="toy|scene|voc",
-        method="|".join(_multilabel.METHODS),
+        method=METHOD_REGISTRY.wildcard("multilabel"),
         trials=CHUNK,
     conda:
         CORE_ENV

@@ -1,5 +1,4 @@
 # Config and input functions of the multilabel family (workflow/rules/multilabel.smk).
-from kclf.experiments import multilabel as _multilabel
 
 ML = config["multilabel"]
 ML_TOY_CHUNKS = trial_chunks(ML["toy"]["trials"], ML["toy"]["trials_per_job"])

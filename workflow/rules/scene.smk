@@ -3,7 +3,7 @@
 # train/test split as trial 0 and seeded random re-splits of the same sizes after it.
 # The ARFF files come from the local mirror; else (download: true) from the MULAN archive
 # via the rule multilabel_scene_download (workflow/rules/multilabel.smk).
-from kclf.datasets.mulan import SCENE_LABELS
+from kclf.repro.datasets.mulan import SCENE_LABELS
 
 SCENE = config["scene"]
 SCENE_METHODS = {m: AUC_METHODS[m] for m in SCENE["experiment"]["methods"]}
@@ -37,7 +37,7 @@ rule scene_fit:
     benchmark:
         "results/benchmarks/scene_fit/{method}_{trials}.tsv"
     wildcard_constraints:
-        method="|".join(AUC_METHODS.values()),
+        method=METHOD_REGISTRY.wildcard("auc"),
         trials=CHUNK,
     conda:
         CORE_ENV
@@ -53,7 +53,7 @@ rule scene_fit:
         ),
         n_bins=config["calibration_bins"],
     script:
-        "../scripts/scene_fit.py"
+        "../scripts/auc_fit.py"
 
 
 rule scene_table:

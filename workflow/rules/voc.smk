@@ -8,7 +8,7 @@
 #   source: download                        -> VOCtrainval tar fetched and extracted by a
 #                                              checkpoint; listed after extraction
 # Images go to shards by a CRC-32 hash of their id (kclf.features.surf_bow.shard_of). Each
-# shard has a manifest (kclf.manifests: id, path, size, mtime, sha256) written by a rule
+# shard has a manifest (kclf.repro.manifests: id, path, size, mtime, sha256) written by a rule
 # whose inputs are the shard's files and whose params are their sizes and times, so adding
 # or changing an image recomputes only its shard, then the vocabulary and what follows.
 include: "voc_common.smk"
@@ -247,7 +247,7 @@ rule voc_fit:
     benchmark:
         "results/benchmarks/voc_fit/{method}_{trials}.tsv"
     wildcard_constraints:
-        method="|".join(AUC_METHODS.values()),
+        method=METHOD_REGISTRY.wildcard("auc"),
         trials=CHUNK,
     conda:
         CORE_ENV
@@ -269,7 +269,7 @@ rule voc_fit:
         ),
         n_bins=config["calibration_bins"],
     script:
-        "../scripts/voc_fit.py"
+        "../scripts/auc_fit.py"
 
 
 rule voc_table:

@@ -2,8 +2,8 @@
 # holds which image, the trial chunks.
 import functools
 
-from kclf.datasets import synthetic_voc
-from kclf.datasets.voc import VOC_CLASSES, image_paths, list_image_ids, resolve_voc_root
+from kclf.repro.datasets import synthetic_voc
+from kclf.repro.datasets.voc import VOC_CLASSES, image_paths, list_image_ids, resolve_voc_root
 from kclf.features.surf_bow import n_shards_for, shard_members
 
 VOC = config["voc"]

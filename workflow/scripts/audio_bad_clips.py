@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kclf.records import atomic_write
+from kclf.repro.records import atomic_write
 
 lines = []
 for shard in snakemake.input:

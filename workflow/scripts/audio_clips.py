@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from kclf.datasets.freesound import load_collection, select_clips
-from kclf.records import atomic_write
+from kclf.repro.datasets.audio_collections import load_collection, select_clips
+from kclf.repro.records import atomic_write
 
 p = snakemake.params
 dropped = []

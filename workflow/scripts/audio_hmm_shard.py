@@ -8,7 +8,7 @@ import numpy as np
 
 from kclf.features.audio import AudioFeatureConfig, BadAudioError
 from kclf.features.hmm_kernel import HMMBank, clip_model, save_shard
-from kclf.manifests import read_manifest
+from kclf.repro.manifests import read_manifest
 
 p = snakemake.params
 cfg = AudioFeatureConfig(**p.features)

@@ -18,7 +18,7 @@ from kclf.features.hmm_kernel import (
     load_shards,
     project_psd,
 )
-from kclf.records import atomic_write
+from kclf.repro.records import atomic_write, save_npz
 
 _, ids, feats, bad = load_shards(snakemake.input.shards)
 L = np.full((len(ids), len(ids)), np.nan)
@@ -34,10 +34,7 @@ check_symmetric(K)
 Kpsd, clipped = project_psd(K)
 eig_min = float(np.linalg.eigvalsh(K).min())
 
-atomic_write(
-    snakemake.output.kernel,
-    lambda f: np.savez(open(f, "wb"), K=Kpsd, D=D, tau=tau, ids=np.array(ids)),
-)
+save_npz(snakemake.output.kernel, K=Kpsd, D=D, tau=tau, ids=np.array(ids))
 summary = {
     "n_clips": len(ids),
     "n_bad_clips": len(bad),

@@ -9,13 +9,10 @@ import logging
 import numpy as np
 
 from kclf.features.hmm_kernel import cross_loglik, load_shards, row_shards
-from kclf.records import atomic_write
+from kclf.repro.records import save_npz
 
 bank, ids, feats, _ = load_shards(snakemake.input)
 rows = row_shards(len(ids), snakemake.params.n_shards)[int(snakemake.wildcards.r)]
 L = cross_loglik([feats[i] for i in rows], bank)
-atomic_write(
-    snakemake.output[0],
-    lambda f: np.savez(open(f, "wb"), rows=rows, ids=np.array(ids, dtype=str)[rows], L=L),
-)
+save_npz(snakemake.output[0], rows=rows, ids=np.array(ids, dtype=str)[rows], L=L)
 logging.info("%d of %d rows x %d models", rows.size, len(ids), len(bank))

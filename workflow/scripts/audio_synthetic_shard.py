@@ -7,8 +7,8 @@ log = to_rule_log(snakemake)
 
 from pathlib import Path
 
-from kclf.datasets.synthetic_audio import write_clips
-from kclf.manifests import manifest_rows, write_manifest
+from kclf.repro.datasets.synthetic_audio import write_clips
+from kclf.repro.manifests import manifest_rows, write_manifest
 
 p = snakemake.params
 meta = write_clips(p.root, p.ids, seed=p.seed, duration_range=tuple(p.duration_range))

@@ -1,4 +1,4 @@
-"""Fetch one public file into resources/ via kclf.download (cache, mirror, URL)."""
+"""Fetch one public file into resources/ via kclf.repro.download (cache, mirror, URL)."""
 
 from _joblog import to_rule_log
 
@@ -8,10 +8,10 @@ import logging
 import sys
 from pathlib import Path
 
-from kclf.download import DownloadError, fetch
+from kclf.repro.download import DownloadError, fetch
 
-p = snakemake.params  # noqa: F821
-out = Path(snakemake.output[0])  # noqa: F821
+p = snakemake.params
+out = Path(snakemake.output[0])
 try:
     fetch(
         p.url,

@@ -6,9 +6,9 @@ log = to_rule_log(snakemake)
 
 import numpy as np
 
-from kclf.experiments.ida import prepare
-from kclf.records import atomic_write
-from kclf.seeding import chunk_trials
+from kclf.repro.experiments.ida import prepare
+from kclf.repro.records import save_npz
+from kclf.repro.seeding import chunk_trials
 
 p, w = snakemake.params, snakemake.wildcards
 mats = [f for f in snakemake.input if str(f).endswith("benchmarks.mat")]
@@ -23,7 +23,7 @@ d = prepare(
 )
 d["realisations"] = np.asarray(realisations)
 d["from_asc"] = np.asarray(d["from_asc"], dtype=int)
-atomic_write(snakemake.output[0], lambda f: np.savez(open(f, "wb"), **d))
+save_npz(snakemake.output[0], **d)
 log.info(
     "%s: patterns %s, realisations %s of %d train / %d test; %s",
     w.dataset,

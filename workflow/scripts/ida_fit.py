@@ -9,8 +9,8 @@ import json
 
 import numpy as np
 
-from kclf.experiments.ida import evaluate
-from kclf.records import write_records
+from kclf.repro.experiments.ida import evaluate
+from kclf.repro.records import write_records
 
 p, w = snakemake.params, snakemake.wildcards
 with np.load(snakemake.input.data) as f:

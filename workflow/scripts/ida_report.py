@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kclf.reports.ida import write_report
+from kclf.repro.reports.ida import write_report
 
 inp, p = snakemake.input, snakemake.params
 base, from_asc = {}, {}

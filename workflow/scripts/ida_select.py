@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from kclf.experiments.ida import select
-from kclf.records import atomic_write
+from kclf.repro.experiments.ida import select
+from kclf.repro.records import atomic_write
 
 p, w = snakemake.params, snakemake.wildcards
 with np.load(snakemake.input[0]) as f:

@@ -4,16 +4,15 @@ from _joblog import to_rule_log
 
 log = to_rule_log(snakemake)
 
-import numpy as np
 
-from kclf.experiments.lspc_toy import make_samples
-from kclf.records import atomic_write
-from kclf.seeding import chunk_trials
+from kclf.repro.experiments.lspc_toy import make_samples
+from kclf.repro.records import save_npz
+from kclf.repro.seeding import chunk_trials
 
 p = snakemake.params
 trials = chunk_trials(snakemake.wildcards.trials)
 samples = make_samples(p.seed, trials, p.n_train_per_class, p.n_test_per_class)
-atomic_write(snakemake.output[0], lambda f: np.savez(open(f, "wb"), **samples))
+save_npz(snakemake.output[0], **samples)
 log.info(
     "trials %d-%d of %d + %d samples per class",
     trials[0],

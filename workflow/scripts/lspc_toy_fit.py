@@ -6,8 +6,8 @@ log = to_rule_log(snakemake)
 
 import numpy as np
 
-from kclf.experiments.lspc_toy import fit_method
-from kclf.records import atomic_write, write_records
+from kclf.repro.experiments.lspc_toy import fit_method
+from kclf.repro.records import save_npz, write_records
 
 p = snakemake.params
 with np.load(snakemake.input[0]) as f:
@@ -16,5 +16,5 @@ rows, curves = fit_method(
     samples, snakemake.wildcards.method, p.seed, p.folds, p.sigmas, p.lams, p.n_bins
 )
 write_records(rows, snakemake.output.records)
-atomic_write(snakemake.output.curves, lambda f: np.savez(open(f, "wb"), **curves))
+save_npz(snakemake.output.curves, **curves)
 log.info("%d records", len(rows))

@@ -7,9 +7,9 @@ log = to_rule_log(snakemake)
 
 import numpy as np
 
-from kclf.experiments.mgpc import make_splits, run
-from kclf.records import atomic_write, write_records
-from kclf.seeding import chunk_trials
+from kclf.repro.experiments.mgpc import make_splits, run
+from kclf.repro.records import save_npz, write_records
+from kclf.repro.seeding import chunk_trials
 
 w, p = snakemake.wildcards, snakemake.params
 with np.load(snakemake.input.data) as f:
@@ -33,6 +33,6 @@ rows, curves = run(
     trials=trials,
 )
 write_records(rows, snakemake.output.records)
-atomic_write(snakemake.output.curves, lambda f: np.savez(open(f, "wb"), **curves))
+save_npz(snakemake.output.curves, **curves)
 ce = [r["value"] for r in rows if r["metric"] == "ce"]
 log.info("trials %d-%d: %d records; mean CE %.4f", trials[0], trials[-1], len(rows), np.mean(ce))

@@ -7,13 +7,11 @@ log = to_rule_log(snakemake)
 
 from pathlib import Path
 
-import numpy as np
-
-from kclf.experiments.mgpc import load_task
-from kclf.records import atomic_write
+from kclf.repro.experiments.mgpc import load_task
+from kclf.repro.records import save_npz
 
 dataset, task = snakemake.wildcards.mgpc_dataset, snakemake.wildcards.mgpc_task
 scene_root = Path(snakemake.input[0]).parent if dataset == "scene" else None
 data = load_task(dataset, task, scene_root)
-atomic_write(snakemake.output[0], lambda f: np.savez(open(f, "wb"), **data))
+save_npz(snakemake.output[0], **data)
 log.info("%s %s: %d samples (%d positive)", dataset, task, data["y"].size, int(data["y"].sum()))

@@ -4,7 +4,7 @@ to_rule_log(snakemake)
 
 import logging
 
-from kclf.reports.mgpc import calibration_report, plot_lambda, plot_roc, write_tables
+from kclf.repro.reports.mgpc import calibration_report, plot_lambda, plot_roc, write_tables
 
 out = snakemake.output
 reference = snakemake.input.reference[0] if snakemake.input.reference else None

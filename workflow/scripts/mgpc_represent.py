@@ -6,11 +6,11 @@ import logging
 
 import numpy as np
 
-from kclf.experiments.mgpc import features
-from kclf.records import atomic_write
+from kclf.repro.experiments.mgpc import features
+from kclf.repro.records import save_npz
 
 with np.load(snakemake.input[0]) as f:
     data = dict(f)
 X = features(data, snakemake.wildcards.mgpc_repr, snakemake.params.gabor)
-atomic_write(snakemake.output[0], lambda f: np.savez(open(f, "wb"), X=X))
+save_npz(snakemake.output[0], X=X)
 logging.info("%s: %s", snakemake.wildcards.mgpc_repr, X.shape)

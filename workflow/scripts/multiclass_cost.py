@@ -7,10 +7,10 @@ import logging
 import numpy as np
 import pandas as pd
 
-from kclf.experiments.multiclass import cost_curve
 from kclf.kernels import median_sigma
-from kclf.records import atomic_write
-from kclf.seeding import seed_for
+from kclf.repro.experiments.multiclass import cost_curve
+from kclf.repro.records import atomic_write
+from kclf.repro.seeding import seed_for
 
 cfg = snakemake.params.cfg
 with np.load(snakemake.input[0]) as f:

@@ -9,8 +9,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from kclf.experiments.multiclass import plot_cost  # noqa: E402
-from kclf.reporting import save_figure  # noqa: E402
+from kclf.repro.reports.multiclass import plot_cost  # noqa: E402
+from kclf.repro.reports.tables import save_figure  # noqa: E402
 
 df = pd.read_csv(snakemake.input[0])
 fig, ax = plt.subplots(figsize=(5.5, 4))

@@ -1,5 +1,5 @@
 """Inputs and labels of one multi-class dataset (isolet: also its UCI train/test split).
-The K-fold trials are drawn by the fit jobs (kclf.experiments.multiclass.trial_split), so
+The K-fold trials are drawn by the fit jobs (kclf.repro.experiments.multiclass.trial_split), so
 more trials never rewrite this file."""
 
 from _joblog import to_rule_log
@@ -8,8 +8,8 @@ log = to_rule_log(snakemake)
 
 import numpy as np
 
-from kclf.experiments.multiclass import prepare
-from kclf.records import atomic_write
+from kclf.repro.experiments.multiclass import prepare
+from kclf.repro.records import save_npz
 
 inp, dataset = snakemake.input, snakemake.wildcards.dataset
 data = prepare(
@@ -25,5 +25,5 @@ data = prepare(
 arrays = {"X": data["X"], "y": data["y"]}
 if dataset == "isolet":
     arrays["train_0"], arrays["test_0"] = data["train"][0], data["test"][0]
-atomic_write(snakemake.output[0], lambda p: np.savez(open(p, "wb"), **arrays))
+save_npz(snakemake.output[0], **arrays)
 log.info("%s: X %s, %d classes", dataset, data["X"].shape, np.unique(data["y"]).size)

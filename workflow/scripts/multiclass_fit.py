@@ -6,9 +6,9 @@ log = to_rule_log(snakemake)
 
 import numpy as np
 
-from kclf.experiments.multiclass import run_trial, trial_split
-from kclf.records import write_records
-from kclf.seeding import chunk_trials
+from kclf.repro.experiments.multiclass import run_trial, trial_split
+from kclf.repro.records import write_records
+from kclf.repro.seeding import chunk_trials
 
 cfg, p = snakemake.params.cfg, snakemake.params
 dataset, method = snakemake.wildcards.dataset, snakemake.wildcards.method

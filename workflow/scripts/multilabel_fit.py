@@ -7,8 +7,8 @@ import warnings
 
 import numpy as np
 
-from kclf.experiments.multilabel import fit_method
-from kclf.records import atomic_write, write_records
+from kclf.repro.experiments.multilabel import fit_method
+from kclf.repro.records import save_npz, write_records
 
 warnings.simplefilter("default")
 with np.load(snakemake.input[0]) as f:
@@ -22,5 +22,5 @@ rows, preds = fit_method(
     n_bins=snakemake.params.n_bins,
 )
 write_records(rows, snakemake.output.records)
-atomic_write(snakemake.output.predictions, lambda p: np.savez(open(p, "wb"), **preds))
+save_npz(snakemake.output.predictions, **preds)
 logging.info("%d records", len(rows))

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import numpy as np
 
-from kclf.datasets.mulan import load_scene
-from kclf.records import atomic_write
+from kclf.repro.datasets.mulan import load_scene
+from kclf.repro.records import save_npz
 
 root = Path(snakemake.input[0]).parent
 d = load_scene(root, verify=True)
 data = {"X_0": d["X_train"], "Y_0": d["Y_train"], "Xt_0": d["X_test"], "Yt_0": d["Y_test"]}
 data["label_names"] = np.asarray(d["label_names"])
-atomic_write(snakemake.output[0], lambda p: np.savez(open(p, "wb"), **data))
+save_npz(snakemake.output[0], **data)
 logging.info("scene from %s: %s train, %s test", root, d["X_train"].shape, d["X_test"].shape)

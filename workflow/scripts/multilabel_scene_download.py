@@ -5,7 +5,7 @@ to_rule_log(snakemake)
 import logging
 from pathlib import Path
 
-from kclf.datasets.mulan import fetch_scene
+from kclf.repro.datasets.mulan import fetch_scene
 
 root = fetch_scene(snakemake.params.cache)
 out = Path(snakemake.output.train).parent

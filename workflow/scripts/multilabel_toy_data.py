@@ -4,14 +4,13 @@ from _joblog import to_rule_log
 
 log = to_rule_log(snakemake)
 
-import numpy as np
 
-from kclf.experiments.multilabel import make_toy
-from kclf.records import atomic_write
-from kclf.seeding import chunk_trials
+from kclf.repro.experiments.multilabel import make_toy
+from kclf.repro.records import save_npz
+from kclf.repro.seeding import chunk_trials
 
 p = snakemake.params
 trials = chunk_trials(snakemake.wildcards.trials)
 data = make_toy(p.seed, trials, p.n_train, p.n_test, p.shift)
-atomic_write(snakemake.output[0], lambda f: np.savez(open(f, "wb"), **data))
+save_npz(snakemake.output[0], **data)
 log.info("trials %d-%d of %d + %d points", trials[0], trials[-1], p.n_train, p.n_test)

@@ -6,8 +6,8 @@ import logging
 
 import numpy as np
 
-from kclf.records import atomic_write
-from kclf.seeding import rng_for
+from kclf.repro.records import save_npz
+from kclf.repro.seeding import rng_for
 
 with np.load(snakemake.input[0]) as z:
     X, Y = z["X"].astype(float), (z["Y"] > 0).astype(int)
@@ -18,7 +18,7 @@ tr, te = perm[: len(X) // 2], perm[len(X) // 2 :]
 data = {"X_0": X[tr], "Y_0": Y[tr], "Xt_0": X[te], "Yt_0": Y[te]}
 if names is not None:
     data["label_names"] = names
-atomic_write(snakemake.output[0], lambda p: np.savez(open(p, "wb"), **data))
+save_npz(snakemake.output[0], **data)
 logging.info(
     "VOC bag-of-words %s, %d labels: %d train, %d test", X.shape, Y.shape[1], len(tr), len(te)
 )

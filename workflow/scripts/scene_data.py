@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from kclf.datasets.mulan import load_scene
-from kclf.records import atomic_write
+from kclf.repro.datasets.mulan import load_scene
+from kclf.repro.records import save_npz
 
 d = load_scene(Path(snakemake.input[0]).parent, verify=True)
 out = {
@@ -17,7 +17,7 @@ out = {
     "classes": np.asarray(d["label_names"]),
     "n_train": np.int64(len(d["X_train"])),
 }
-atomic_write(snakemake.output[0], lambda tmp: np.savez(open(tmp, "wb"), **out))
+save_npz(snakemake.output[0], **out)
 logging.info(
     "scene: %d train + %d test, %d features", len(d["X_train"]), len(d["X_test"]), out["X"].shape[1]
 )

@@ -6,8 +6,8 @@ import logging
 
 import numpy as np
 
-from kclf.datasets.voc import load_voc_labels
-from kclf.records import atomic_write
+from kclf.repro.datasets.voc import load_voc_labels
+from kclf.repro.records import save_npz
 
 p = snakemake.params
 ids, Y = load_voc_labels(p.root, p.image_set, p.classes, p.difficult)
@@ -23,7 +23,7 @@ out = {
     "ids": np.asarray(ids, dtype=str)[keep],
     "classes": np.asarray(p.classes),
 }
-atomic_write(snakemake.output[0], lambda tmp: np.savez(open(tmp, "wb"), **out))
+save_npz(snakemake.output[0], **out)
 logging.info(
     "%d images x %d words, %d classes; %d left out (see %s)",
     *X.shape,

@@ -6,7 +6,7 @@ import hashlib
 import logging
 from pathlib import Path
 
-from kclf.download import DownloadError, fetch
+from kclf.repro.download import DownloadError, fetch
 
 p = snakemake.params
 out = Path(snakemake.output[0])

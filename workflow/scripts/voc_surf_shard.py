@@ -5,7 +5,7 @@ from _joblog import to_rule_log
 log = to_rule_log(snakemake)
 
 from kclf.features.surf_bow import extract_shard, save_shard
-from kclf.manifests import read_manifest
+from kclf.repro.manifests import read_manifest
 
 p = snakemake.params
 rows = read_manifest(snakemake.input[0])
@@ -15,7 +15,6 @@ shard = extract_shard(
     p.detector,
     p.detector_params,
     p.skip_bad_images,
-    log=log.warning,
 )
 save_shard(shard, snakemake.output[0])
 log.info(

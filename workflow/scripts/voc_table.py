@@ -1,6 +1,6 @@
 """Table 1 of the LSPC-new paper from records (VOC; MULAN scene with the same layout), the
 paper's figures beside ours when a reference is given, the per-class figure, and the
-calibration companions (kclf.reports.auc_table, shared with the audio table)."""
+calibration companions (kclf.repro.reports.auc, shared with the audio table)."""
 
 from _joblog import to_rule_log
 
@@ -8,7 +8,7 @@ log = to_rule_log(snakemake)
 
 from pathlib import Path
 
-from kclf.reports.auc_table import write_auc_report
+from kclf.repro.reports.auc import write_auc_report
 
 out, inp = snakemake.output, snakemake.input
 notes = []

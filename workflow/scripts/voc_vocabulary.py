@@ -7,8 +7,8 @@ import logging
 import numpy as np
 
 from kclf.features.surf_bow import fit_vocabulary, sample_descriptors
-from kclf.records import atomic_write
-from kclf.seeding import rng_for, seed_for
+from kclf.repro.records import save_npz
+from kclf.repro.seeding import rng_for, seed_for
 
 p = snakemake.params
 seed = p.seed
@@ -21,8 +21,5 @@ km = fit_vocabulary(
     random_state=seed_for(seed, "voc", "vocabulary", "kmeans"),
     batch_size=p.batch_size,
 )
-atomic_write(
-    snakemake.output[0],
-    lambda tmp: np.savez(open(tmp, "wb"), centres=km.cluster_centers_.astype(np.float32)),
-)
+save_npz(snakemake.output[0], centres=km.cluster_centers_.astype(np.float32))
 logging.info("%d words from a sample of %d descriptors", p.n_words, len(sample))

@@ -14,11 +14,12 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from sklearn.metrics import roc_curve  # noqa: E402
 
-from ..calibration import reliability_figure, write_calibration_table  # noqa: E402
-from ..experiments.mgpc import METHODS  # noqa: E402
+from ..methods import family_methods  # noqa: E402
 from ..records import atomic_write, read_records  # noqa: E402
-from ..reporting import save_figure, summarize, wide_table, write_table  # noqa: E402
+from .calibration import reliability_figure, write_calibration_table  # noqa: E402
+from .tables import save_figure, summarize, wide_table, write_table  # noqa: E402
 
+METHODS = family_methods("mgpc")
 ORDER = list(METHODS.values())
 METRICS = {"fn": "FN %", "fp": "FP %", "ce": "CE %", "auc": "AUC %"}
 FPR_GRID = np.linspace(0.0, 1.0, 201)

@@ -12,18 +12,19 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from ..calibration import reliability_figure, write_calibration_table  # noqa: E402
 from ..datasets import lspc_toy  # noqa: E402
-from ..experiments.lspc_toy import METHODS  # noqa: E402
+from ..methods import family_methods  # noqa: E402
 from ..records import atomic_write, read_records  # noqa: E402
-from ..reporting import save_figure, summarize, wide_table, write_table  # noqa: E402
+from .calibration import reliability_figure, write_calibration_table  # noqa: E402
+from .tables import save_figure, summarize, wide_table, write_table  # noqa: E402
 
 METRICS = {
     "accuracy": ("accuracy (%)", True, 100.0, 1),
     "l1_posterior": ("L1 to true posterior", False, 1.0, 3),
     "kl_posterior": ("KL to true posterior", False, 1.0, 3),
 }
-ORDER = [name for name, _ in METHODS.values()]
+NAMES = family_methods("lspc_toy")
+ORDER = list(NAMES.values())
 
 
 def _table(records):
@@ -52,7 +53,7 @@ def calibration_caption(records):
         "trials (log loss in nats after clipping exact 0/1 to 1e-15; Brier; ECE over "
         "equal-width and equal-mass bins of p(y=2|x))."
     )
-    prime, new = METHODS["lspc_prime"][0], METHODS["lspc_new"][0]
+    prime, new = NAMES["lspc_prime"], NAMES["lspc_new"]
     rep = records[(records["metric"] == "n_repaired") & (records["method"] == prime)]
     if not rep.empty:
         scored = records[(records["metric"] == "n_scored") & (records["method"] == prime)]
@@ -108,7 +109,7 @@ def write_report(record_files, curve_files, out):
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.plot(grid, lspc_toy.true_posterior(grid)[:, 0], "k-", lw=2, label="true")
     styles = {"lspc_new": "r-", "lspc": "b--", "lspc_prime": "g:"}
-    for key, (name, _) in METHODS.items():
+    for key, name in NAMES.items():
         if key in curves:
             ax.plot(grid, curves[key]["p1"], styles[key], label=name)
     ax.axhline(0, color="0.7", lw=0.5)
@@ -125,7 +126,7 @@ def write_report(record_files, curve_files, out):
             np.arange(1, c["alpha1"].size + 1),
             c["alpha1"],
             style,
-            label=f"{METHODS[key][0]}'s CV choice",
+            label=f"{NAMES[key]}'s CV choice",
         )
     ax.axhline(0, color="k", lw=0.5)
     ax.set(

@@ -1,7 +1,7 @@
 """Tidy result records: one row per (dataset, task, method, trial, metric).
 
 Every fit job writes such rows; tables and figures are computed from records only,
-so adding a method or a trial never recomputes the others (DESIGN.md, "Records").
+so adding a method or a trial never recomputes the others (README, "Records, tables and figures").
 """
 
 from __future__ import annotations
@@ -11,7 +11,10 @@ import os
 import secrets
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
+
+from ..metrics import EPS, calibration_by_task
 
 COLUMNS = ["dataset", "task", "method", "trial", "metric", "value", "fit_seconds", "params"]
 
@@ -73,6 +76,19 @@ def atomic_write(path, write):
     return path
 
 
+def save_npz(path, **arrays):
+    """:func:`numpy.savez` of ``arrays`` to ``path``, atomically (:func:`atomic_write`).
+
+    The arrays go through an open file handle, closed on return: given a name, ``savez``
+    would append ``.npz`` to the temporary file's."""
+
+    def write(tmp):
+        with open(tmp, "wb") as f:
+            np.savez(f, **arrays)
+
+    return atomic_write(path, write)
+
+
 def write_records(rows, path):
     """Write records (dicts from :func:`record`) to CSV atomically, in a stable order."""
     df = pd.DataFrame(list(rows), columns=COLUMNS)
@@ -95,3 +111,33 @@ def read_records(paths):
     if not frames:
         return pd.DataFrame(columns=COLUMNS)
     return pd.concat(frames, ignore_index=True)
+
+
+def calibration_records(
+    y_true,
+    proba,
+    *,
+    dataset,
+    task,
+    method,
+    trial,
+    labels=None,
+    n_bins=10,
+    eps=EPS,
+    fit_seconds=float("nan"),
+    params=None,
+):
+    """Records (:func:`record` rows) of the probability metrics of one fit: one row per
+    metric of :func:`kclf.metrics.calibration_by_task` (reliability bins included, so that
+    diagrams can be pooled from records alone:
+    :func:`kclf.repro.reports.calibration.pool_reliability`).
+
+    ``task`` is the task's name, or one name per label of a multilabel input; ``params``
+    (the chosen hyper-parameters) is stored with every row.
+    """
+    per_task = calibration_by_task(y_true, proba, task=task, labels=labels, n_bins=n_bins, eps=eps)
+    return [
+        record(dataset, name, method, trial, metric, value, fit_seconds, params)
+        for name, values in per_task
+        for metric, value in values.items()
+    ]

@@ -6,18 +6,15 @@ import time
 
 import numpy as np
 
+from ...lspc import round_outputs
+from ...lspc_cv import LSPCCV
 from ..datasets import lspc_toy
-from ..lspc import round_outputs
-from ..lspc_cv import LSPCCV
-from ..metrics import calibration_records
-from ..records import record
+from ..methods import ROUNDING, family_methods
+from ..records import calibration_records, record
 from ..seeding import rng_for, seed_for
 
-METHODS = {
-    "lspc_new": ("LSPC-new", "outputs"),
-    "lspc": ("LSPC", "parameters"),
-    "lspc_prime": ("LSPC'", "none"),
-}
+#: slug -> (display name, LSPC rounding), from the registry
+METHODS = {slug: (name, ROUNDING[slug]) for slug, name in family_methods("lspc_toy").items()}
 GRID = np.linspace(-5.0, 5.0, 1001)
 KL_EPS = 1e-6
 
@@ -72,7 +69,7 @@ def fit_method(samples, method, seed, cv=2, sigmas=None, lams=None, n_bins=10):
 
     Returns ``(records, curves)``: records of accuracy, L1 and KL distance to the true
     posterior on a grid over [-5, 5], and the probability metrics on the test set
-    (:func:`kclf.metrics.calibration_records` with ``n_bins`` reliability bins, of
+    (:func:`kclf.repro.records.calibration_records` with ``n_bins`` reliability bins, of
     :func:`calibration_proba`; plus ``n_repaired``, the test rows LSPC' needed repaired);
     curves of trial 0: p^(y=1|x) on the grid and the unrounded alpha~_1 at the sorted
     training inputs (Figure 1 (a), (b)).

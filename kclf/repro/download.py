@@ -1,6 +1,6 @@
 """Verified downloads of public data: cache, then local mirror, then the URL.
 
-One mechanism for every public file the workflow needs (DESIGN.md, "Reproducibility"):
+One mechanism for every public file the workflow needs (README, "Reproducibility"):
 
 1. **cache** -- ``cache_dir/filename`` is used as is when its SHA-256 matches;
 2. **mirror** -- a local directory holding copies of the public files (``../shared/data``
@@ -111,7 +111,7 @@ def _report_unverified(path, source):
     digest = file_sha256(path)
     msg = f"sha256 of {source}: {digest} (unverified: put it in the config)"
     logger.warning(msg)
-    print(f"kclf.download: {msg}", file=sys.stderr)
+    print(f"kclf.repro.download: {msg}", file=sys.stderr)
     return digest
 
 

@@ -1,4 +1,4 @@
-"""Tables and figures computed from tidy records (see :mod:`kclf.records`).
+"""Tables and figures computed from tidy records (see :mod:`kclf.repro.records`).
 
 The papers' convention is followed: mean (std) over trials, the best method of each row
 in bold, and methods not significantly worse than the best by a t-test at the 5% level
@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .records import atomic_write
+from ..records import atomic_write
 
 ALPHA = 0.05
 AVERAGE = "Average"

@@ -240,7 +240,7 @@ def collect(config, *, repo_dir=".", benchmarks_dir=None, lock_file=None, now=No
     now : datetime or None
         The time stamp to record (UTC now by default).
     """
-    from . import __version__
+    from .. import __version__
 
     packages = installed_packages()
     mismatches = None

@@ -10,11 +10,11 @@ Sources, best first:
   pattern set, ``data`` and ``target``) and ``splits_asc/<name>/<name>_{train,test}_
   {data,labels}_<r>.asc`` (realisation ``r`` as text).  :func:`load_pattern_set`,
   :func:`load_split_asc`, :func:`asc_split_indices`.
-* Breiman's generators for ringnorm, twonorm, waveform (:mod:`kclf.datasets.breiman`).
+* Breiman's generators for ringnorm, twonorm, waveform (:mod:`kclf.repro.datasets.breiman`).
 
 When split indices are missing, :func:`stratified_splits` draws the published number of
 realisations at the published train/test sizes (:data:`PUBLISHED`) by seeded stratified
-sampling (one stream per realisation, :func:`kclf.seeding.seed_for`).  Every loader
+sampling (one stream per realisation, :func:`kclf.repro.seeding.seed_for`).  Every loader
 returns binary labels in {-1, +1} and rejects anything else.
 """
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from kclf.seeding import rng_for
+from ..seeding import rng_for
 
 EVENT_KINDS = ("tone", "chirp", "noise", "harmonic")
 SAMPLE_RATES = (16000, 22050, 44100, 48000)

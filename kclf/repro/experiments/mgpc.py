@@ -11,7 +11,7 @@ each method is fitted on the training half and scored on the test half by
   negatives, CE: misclassified / all (the paper's error rates), AUC;
 * the quality of the test-set probabilities (``predict_proba``: MLA's erf-mixture
   logistic-Gaussian integral, MEP's probit Eq. 8, the ridge baselines' sigmoid, scikit-learn
-  GPC's own) by :func:`kclf.metrics.calibration_records` (log loss, Brier score, ECE and
+  GPC's own) by :func:`kclf.repro.records.calibration_records` (log loss, Brier score, ECE and
   reliability bins);
 * the test scores (for ROC curves) and, for the ridge baselines, the test FN/FP/CE of
   every lambda of the grid (the paper's Figure 1).
@@ -31,30 +31,19 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import StratifiedKFold
 from sklearn.preprocessing import StandardScaler
 
-from ..features.image_repr import represent
-from ..kernels import median_sigma
-from ..metrics import calibration_records
-from ..mgpc import ManifoldGPC
-from ..records import record
-from ..ridge_logistic import WeightedRidgeLogistic
+from ...features.image_repr import represent
+from ...kernels import median_sigma
+from ...mgpc import ManifoldGPC
+from ...ridge_logistic import WeightedRidgeLogistic
+from ..datasets.mulan import load_scene
+from ..methods import check_method, family_methods
+from ..records import calibration_records, record
 from ..seeding import rng_for, seed_for
 
-#: method key -> label used in tables and figures
-METHODS = {
-    "mla": "MLA",
-    "mep": "MEP",
-    "ridge_newton": "Ridge Newton",
-    "ridge_gradient": "Ridge gradient",
-    "sklearn_gpc": "sklearn GPC",
-}
+#: method key -> label used in tables and figures (the registry's "mgpc" family)
+METHODS = family_methods("mgpc")
 IMAGE_REPRESENTATIONS = ("gradient", "gabor", "binarization")
 DEFAULT_LAMS = (0.001, 0.01, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 0.95)
-
-
-def check_method(method):
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; expected one of {list(METHODS)}")
-    return method
 
 
 def digits_task(task):
@@ -72,8 +61,6 @@ def digits_task(task):
 
 def scene_task(root, label):
     """MULAN scene (train and test files pooled) and the 0/1 indicator of ``label``."""
-    from ..datasets.mulan import load_scene
-
     s = load_scene(root)
     if label not in s["label_names"]:
         raise ValueError(f"scene label must be one of {s['label_names']}, got {label!r}")
@@ -212,13 +199,13 @@ def run(data, X, method, seed, cfg, dataset, task, representation, *, n_bins=10,
     the indices of the rows of ``data["train"]`` (default 0, 1, ...).
 
     Returns ``(records, curves)``: tidy records of FN, FP, CE, accuracy and AUC per trial
-    and the probability metrics of :func:`kclf.metrics.calibration_records` (``n_bins``
+    and the probability metrics of :func:`kclf.repro.records.calibration_records` (``n_bins``
     equal-width reliability bins) of the test-set ``predict_proba``; and arrays for the
     figures: ``y_test_<t>``, ``score_<t>`` (test scores; larger means positive) and, for
     the ridge methods, ``lams`` and ``lam_errors`` of shape ``(trials, n_lams, 3)`` (test
     FN, FP, CE at every lambda).
     """
-    check_method(method)
+    check_method("mgpc", method)
     y = np.asarray(data["y"])
     masks = np.asarray(data["train"], dtype=bool)
     name = f"{dataset}-{representation}"

@@ -1,6 +1,6 @@
 """Calibration tables and reliability diagrams computed from records alone.
 
-The fit rules write the rows of :func:`kclf.metrics.calibration_records`; this module
+The fit rules write the rows of :func:`kclf.repro.records.calibration_records`; this module
 turns any set of them (one experiment, many tasks, trials and methods) into
 
 * :func:`calibration_table` -- mean and standard deviation over trials of log loss,
@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from kclf.records import atomic_write
+from ..records import atomic_write
 
 __all__ = [
     "SCORES",
@@ -55,7 +55,7 @@ def calibration_table(records, by=("dataset", "method")):
     Parameters
     ----------
     records : DataFrame or iterable of dict
-        Records holding (at least) the metrics of :func:`kclf.metrics.calibration_records`;
+        Records holding (at least) the metrics of :func:`kclf.repro.records.calibration_records`;
         other metrics are ignored.
     by : sequence of str, default=("dataset", "method")
         Columns identifying one row of the table.

@@ -13,7 +13,7 @@ Layouts:
 * **Freesound-style** (:func:`load_freesound_folder`): a folder with ``metadata.csv``
   (columns ``id, file, tags, duration``; ``file`` relative to the folder, ``tags``
   separated by spaces or commas, as Freesound's tags are single tokens);
-  :mod:`kclf.datasets.synthetic_audio` writes this layout.
+  :mod:`kclf.repro.datasets.synthetic_audio` writes this layout.
 * **ESC-50** (:func:`load_esc50`): ``audio/*.wav`` and ``meta/esc50.csv`` (K. J.
   Piczak, 2015; clips cut from Freesound recordings; GitHub ``karolpiczak/ESC-50``,
   fetched by :func:`fetch_esc50`).
@@ -257,7 +257,7 @@ def fetch_esc50(cache_dir, sha256, url=ESC50_URL, mirror=None, mirror_relpath=No
     Returns the ESC-50 root (the folder holding ``audio/`` and ``meta/``).  ``sha256``
     is required (``None`` or ``"print"`` prints the archive's hash instead of checking).
     """
-    from kclf.download import fetch, unzip
+    from ..download import fetch, unzip
 
     files = fetch(
         url,
@@ -307,7 +307,7 @@ def fetch_freesound_by_tags(
 
     import requests
 
-    from kclf.records import atomic_write
+    from ..records import atomic_write
 
     token = os.environ.get(token_env)
     if not token:

@@ -6,7 +6,7 @@ is used for every realisation, and the test error is recorded per realisation.  
 Rätsch et al.'s protocol for the IDA benchmarks, followed by the MAPLP paper.
 
 Every realisation also records the quality of the test-set probabilities
-(:func:`kclf.metrics.calibration_records`: log loss, Brier score, ECE, reliability bins).
+(:func:`kclf.repro.records.calibration_records`: log loss, Brier score, ECE, reliability bins).
 ``maplp_bias`` is MAPLP with a constant basis function per class (``MAPLP(bias=True)``):
 an ablation, not in the paper, that explains the printed LP's failure on ringnorm.
 
@@ -27,35 +27,17 @@ import numpy as np
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.svm import SVC
 
+from ...kernels import median_sigma
+from ...maplp import MAPLP
+from ...platt import PlattScaled
 from ..datasets import breiman
 from ..datasets import ida as data
-from ..kernels import median_sigma
-from ..klr import KernelLogisticRegression
-from ..klr_cv import KernelLogisticRegressionCV
-from ..lspc import LSPC
-from ..lspc_cv import LSPCCV
-from ..maplp import MAPLP
-from ..metrics import calibration_records
-from ..platt import PlattScaled
-from ..records import record
+from ..methods import check_method, family_methods, kernel_estimator, kernel_search, svc_grid
+from ..records import calibration_records, record
 from ..seeding import seed_for
 
-#: method key -> label used in tables
-METHODS = {
-    "maplp": "MAPLP",
-    "maplp_bias": "MAPLP + constant (not in paper)",
-    "svm": "SVM",
-    "klr": "KLR",
-    "lspc_new": "LSPC-new",
-    "lspc": "LSPC",
-}
-ROUNDING = {"lspc_new": "outputs", "lspc": "parameters"}
-
-
-def check_method(method):
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r}; expected one of {list(METHODS)}")
-    return method
+#: method key -> label used in tables (the registry's "ida" family)
+METHODS = family_methods("ida")
 
 
 def prepare(name, seed, mirror=None, benchmarks_mat=None, generate=(), n_realisations=None):
@@ -64,7 +46,7 @@ def prepare(name, seed, mirror=None, benchmarks_mat=None, generate=(), n_realisa
     Order: ``benchmarks_mat`` (the standard splits); ``wdbc`` from scikit-learn; Breiman's
     generator when ``name`` is in ``generate`` or the mirror lacks it; the mirror's pattern
     set, with realisation ``r`` from ``splits_asc`` where present and otherwise drawn by
-    :func:`kclf.datasets.ida.stratified_splits`.  ``n_realisations``: keep the first R, or
+    :func:`kclf.repro.datasets.ida.stratified_splits`.  ``n_realisations``: keep the first R, or
     (a list) exactly those realisations; each depends on the seed and its index only.
 
     Returns
@@ -137,21 +119,11 @@ def _search(method, sigmas, grids, n_folds, random_state):
     if method == "svm":
         return GridSearchCV(
             SVC(),
-            {"C": list(grids["svm_C"]), "gamma": list(1.0 / (2.0 * np.asarray(sigmas) ** 2))},
+            svc_grid(sigmas, grids["svm_C"]),
             cv=folds,
             refit=False,
         )
-    if method == "klr":
-        return KernelLogisticRegressionCV(
-            sigmas=sigmas, lams=grids["lams"], cv=n_folds, random_state=random_state
-        )
-    return LSPCCV(
-        sigmas=sigmas,
-        lams=grids["lams"],
-        cv=n_folds,
-        rounding=ROUNDING[method],
-        random_state=random_state,
-    )
+    return kernel_search(method, sigmas, grids["lams"], cv=n_folds, random_state=random_state)
 
 
 def _best(method, search):
@@ -162,7 +134,7 @@ def _best(method, search):
 
 def make_estimator(method, params, grids=None):
     """The method's estimator with fixed (selected) hyper-parameters."""
-    check_method(method)
+    check_method("ida", method)
     if method in ("maplp", "maplp_bias"):
         return MAPLP(
             sigma=params["sigma"],
@@ -171,9 +143,7 @@ def make_estimator(method, params, grids=None):
         )
     if method == "svm":
         return SVC(C=params["C"], gamma=params["gamma"])
-    if method == "klr":
-        return KernelLogisticRegression(sigma=params["sigma"], lam=params["lam"])
-    return LSPC(sigma=params["sigma"], lam=params["lam"], rounding=ROUNDING[method])
+    return kernel_estimator(method, params["sigma"], params["lam"])
 
 
 def select(X, y, train, method, grids, seed, dataset, n_select=5, n_folds=5):
@@ -196,7 +166,7 @@ def select(X, y, train, method, grids, seed, dataset, n_select=5, n_folds=5):
     -------
     dict with ``params`` (the medians), ``best`` (per realisation) and ``cv_seconds``.
     """
-    check_method(method)
+    check_method("ida", method)
     sigmas = sigma_grid(X, grids["sigma_factors"])
     best, secs = [], []
     for r in range(min(n_select, len(train))):
@@ -243,13 +213,13 @@ def evaluate(
     """Fit with the selected parameters on every realisation; records per realisation:
     ``error`` (test error, %), ``seconds`` (learning + classification), ``seconds_with_cv``
     (plus the mean CV time of one selection realisation) and the probability metrics of
-    :func:`kclf.metrics.calibration_records` (``n_bins`` reliability bins) of the test-set
+    :func:`kclf.repro.records.calibration_records` (``n_bins`` reliability bins) of the test-set
     probabilities (:func:`predicted_probabilities`; the SVM's Platt folds are seeded by
     ``seed_for(seed, "ida", dataset, method, "platt", r)``).  Only the fit and the test
     prediction are timed."""
     params = selection["params"]
     cv_mean = float(np.mean(selection["cv_seconds"]))
-    label = METHODS[check_method(method)]
+    label = METHODS[check_method("ida", method)]
     folds = int((grids or {}).get("folds", 5))
     rows = []
     for r in range(len(train)) if realisations is None else realisations:

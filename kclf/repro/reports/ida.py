@@ -9,10 +9,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..calibration import reliability_figure, write_calibration_table
-from ..experiments.ida import METHODS
+from ..methods import family_methods
 from ..records import atomic_write, read_records
-from ..reporting import add_reference, save_figure, summarize, wide_table, write_table
+from .calibration import reliability_figure, write_calibration_table
+from .tables import add_reference, save_figure, summarize, wide_table, write_table
+
+METHODS = family_methods("ida")
 
 #: paper column label -> column stem in maplp_ida_error.csv
 PAPER_ERROR = {

@@ -22,8 +22,8 @@ from xml.sax.saxutils import escape
 import numpy as np
 from PIL import Image, ImageDraw
 
-from kclf.datasets.voc import VOC_CLASSES, parse_annotation
-from kclf.seeding import rng_for
+from ..seeding import rng_for
+from .voc import VOC_CLASSES, parse_annotation
 
 SHAPES = ("ellipse", "rectangle", "triangle", "star", "hexagon")
 TEXTURES = ("stripes", "checker", "dots", "rings")
@@ -125,7 +125,7 @@ def render_image(
     seed, image_id, classes=VOC_CLASSES, size=(320, 240), max_objects=3, difficult_fraction=0.15
 ):
     """One scene: ``(rgb uint8 array of shape (h, w, 3), objects)``; ``objects`` as in
-    :func:`kclf.datasets.voc.parse_annotation` (names from ``classes``)."""
+    :func:`kclf.repro.datasets.voc.parse_annotation` (names from ``classes``)."""
     rng = rng_for(seed, "synthetic_voc", image_id)
     w, h = size
     img = _background(rng, h, w)

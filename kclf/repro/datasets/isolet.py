@@ -65,7 +65,7 @@ def load_isolet_mat(path):
 
 def fetch_isolet(cache_dir, mirror=None, sha256=None):
     """Paths of the verified ``train`` and ``test`` ``.Z`` files (see
-    :func:`kclf.download.fetch`); ``sha256`` maps ``"train"``/``"test"`` to hashes
+    :func:`kclf.repro.download.fetch`); ``sha256`` maps ``"train"``/``"test"`` to hashes
     (missing: printed and logged instead of checked)."""
     from ..download import fetch
 

@@ -1,0 +1,172 @@
+"""The cross-validation machinery :class:`kclf.LSPCCV` and
+:class:`kclf.KernelLogisticRegressionCV` share (private).
+
+Both search a sigma x lambda grid on the same seeded folds and choose with the same rule;
+their defaults are defined here once: :data:`SIGMA_FACTORS` (times the median pairwise
+distance) and :data:`DEFAULT_LAMS`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Integral
+
+import numpy as np
+from scipy.stats import rankdata
+from sklearn.model_selection import KFold, StratifiedKFold, check_cv
+
+from .kernels import check_kernel_name, check_sigma, median_sigma
+from .metrics import EPS
+
+SCORINGS = ("error", "log_loss", "auc")
+SIGMA_FACTORS = 2.0 ** np.linspace(-3, 1, 9)
+DEFAULT_LAMS = np.logspace(-3, 1, 9)
+# Mean CV scores closer than this (relative) are ties: far above the round-off of a mean
+# of fold scores (a few eps per fold), far below 1/n, the smallest real difference of two
+# error rates.
+TIE_RTOL = 1e-12
+
+
+def default_sigmas(X):
+    """Nine widths from median/8 to 2 x median, log-spaced (median heuristic)."""
+    return median_sigma(X) * SIGMA_FACTORS
+
+
+def search_grids(X, sigmas, lams, cv, kernel, scoring, check_lam_value):
+    """Validated ``(sigmas, lams)`` of a CV search (shared by the LSPC and KLR searches).
+
+    ``sigmas`` None gives :func:`default_sigmas`, ``lams`` None :data:`DEFAULT_LAMS`;
+    non-RBF kernels have no width (one NaN).
+    ``check_lam_value(v, name)`` validates each lambda.  An integer ``cv`` must be >= 2
+    (other ``cv`` values are checked by :func:`cv_splits`).
+    """
+    check_kernel_name(kernel)
+    if scoring not in SCORINGS:
+        raise ValueError(f"scoring must be one of {SCORINGS}, got {scoring!r}")
+    if isinstance(cv, bool) or (isinstance(cv, Integral) and cv < 2):
+        raise ValueError(f"cv must be an integer >= 2, a splitter or an iterable, got {cv!r}")
+    lams = DEFAULT_LAMS if lams is None else np.atleast_1d(lams)
+    lams = np.array([check_lam_value(v, "lams") for v in lams])
+    if kernel != "rbf":
+        sigmas = np.array([np.nan])
+    elif sigmas is None:
+        sigmas = default_sigmas(X)
+    else:
+        sigmas = np.array([check_sigma(v, "sigmas") for v in np.atleast_1d(sigmas)])
+    if lams.size == 0 or sigmas.size == 0:
+        raise ValueError("sigmas and lams must not be empty")
+    return sigmas, lams
+
+
+def cv_folds(y, cv, random_state):
+    """Seeded shuffled folds: stratified for one task when every class has ``cv`` members."""
+    n = y.shape[0]
+    if y.ndim == 1 and np.min(np.unique(y, return_counts=True)[1]) >= cv:
+        splitter = StratifiedKFold(cv, shuffle=True, random_state=random_state)
+        return list(splitter.split(np.zeros(n), y))
+    return list(KFold(cv, shuffle=True, random_state=random_state).split(np.zeros(n)))
+
+
+def cv_splits(cv, X, y, random_state):
+    """``[(train, validation), ...]`` index arrays for a CV search.
+
+    ``cv`` an integer: :func:`cv_folds` (seeded, shuffled; scikit-learn's own integer
+    default would not shuffle).  Otherwise anything :func:`sklearn.model_selection.check_cv`
+    accepts: a splitter (``split(X, y)`` is called) or an iterable of ``(train,
+    validation)`` index arrays.  Every fold must have non-empty training and validation
+    parts indexing the ``n`` samples.
+    """
+    n = X.shape[0]
+    if isinstance(cv, Integral) and not isinstance(cv, bool):
+        return cv_folds(y, int(cv), random_state)
+    splitter = check_cv(cv, y, classifier=True)
+    folds = []
+    for k, (tr, va) in enumerate(splitter.split(X, y)):
+        tr, va = np.asarray(tr), np.asarray(va)
+        for part, idx in (("training", tr), ("validation", va)):
+            if idx.dtype == bool:
+                raise ValueError(f"cv: fold {k} gives a boolean mask; give index arrays")
+            if idx.ndim != 1 or idx.size == 0 or not np.issubdtype(idx.dtype, np.integer):
+                raise ValueError(f"cv: fold {k} has an empty or non-integer {part} part")
+            if idx.min() < 0 or idx.max() >= n:
+                raise ValueError(f"cv: fold {k} indexes {part} samples outside 0..{n - 1}")
+        folds.append((tr, va))
+    if not folds:
+        raise ValueError("cv gave no folds")
+    return folds
+
+
+def constant_tasks(Y, name):
+    """``(constant, fit)``: per task of the 0/1 matrix ``Y`` the constant label of a task
+    with one class (NaN for the others), and the indices of the others.  Warns once,
+    naming the one-class tasks: they are not searched and predict their constant."""
+    lo, hi = Y.min(axis=0), Y.max(axis=0)
+    constant = np.where(lo == hi, lo, np.nan).astype(float)
+    one = np.flatnonzero(lo == hi)
+    if one.size:
+        which = ", ".join(f"task {t} (all {int(lo[t])})" for t in one)
+        warnings.warn(
+            f"{name}: {which} of y has only one class; not searched, predicts that "
+            "class with probability 1",
+            UserWarning,
+            stacklevel=3,
+        )
+    return constant, np.flatnonzero(lo != hi)
+
+
+def score_proba(P, yi, scoring):
+    """Score class posteriors ``P`` (n, c) against class indices ``yi``; lower is better
+    for "error" and "log_loss", higher for "auc" (binary, column 1 positive)."""
+    if scoring == "error":
+        return float(np.mean(np.argmax(P, axis=1) != yi))
+    if scoring == "log_loss":
+        p = np.clip(P[np.arange(yi.size), yi], EPS, 1.0)
+        return float(-np.mean(np.log(p)))
+    return rank_auc(yi, P[:, 1])
+
+
+def fold_scores(P, y, scoring):
+    """:func:`score_proba` of many settings and tasks at once.
+
+    ``P`` (n_settings, n, n_tasks, c) posteriors, ``y`` (n, n_tasks) class indices;
+    returns (n_settings, n_tasks) scores (NaN where AUC is undefined).
+    """
+    if scoring == "error":
+        return np.mean(np.argmax(P, axis=-1) != y, axis=1)
+    if scoring == "log_loss":
+        p = np.take_along_axis(P, np.broadcast_to(y[..., None], P.shape[:-1] + (1,)), -1)
+        return -np.mean(np.log(np.clip(p[..., 0], EPS, 1.0)), axis=1)
+    return np.array(
+        [[rank_auc(y[:, t], P[k, :, t, 1]) for t in range(y.shape[1])] for k in range(len(P))]
+    )
+
+
+def rank_auc(y, score):
+    """ROC AUC by the Mann-Whitney rank statistic (ties count one half), equal to
+    ``sklearn.metrics.roc_auc_score`` without its validation overhead; NaN for one class."""
+    pos = y == 1
+    n_pos = int(pos.sum())
+    n_neg = y.size - n_pos
+    if n_pos == 0 or n_neg == 0:
+        return np.nan
+    ranks = rankdata(score)
+    return float((ranks[pos].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
+
+
+def best_index(scores, scoring, sigma, lam):
+    """Index of the best setting, NaN scores ignored; ties go to the smoother model.
+
+    ``sigma``, ``lam`` are the settings' widths (NaN for kernels without one) and
+    lambdas.  Scores within :data:`TIE_RTOL` (relative) of the best tie; among them the
+    largest ``sigma`` wins, then the largest ``lam`` -- the smoothest fit the data do not
+    argue against (the grid's first, i.e. least smooth, setting won before).
+    """
+    s = np.asarray(scores, dtype=float)
+    if scoring == "auc":
+        s = -s  # higher is better
+    s = np.where(np.isnan(s), np.inf, s)
+    best = s.min()
+    tie = s == best if not np.isfinite(best) else s <= best + TIE_RTOL * max(abs(best), 1.0)
+    cand = np.flatnonzero(tie)
+    sig = np.nan_to_num(np.asarray(sigma, dtype=float)[cand], nan=0.0)
+    return int(cand[np.lexsort((np.asarray(lam, dtype=float)[cand], sig))[-1]])

@@ -1,1 +1,0 @@
-"""Per-experiment report builders: tables and figures from records (see kclf.reporting)."""

@@ -1,0 +1,350 @@
+"""One trial of a multi-task binary AUC experiment (LSPC-new paper, Sec. 4).
+
+Used by the PASCAL VOC (20 classes), MULAN scene (6 labels) and audio-tagging (tags)
+experiments: T binary tasks that share the inputs (features, or a precomputed kernel),
+a random training/test split per trial, hyper-parameters by K-fold CV on the training
+part only, AUC per task on the test part.
+
+Methods: ``lspc_new`` (LSPC-new) and ``lspc`` (LSPC) via :class:`kclf.LSPCCV`, ``klr``
+via :class:`kclf.klr_cv.KernelLogisticRegressionCV` (each searches sigma x lambda for
+all tasks at once), and ``svc``: scikit-learn's SVC with (C, gamma) by ``GridSearchCV``
+on ROC AUC per task, then Platt scaling by ``CalibratedClassifierCV(ensemble=False)``
+for probabilities.  A multi-task fit's time is shared equally by its tasks in the
+records' ``fit_seconds``.  A task whose training part holds one class gets the
+training prevalence as its constant prediction (no fit); a task whose test part holds
+one class has no AUC, and that (task, trial) is left out of the records.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import numpy as np
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import GridSearchCV, KFold
+from sklearn.svm import SVC
+
+from ..._search import DEFAULT_LAMS, default_sigmas
+from ...kernels import median_sigma
+from ...platt import PlattScaled
+from ..methods import family_methods, gamma_of, kernel_search
+from ..records import calibration_records, record
+from ..seeding import rng_for, seed_for
+
+logger = logging.getLogger(__name__)
+
+METHODS = family_methods("auc")
+DEFAULT_SVC_CS = np.logspace(-2, 3, 6)
+
+
+def make_splits(n_samples, n_train, trials, seed, dataset):
+    """Seeded random (train, test) index splits, one stream per (dataset, trial)."""
+    if not 1 <= n_train < n_samples:
+        raise ValueError(
+            f"n_train must be between 1 and n_samples - 1 = {n_samples - 1} for dataset "
+            f"{dataset!r}, got {n_train}"
+        )
+    out = []
+    for t in range(trials):
+        perm = rng_for(seed, dataset, "split", t).permutation(n_samples)
+        out.append((np.sort(perm[:n_train]), np.sort(perm[n_train:])))
+    return out
+
+
+def _split(X, train, test, kernel):
+    if kernel == "precomputed":
+        return X[np.ix_(train, train)], X[np.ix_(test, train)]
+    return X[train], X[test]
+
+
+def _svc_fit_predict(Xtr, ytr, Xte, kernel, sigmas, Cs, cv, random_state):
+    folds = KFold(cv, shuffle=True, random_state=random_state)
+    grid = {"C": list(Cs)}
+    if kernel == "rbf":
+        grid["gamma"] = list(gamma_of(sigmas))
+    search = GridSearchCV(SVC(kernel=kernel), grid, scoring="roc_auc", cv=folds, error_score=np.nan)
+    search.fit(Xtr, ytr)
+    best = SVC(kernel=kernel, **search.best_params_)
+    model = PlattScaled(best, cv=cv, random_state=random_state).fit(Xtr, ytr)
+    return model.predict_proba(Xte)[:, 1], {k: float(v) for k, v in search.best_params_.items()}
+
+
+def fit_predict(
+    method,
+    Xtr,
+    Ytr,
+    Xte,
+    *,
+    kernel="rbf",
+    cv=2,
+    sigmas=None,
+    lams=None,
+    scoring="auc",
+    svc_Cs=None,
+    random_state=None,
+):
+    """Fit ``method`` on the (n_train, T) 0/1 matrix ``Ytr``; return
+    (P of shape (n_test, T), seconds, list of per-task chosen parameters)."""
+    T = Ytr.shape[1]
+    P = np.empty((Xte.shape[0], T))
+    params = [{} for _ in range(T)]
+    prevalence = Ytr.mean(axis=0)
+    fit = [t for t in range(T) if 0 < prevalence[t] < 1]
+    for t in set(range(T)) - set(fit):
+        P[:, t] = prevalence[t]
+        params[t] = {"constant": float(prevalence[t])}
+    if not fit:
+        return P, 0.0, params
+    if kernel == "rbf" and sigmas is None:
+        sigmas = default_sigmas(Xtr)
+    t0 = time.perf_counter()
+    if method in ("lspc_new", "lspc", "klr"):
+        model = kernel_search(
+            method, sigmas, lams, cv=cv, random_state=random_state, scoring=scoring, kernel=kernel
+        )
+        Yfit = Ytr[:, fit]
+        if len(fit) == 1:  # the multi-task path needs >= 2 columns
+            model.fit(Xtr, Yfit[:, 0])
+            P[:, fit[0]] = model.predict_proba(Xte)[:, 1]
+            chosen = [(model.sigma_, model.lam_)]
+        else:
+            model.fit(Xtr, Yfit)
+            P[:, fit] = model.predict_proba(Xte)
+            chosen = list(zip(model.sigma_, model.lam_))
+        for t, (s, lam) in zip(fit, chosen):
+            params[t] = {"sigma": None if s is None or np.isnan(s) else float(s), "lam": float(lam)}
+    elif method == "svc":
+        Cs = DEFAULT_SVC_CS if svc_Cs is None else svc_Cs
+        for t in fit:
+            P[:, t], params[t] = _svc_fit_predict(
+                Xtr, Ytr[:, t], Xte, kernel, sigmas, Cs, cv, random_state
+            )
+    else:
+        raise ValueError(f"unknown method {method!r}; expected one of {sorted(METHODS)}")
+    return P, time.perf_counter() - t0, params
+
+
+def multitask_trial(
+    X,
+    Y,
+    train,
+    test,
+    methods,
+    *,
+    dataset,
+    trial,
+    seed,
+    task_names=None,
+    kernel="rbf",
+    cv=2,
+    sigmas=None,
+    lams=None,
+    scoring="auc",
+    svc_Cs=None,
+    n_bins=10,
+):
+    """Run every method on one split; return tidy records (AUC and calibration metrics
+    per task, see :func:`kclf.repro.records.calibration_records`)."""
+    Y = np.asarray(Y).astype(int)
+    if Y.ndim != 2:
+        raise ValueError(f"Y must be a (n_samples, n_tasks) 0/1 matrix, got shape {Y.shape}")
+    task_names = list(task_names) if task_names is not None else [str(t) for t in range(Y.shape[1])]
+    Xtr, Xte = _split(np.asarray(X, dtype=float), train, test, kernel)
+    Ytr, Yte = Y[train], Y[test]
+    rows = []
+    for method in methods:
+        rs = seed_for(seed, dataset, "cv", trial)
+        P, secs, params = fit_predict(
+            method,
+            Xtr,
+            Ytr,
+            Xte,
+            kernel=kernel,
+            cv=cv,
+            sigmas=sigmas,
+            lams=lams,
+            scoring=scoring,
+            svc_Cs=svc_Cs,
+            random_state=rs,
+        )
+        per_task = secs / Y.shape[1]
+        name = METHODS[method]
+        for t, task in enumerate(task_names):
+            if np.unique(Yte[:, t]).size < 2:
+                continue
+            auc = roc_auc_score(Yte[:, t], P[:, t])
+            rows.append(record(dataset, task, name, trial, "auc", auc, per_task, params[t]))
+            rows += calibration_records(
+                Yte[:, t],
+                np.clip(P[:, t], 0.0, 1.0),
+                labels=[0, 1],
+                dataset=dataset,
+                task=task,
+                method=name,
+                trial=trial,
+                n_bins=n_bins,
+                fit_seconds=per_task,
+                params=params[t],
+            )
+    return rows
+
+
+def feature_trials(
+    X,
+    Y,
+    classes,
+    trials,
+    method,
+    *,
+    dataset,
+    family,
+    seed,
+    experiment,
+    n_bins=10,
+    own_n_train=None,
+    source=None,
+):
+    """Records of ``method`` on ``trials`` of a feature data set (PASCAL VOC, MULAN scene).
+
+    Trial ``t`` is the seeded split :func:`make_splits` of ``experiment["n_train"]``
+    training samples, or, when the data set has its own split (``own_n_train``: its first
+    ``own_n_train`` samples train), that split for trial 0 and seeded re-splits of the same
+    training size after it.  The sigma grid is ``median_sigma(X[train]) *
+    experiment["sigma_factors"]`` (None: :class:`kclf.LSPCCV`'s default grid); ``lams``
+    or ``svc_Cs`` as the experiment gives them.  ``family`` names the config block in the
+    error messages; ``source`` the data file.
+    """
+    n = len(X)
+    n_train = experiment["n_train"] if own_n_train is None else own_n_train
+    if n_train >= n:
+        raise ValueError(
+            f"{family}.experiment.n_train = {n_train} leaves no test sample: {source} holds "
+            f"{n} samples"
+        )
+    splits = make_splits(n, n_train, max(trials) + 1, seed, dataset)
+    if own_n_train is not None:
+        splits[0] = (np.arange(n_train), np.arange(n_train, n))
+    rows = []
+    for trial in trials:
+        train, test = splits[trial]
+        sigmas = None
+        if experiment["sigma_factors"] is not None:
+            sigmas = median_sigma(X[train]) * np.asarray(experiment["sigma_factors"], dtype=float)
+        got = multitask_trial(
+            X,
+            Y,
+            train,
+            test,
+            [method],
+            dataset=dataset,
+            trial=trial,
+            seed=seed,
+            task_names=classes,
+            cv=experiment["folds"],
+            sigmas=sigmas,
+            lams=experiment.get("lams"),
+            svc_Cs=experiment.get("svc_Cs"),
+            n_bins=n_bins,
+        )
+        scored = {r["task"] for r in got if r["metric"] == "auc"}
+        if not scored:
+            raise ValueError(
+                f"trial {trial}: no class has positives and negatives among the {test.size} "
+                f"test samples ({family}.experiment.n_train = {n_train} of {n} samples)"
+            )
+        missing = [c for c in classes if c not in scored]
+        if missing:
+            logger.warning(
+                "trial %d: no AUC for %s (one class only in the test part)", trial, missing
+            )
+        rows += got
+        logger.info("trial %d: %d train, %d test", trial, train.size, test.size)
+    return rows
+
+
+def kernel_trials(K, Y, tags, trials, method, *, dataset, seed, experiment, n_bins=10, source=None):
+    """Records of ``method`` on ``trials`` of a precomputed kernel ``K`` (audio tagging).
+
+    Trial ``t`` is the seeded split :func:`make_splits` of ``experiment["n_train"]`` clips,
+    its test part cut to ``experiment["n_test"]`` clips by a seeded draw; with fewer clips
+    than asked the train:test ratio is kept.  A tag is scored in a trial only with
+    ``experiment["min_positives"]`` positives and negatives in both parts; ``lams`` (and the
+    SVC's ``C = 1 / lam``) as the experiment gives them.  ``source`` (the kernel file) is
+    named in the error messages.
+    """
+    n = K.shape[0]
+    n_train, n_test = experiment["n_train"], experiment["n_test"]
+    if n_train >= n - 1:
+        raise ValueError(
+            f"audio.experiment.n_train = {n_train} leaves fewer than 2 test clips: the kernel "
+            f"has {n} usable clips ({source})"
+        )
+    if n_train + n_test > n:  # fewer clips than asked: keep the train:test ratio
+        n_train = max(4, min(n - 2, round(n * n_train / (n_train + n_test))))
+        n_test = n - n_train
+        logger.warning("only %d clips: %d train / %d test per trial", n, n_train, n_test)
+    splits = make_splits(n, n_train, max(trials) + 1, seed, dataset)
+    lams, m = experiment["lams"], experiment["min_positives"]
+    rows = []
+    for trial in trials:
+        train, test = splits[trial]
+        if test.size > n_test:
+            test = np.sort(
+                rng_for(seed, dataset, "test", trial).choice(test, n_test, replace=False)
+            )
+        ok = [
+            k
+            for k in range(Y.shape[1])
+            if min(Y[train, k].sum(), (1 - Y[train, k]).sum()) >= m
+            and min(Y[test, k].sum(), (1 - Y[test, k]).sum()) >= m
+        ]
+        if not ok:
+            raise ValueError(
+                f"trial {trial}: no tag has {m} positives and negatives in both the "
+                f"{train.size} training and {test.size} test clips "
+                "(audio.experiment.min_positives, n_train)"
+            )
+        if len(ok) < Y.shape[1]:
+            logger.warning(
+                "trial %d: tags without %d positives and negatives on both sides, not scored: %s",
+                trial,
+                m,
+                [tags[k] for k in range(Y.shape[1]) if k not in ok],
+            )
+        rows += multitask_trial(
+            K,
+            Y[:, ok],
+            train,
+            test,
+            [method],
+            dataset=dataset,
+            trial=trial,
+            seed=seed,
+            task_names=[tags[k] for k in ok],
+            kernel="precomputed",
+            cv=experiment["folds"],
+            lams=lams,
+            svc_Cs=None if lams is None else [1.0 / v for v in lams],
+            n_bins=n_bins,
+        )
+        logger.info(
+            "trial %d: %d train, %d test, %d of %d tags",
+            trial,
+            train.size,
+            test.size,
+            len(ok),
+            len(tags),
+        )
+    return rows
+
+
+__all__ = [
+    "METHODS",
+    "DEFAULT_LAMS",
+    "make_splits",
+    "fit_predict",
+    "multitask_trial",
+    "feature_trials",
+    "kernel_trials",
+]

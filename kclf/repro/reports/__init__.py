@@ -1,0 +1,1 @@
+"""Every table and figure, from records only (shared helpers in :mod:`.tables`)."""

@@ -1,0 +1,95 @@
+"""The package's shape as the README states it: every public name it shows imports, the
+layout's files exist, and the library never imports the reproduction machinery."""
+
+import ast
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+import kclf
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def _readme_imports():
+    """``(module, name)`` of every ``from kclf... import a, b`` line of the README."""
+    out = []
+    for module, names in re.findall(r"^\s*from (kclf[\w.]*) import ([\w, ]+)", README, re.M):
+        out += [(module, n.strip()) for n in names.split(",") if n.strip()]
+    return out
+
+
+def _paper_table_names():
+    """The estimator names of the README's paper table (its second column)."""
+    rows = [line for line in README.splitlines() if line.startswith("| ")][1:]
+    cells = [row.split("|")[2] for row in rows if row.count("|") >= 4]
+    return sorted({n for c in cells for n in re.findall(r"`(\w+)`", c)})
+
+
+def _layout_paths():
+    """Files and folders of the ``kclf/`` tree in the README's layout section."""
+    block = README.split("```\nkclf/\n", 1)[1].split("```", 1)[0]
+    paths, stack = [], []
+    for line in block.splitlines():
+        if not line.strip():
+            continue
+        indent = len(line) - len(line.lstrip())
+        if indent > 4:  # a description's continuation
+            continue
+        head = line.strip().split("  ")[0]
+        words = [w for w in head.split() if re.fullmatch(r"\w+\.py|\w+/", w)]
+        if not words:
+            continue
+        stack = stack[: indent // 2 - 1]
+        for w in words:
+            paths.append("/".join(["kclf", *stack, w]).rstrip("/"))
+        if words[-1].endswith("/"):
+            stack.append(words[-1].rstrip("/"))
+    return paths
+
+
+def test_readme_shows_the_imports_and_estimators():
+    assert ("kclf", "LSPCCV") in _readme_imports()
+    assert {"LSPC", "LSPCCV", "CorrLog", "MAPLP", "ManifoldGPC"} <= set(_paper_table_names())
+
+
+@pytest.mark.parametrize("module,name", _readme_imports())
+def test_every_import_the_readme_shows_works(module, name):
+    assert hasattr(importlib.import_module(module), name), f"{module}.{name}"
+
+
+@pytest.mark.parametrize("name", _paper_table_names())
+def test_every_estimator_of_the_paper_table_is_public(name):
+    assert name in kclf.__all__ and hasattr(kclf, name)
+
+
+def test_the_layout_section_names_files_that_exist():
+    paths = _layout_paths()
+    assert "kclf/repro/methods.py" in paths and "kclf/repro/reports" in paths
+    missing = [p for p in paths if not (ROOT / p).exists()]
+    assert not missing, missing
+
+
+def _imports(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            out.append(("." * node.level) + (node.module or ""))
+        elif isinstance(node, ast.Import):
+            out += [a.name for a in node.names]
+    return out
+
+
+def test_the_library_never_imports_the_reproduction_machinery():
+    library = sorted((ROOT / "kclf").glob("*.py"))
+    assert len(library) > 10
+    bad = {
+        p.name: [m for m in _imports(p) if "repro" in m]
+        for p in library
+        if any("repro" in m for m in _imports(p))
+    }
+    assert not bad, bad
