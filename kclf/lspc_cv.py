@@ -23,7 +23,14 @@ from ._lowrank import (
     row_atoms,
     rows_of,
 )
-from .kernels import check_kernel_name, check_precomputed, check_sigma, gram, grams, median_sigma
+from .kernels import (
+    check_kernel_name,
+    check_precomputed,
+    check_sigma,
+    gram,
+    median_sigma,
+    squared_distances,
+)
 from .lspc import (
     LSPC,
     check_lam,
@@ -193,6 +200,25 @@ def best_index(scores, scoring, sigma, lam):
     return int(cand[np.lexsort((np.asarray(lam, dtype=float)[cand], sig))[-1]])
 
 
+def solved_columns(ind, n_tasks, rounding):
+    """``(S, to_classes)``: the right-hand sides to solve Eq. (3) for, and the map from
+    their outputs (..., p) to the indicator columns' (..., n_tasks, n_cls).
+
+    Eq. (3) is linear in the indicator columns: with two classes per task only the
+    positive columns and one column of ones are solved, negative = ones - positive
+    (not for ``rounding="parameters"``, whose ``max(0, alpha)`` is not linear).
+    """
+    n_cls = ind.shape[1] // max(n_tasks, 1)
+    if n_cls != 2 or rounding == "parameters":
+        return ind, lambda F: F.reshape(F.shape[:-1] + (n_tasks, n_cls))
+
+    def to_classes(F):
+        pos = F[..., 1:]
+        return np.stack([F[..., :1] - pos, pos], axis=-1)
+
+    return np.c_[np.ones(ind.shape[0]), ind[:, 1::2]], to_classes
+
+
 class LSPCCV(ClassifierMixin, BaseEstimator):
     """LSPC with sigma and lambda chosen by K-fold cross-validation.
 
@@ -311,10 +337,14 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
         return gram(self.kernel, X, Y, None if np.isnan(sigma) else sigma)
 
     def _search_exact(self, X, sigmas, lams, folds, ind, labels, scores, counts):
-        """Add every (task, sigma, lambda)'s fold scores to ``scores`` and ``counts``."""
+        """Add every (task, sigma, lambda)'s fold scores to ``scores`` and ``counts``;
+        returns the squared distances of ``X`` (rbf; None otherwise) for the final fit."""
         n_tasks = labels.shape[1]
-        n_cls = ind.shape[1] // max(n_tasks, 1)
-        for si, (_, K) in enumerate(grams(self.kernel, X, sigmas) if n_tasks else ()):
+        S, to_classes = solved_columns(ind, n_tasks, self.rounding)
+        D = squared_distances(X) if self.kernel == "rbf" and n_tasks else None
+        for si, sigma in enumerate(sigmas if n_tasks else ()):
+            # the same values as kernels.grams (and rbf_kernel) bit for bit
+            K = gram(self.kernel, X) if D is None else np.exp(D * (-1.0 / (2.0 * sigma**2)))
             # the identity below needs K^T K = V diag(s^2) V^T: an eigendecomposition for a
             # symmetric K (indefinite too), a singular value decomposition otherwise (only
             # a precomputed or callable kernel can be non-symmetric)
@@ -333,48 +363,39 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
                 else:
                     U, s, Vt = scipy.linalg.svd(Ktr, overwrite_a=True, check_finite=False)
                     V = Vt.T
-                B = U.T @ ind[tr]
+                B = U.T @ S[tr]
                 Kva = K[np.ix_(va, tr)]
                 # (H + lam I)^{-1} h = V G U^T Y_tr with G = (s/m) / (s^2/m + lam), all lams
                 G = (s / m) / (s * s / m + lams[:, None])
-                # columns (lam, task, class): every setting in one matrix product
+                # columns (lam, solved column): every setting in one matrix product
                 GB = (G.T[:, :, None] * B[:, None, :]).reshape(m, -1)
                 if self.rounding == "parameters":
                     F = Kva @ np.maximum(V @ GB, 0.0)
+                elif GB.shape[1] < va.size:
+                    F = Kva @ (V @ GB)
                 else:
                     F = (Kva @ V) @ GB
-                F = F.reshape(va.size, lams.size, n_tasks, n_cls).transpose(1, 0, 2, 3)
+                F = to_classes(F.reshape(va.size, lams.size, -1)).transpose(1, 0, 2, 3)
                 P = round_outputs(F, self.rounding)
                 sc = fold_scores(P, labels[va], self.scoring)
                 ok = ~np.isnan(sc)
                 scores[:, si, :] += np.where(ok, sc, 0.0).T
                 counts[:, si, :] += ok.T
+        return D
 
     def _search_lowrank(self, X, sigmas, lams, folds, ind, labels, scores, counts):
         """:meth:`_search_exact` for the low-rank model (``n_basis``; see the class
         docstring).  Returns the centres ``(index, C)`` and, per width, the full
         ``(K^T K, K^T ind)`` for the final fit."""
         n, n_tasks = X.shape[0], labels.shape[1]
-        n_cls = ind.shape[1] // max(n_tasks, 1)
         index, C = choose_centers(X, self.n_basis, self.centers, self.random_state)
         b = C.shape[0]
         order, bounds, masks = row_atoms(n, folds)
         pos = np.empty(n, dtype=int)
         pos[order] = np.arange(n)
-        # Eq. (3) is linear in the indicator columns: with two classes per task only the
-        # positive ones and a column of ones are solved, negative = ones - positive
-        # (not for rounding="parameters", whose max(0, alpha) is not linear)
-        ones = n_cls == 2 and self.rounding != "parameters"
-        S = np.c_[np.ones(n), ind[:, 1::2]] if ones else ind
+        S, to_classes = solved_columns(ind, n_tasks, self.rounding)
         S_o = S[order]
         labels_o = labels[order]
-
-        def to_classes(F):
-            # (..., p) solved columns -> (..., n_tasks, n_cls) indicator columns
-            if not ones:
-                return F.reshape(F.shape[:-1] + (n_tasks, n_cls))
-            pos_ = F[..., 1:]
-            return np.stack([F[..., :1] - pos_, pos_], axis=-1)
 
         rbf = self.kernel == "rbf"
         if rbf:
@@ -443,8 +464,9 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
         scores = np.zeros((n_tasks, sigmas.size, lams.size))
         counts = np.zeros_like(scores)
         if self.n_basis is None:
-            self._search_exact(X, sigmas, lams, folds, ind, labels, scores, counts)
+            D = self._search_exact(X, sigmas, lams, folds, ind, labels, scores, counts)
         else:
+            D = None
             centers, systems = self._search_lowrank(
                 X, sigmas, lams, folds, ind, labels, scores, counts
             )
@@ -484,19 +506,24 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
         sig_t, lam_t = grid_s[best], grid_l[best]
         n_basis = X.shape[0] if self.n_basis is None else centers[1].shape[0]
         self.alpha_ = np.zeros((n_basis, T, 2))
-        for sigma in np.unique(sig_t):
-            same_s = np.isnan(sig_t) if np.isnan(sigma) else sig_t == sigma
-            if self.n_basis is None:
-                H, h = normal_equations(self._kernel(X, None, sigma), ind)
-            else:
-                G, KY = systems[int(np.flatnonzero(np.isnan(sigmas) | (sigmas == sigma))[0])]
-                H, h = G / X.shape[0], KY / X.shape[0]
-            for lam in np.unique(lam_t[same_s]):
-                tasks = np.flatnonzero(same_s & (lam_t == lam))
-                cols = (2 * tasks[:, None] + np.arange(2)).ravel()
-                self.alpha_[:, fit_tasks[tasks], :] = solve_normal(H, h[:, cols], lam).reshape(
-                    -1, tasks.size, 2
-                )
+        # the final systems have n (or b) unknowns; up to SERIAL_EIGH_MAX their Gram
+        # matrix and Cholesky factorisation run on one BLAS thread, as the search's eigh
+        with threadpool_limits(1 if n_basis <= SERIAL_EIGH_MAX else None, "blas"):
+            for sigma in np.unique(sig_t):
+                same_s = np.isnan(sig_t) if np.isnan(sigma) else sig_t == sigma
+                if self.n_basis is not None:
+                    si = int(np.flatnonzero(np.isnan(sigmas) | (sigmas == sigma))[0])
+                    G, KY = systems[si]
+                    H, h = G / X.shape[0], KY / X.shape[0]
+                elif D is not None:
+                    H, h = normal_equations(np.exp(D * (-1.0 / (2.0 * sigma**2))), ind)
+                else:
+                    H, h = normal_equations(self._kernel(X, None, sigma), ind)
+                for lam in np.unique(lam_t[same_s]):
+                    tasks = np.flatnonzero(same_s & (lam_t == lam))
+                    cols = (2 * tasks[:, None] + np.arange(2)).ravel()
+                    alpha = solve_normal(H, h[:, cols], lam)
+                    self.alpha_[:, fit_tasks[tasks], :] = alpha.reshape(-1, tasks.size, 2)
         if self.n_basis is not None:
             self.center_index_, self.X_fit_ = centers
             return self
