@@ -169,6 +169,30 @@ def fold_scores(P, y, scoring):
     )
 
 
+def binary_fold_scores(F0, F1, y, rounding, scoring):
+    """``fold_scores(round_outputs(stack([F0, F1], -1), rounding), y, scoring)`` for
+    two classes without the stacked arrays: ``F0``, ``F1`` (n_settings, n, n_tasks) raw
+    outputs of the negative and positive class, ``y`` (n, n_tasks) 0/1.  The same
+    arithmetic element by element, so the same scores bit for bit."""
+    if rounding == "none":
+        Z = F0 + F1
+        ok = Z != 0
+    else:
+        F0, F1 = np.maximum(F0, 0.0), np.maximum(F1, 0.0)
+        Z = F0 + F1
+        ok = Z > 0
+    p0 = np.divide(F0, Z, out=np.full_like(F0, 0.5), where=ok)
+    p1 = np.divide(F1, Z, out=np.full_like(F1, 0.5), where=ok)
+    if scoring == "error":
+        return np.mean((p1 > p0) != y, axis=1)
+    if scoring == "log_loss":
+        p = np.where(y == 1, p1, p0)
+        return -np.mean(np.log(np.clip(p, LOG_EPS, 1.0)), axis=1)
+    return np.array(
+        [[rank_auc(y[:, t], p1[k, :, t]) for t in range(y.shape[1])] for k in range(len(p1))]
+    )
+
+
 def rank_auc(y, score):
     """ROC AUC by the Mann-Whitney rank statistic (ties count one half), equal to
     ``sklearn.metrics.roc_auc_score`` without its validation overhead; NaN for one class."""
@@ -336,6 +360,14 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
     def _kernel(self, X, Y, sigma):
         return gram(self.kernel, X, Y, None if np.isnan(sigma) else sigma)
 
+    def _fold_scores(self, to_classes, F, labels):
+        """(n_lams, n_tasks) scores of the validation outputs ``F`` (n_va, n_lams, p) of
+        the solved columns (:func:`solved_columns`)."""
+        F = to_classes(F.transpose(1, 0, 2))  # (n_lams, n_va, n_tasks, n_cls)
+        if F.shape[-1] == 2:
+            return binary_fold_scores(F[..., 0], F[..., 1], labels, self.rounding, self.scoring)
+        return fold_scores(round_outputs(F, self.rounding), labels, self.scoring)
+
     def _search_exact(self, X, sigmas, lams, folds, ind, labels, scores, counts):
         """Add every (task, sigma, lambda)'s fold scores to ``scores`` and ``counts``;
         returns the squared distances of ``X`` (rbf; None otherwise) for the final fit."""
@@ -375,9 +407,7 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
                     F = Kva @ (V @ GB)
                 else:
                     F = (Kva @ V) @ GB
-                F = to_classes(F.reshape(va.size, lams.size, -1)).transpose(1, 0, 2, 3)
-                P = round_outputs(F, self.rounding)
-                sc = fold_scores(P, labels[va], self.scoring)
+                sc = self._fold_scores(to_classes, F.reshape(va.size, lams.size, -1), labels[va])
                 ok = ~np.isnan(sc)
                 scores[:, si, :] += np.where(ok, sc, 0.0).T
                 counts[:, si, :] += ok.T
@@ -416,8 +446,7 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
                     np.maximum(A, 0.0, out=A)
                 Kva, va_pos = rows_of(K, pos[va])
                 F = (Kva @ A.reshape(b, -1)).reshape(va.size, lams.size, -1)
-                P = round_outputs(to_classes(F).transpose(1, 0, 2, 3), self.rounding)
-                sc = fold_scores(P, labels_o[va_pos], self.scoring)
+                sc = self._fold_scores(to_classes, F, labels_o[va_pos])
                 ok = ~np.isnan(sc)
                 scores[:, si, :] += np.where(ok, sc, 0.0).T
                 counts[:, si, :] += ok.T
