@@ -170,10 +170,11 @@ def fold_scores(P, y, scoring):
 
 
 def binary_fold_scores(F0, F1, y, rounding, scoring):
-    """``fold_scores(round_outputs(stack([F0, F1], -1), rounding), y, scoring)`` for
-    two classes without the stacked arrays: ``F0``, ``F1`` (n_settings, n, n_tasks) raw
-    outputs of the negative and positive class, ``y`` (n, n_tasks) 0/1.  The same
-    arithmetic element by element, so the same scores bit for bit."""
+    """:func:`fold_scores` of ``round_outputs(stack([F0, F1], -1), rounding)`` for two
+    classes without the stacked arrays: ``F0``, ``F1`` (n, n_settings, n_tasks) raw
+    outputs of the negative and positive class, ``y`` (n, n_tasks) 0/1; returns
+    (n_settings, n_tasks).  The same arithmetic element by element, so the same scores
+    bit for bit."""
     if rounding == "none":
         Z = F0 + F1
         ok = Z != 0
@@ -183,13 +184,14 @@ def binary_fold_scores(F0, F1, y, rounding, scoring):
         ok = Z > 0
     p0 = np.divide(F0, Z, out=np.full_like(F0, 0.5), where=ok)
     p1 = np.divide(F1, Z, out=np.full_like(F1, 0.5), where=ok)
+    y = y[:, None, :]
     if scoring == "error":
-        return np.mean((p1 > p0) != y, axis=1)
+        return np.mean((p1 > p0) != y, axis=0)
     if scoring == "log_loss":
         p = np.where(y == 1, p1, p0)
-        return -np.mean(np.log(np.clip(p, LOG_EPS, 1.0)), axis=1)
+        return -np.mean(np.log(np.clip(p, LOG_EPS, 1.0)), axis=0)
     return np.array(
-        [[rank_auc(y[:, t], p1[k, :, t]) for t in range(y.shape[1])] for k in range(len(p1))]
+        [[rank_auc(y[:, 0, t], p1[:, k, t]) for t in range(y.shape[2])] for k in range(p1.shape[1])]
     )
 
 
@@ -226,7 +228,8 @@ def best_index(scores, scoring, sigma, lam):
 
 def solved_columns(ind, n_tasks, rounding):
     """``(S, to_classes)``: the right-hand sides to solve Eq. (3) for, and the map from
-    their outputs (..., p) to the indicator columns' (..., n_tasks, n_cls).
+    their outputs (..., p) to the indicator columns' (..., n_tasks, n_cls)
+    (``to_classes.ones``: whether ``S`` is ``[ones, positives]``).
 
     Eq. (3) is linear in the indicator columns: with two classes per task only the
     positive columns and one column of ones are solved, negative = ones - positive
@@ -234,12 +237,18 @@ def solved_columns(ind, n_tasks, rounding):
     """
     n_cls = ind.shape[1] // max(n_tasks, 1)
     if n_cls != 2 or rounding == "parameters":
-        return ind, lambda F: F.reshape(F.shape[:-1] + (n_tasks, n_cls))
+
+        def to_classes(F):
+            return F.reshape(F.shape[:-1] + (n_tasks, n_cls))
+
+        to_classes.ones = False
+        return ind, to_classes
 
     def to_classes(F):
         pos = F[..., 1:]
         return np.stack([F[..., :1] - pos, pos], axis=-1)
 
+    to_classes.ones = True
     return np.c_[np.ones(ind.shape[0]), ind[:, 1::2]], to_classes
 
 
@@ -363,10 +372,16 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
     def _fold_scores(self, to_classes, F, labels):
         """(n_lams, n_tasks) scores of the validation outputs ``F`` (n_va, n_lams, p) of
         the solved columns (:func:`solved_columns`)."""
-        F = to_classes(F.transpose(1, 0, 2))  # (n_lams, n_va, n_tasks, n_cls)
-        if F.shape[-1] == 2:
-            return binary_fold_scores(F[..., 0], F[..., 1], labels, self.rounding, self.scoring)
-        return fold_scores(round_outputs(F, self.rounding), labels, self.scoring)
+        n_tasks = labels.shape[1]
+        if to_classes.ones:  # [ones, positives]: negative = ones - positive
+            F1 = F[:, :, 1:]
+            F0 = F[:, :, :1] - F1
+        elif F.shape[2] == 2 * n_tasks:  # [negative, positive] per task
+            F0, F1 = F[:, :, 0::2], F[:, :, 1::2]
+        else:
+            P = round_outputs(to_classes(F.transpose(1, 0, 2)), self.rounding)
+            return fold_scores(P, labels, self.scoring)
+        return binary_fold_scores(F0, F1, labels, self.rounding, self.scoring)
 
     def _search_exact(self, X, sigmas, lams, folds, ind, labels, scores, counts):
         """Add every (task, sigma, lambda)'s fold scores to ``scores`` and ``counts``;
