@@ -41,16 +41,17 @@ def _iterate(P, target, W, tol, max_iter):
     return P, n_iter
 
 
-def _kl_terms(Z, R, W):
+def _kl_terms(Z, r, w, iu, ju):
     """Eq. (10) up to its constant, with ``mu_ij = sigmoid(z_i - z_j)``, per row.
 
     With ``d = z_i - z_j``, ``-log sigmoid(d) = softplus(-d)`` and ``-log sigmoid(-d) =
     softplus(-d) + d``, so the terms of ``(i, j)`` and ``(j, i)`` are equal and the sum
-    runs over ``i < j`` only: ``sum_{i<j} n_ij [softplus(-d_ij) + (1 - r_ij) d_ij]``."""
-    iu, ju = np.triu_indices(Z.shape[1], k=1)
+    runs over the pairs ``i < j`` (``iu``, ``ju``) only:
+    ``sum_{i<j} n_ij [softplus(-d_ij) + (1 - r_ij) d_ij]``, ``r`` (n, n_pairs) and ``w``
+    (n_pairs,) the ``r_ij`` and ``n_ij`` of those pairs."""
     D = Z[:, iu] - Z[:, ju]
     sp = np.log1p(np.exp(-np.abs(D))) + np.maximum(-D, 0.0)
-    return (sp + (1.0 - R[:, iu, ju]) * D) @ W[iu, ju]
+    return (sp + (1.0 - r) * D) @ w
 
 
 def _newton(P, R, W, tol, max_iter):
@@ -63,11 +64,13 @@ def _newton(P, R, W, tol, max_iter):
     Z = np.log(P)
     active = np.arange(n)
     gauge = np.ones((c, c)) / c
-    fz = _kl_terms(Z, R, W)
+    iu, ju = np.triu_indices(c, k=1)
+    r_u, w_u = R[:, iu, ju], W[iu, ju]
+    fz = _kl_terms(Z, r_u, w_u, iu, ju)
     n_iter = 0
     while active.size and n_iter < max_iter:
         n_iter += 1
-        Za, Ra = Z[active], R[active]
+        Za, Ra, ra = Z[active], R[active], r_u[active]
         D = Za[:, :, None] - Za[:, None, :]
         Mu = expit(D)
         G = np.einsum("ij,nij->ni", W, Mu - Ra)
@@ -81,14 +84,14 @@ def _newton(P, R, W, tol, max_iter):
         t = np.ones(active.size)
         Znew = Za - step
         for _ in range(40):
-            f_new = _kl_terms(Znew, Ra, W)
+            f_new = _kl_terms(Znew, ra, w_u, iu, ju)
             worse = f_new > f0 + 1e-10 * (np.abs(f0) + 1.0)
             if not worse.any():
                 break
             t[worse] *= 0.5
             Znew[worse] = Za[worse] - t[worse, None] * step[worse]
         else:
-            f_new = _kl_terms(Znew, Ra, W)
+            f_new = _kl_terms(Znew, ra, w_u, iu, ju)
         # the divergence is invariant to the shift of z below
         fz[active] = f_new
         Pold = softmax(Za, axis=1)
