@@ -308,8 +308,7 @@ def irls_stacked(K, Y, lam, tol=1e-6, max_iter=100):
         S = np.sqrt(Pa * (1.0 - Pa))
         G = Ya - Pa - la[:, None] * A_old
         rhs = S * kmul(Ka, G)
-        M = np.multiply(Ka, S[:, None, :], out=M_buf[: a.size])
-        M *= S[:, :, None]
+        M = np.einsum("pi,pij,pj->pij", S, Ka, S, out=M_buf[: a.size])
         M.reshape(a.size, -1)[:, :: n + 1] += la[:, None]
         U = _spd_solve_stack(M, rhs)
         A_new = A_old + (G - S * U) / la[:, None]
