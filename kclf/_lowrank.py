@@ -12,16 +12,29 @@ so a fit costs O(n b^2 + b^3) time and O(n b) memory: no n x n matrix is ever fo
 
 from __future__ import annotations
 
+import contextlib
 from numbers import Integral
 
 import numpy as np
 import scipy.linalg
 from sklearn.utils import check_random_state
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController
 
 CENTERS = ("random", "kmeans")
+_CONTROLLER = []
 # rows of the design matrix per block of a Gram pass over a non-contiguous row set
 ROW_BLOCK = 8192
+
+
+def serial_blas(serial=True):
+    """Context: one BLAS thread if ``serial``, else unchanged.  ``threadpool_limits``
+    inspects the loaded libraries on every call (about 10 ms here, as much as an eigh of
+    a few hundred rows); one cached ``ThreadpoolController`` switches in microseconds."""
+    if not serial:
+        return contextlib.nullcontext()
+    if not _CONTROLLER:
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0].limit(limits=1, user_api="blas")
 
 
 def check_n_basis(n_basis, centers):
@@ -129,7 +142,7 @@ def eigen_path(H, h, m, lams, serial):
     ``H / m = V diag(s) V^T``, ``alpha(lam) = V diag(1 / (s + lam)) V^T h / m``.
     Returns (b, n_lams, p).
     """
-    with threadpool_limits(1 if serial else None, "blas"):
+    with serial_blas(serial):
         s, V = scipy.linalg.eigh(
             H / m, lower=False, driver="evd", overwrite_a=True, check_finite=False
         )

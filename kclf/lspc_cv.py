@@ -12,7 +12,6 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import KFold, StratifiedKFold, check_cv
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
-from threadpoolctl import threadpool_limits
 
 from ._lowrank import (
     FoldSystems,
@@ -22,6 +21,7 @@ from ._lowrank import (
     eigen_path,
     row_atoms,
     rows_of,
+    serial_blas,
 )
 from .kernels import (
     check_kernel_name,
@@ -402,7 +402,7 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
                 m = tr.size
                 Ktr = K[np.ix_(tr, tr)]
                 if symmetric:
-                    with threadpool_limits(1 if m <= SERIAL_EIGH_MAX else None, "blas"):
+                    with serial_blas(m <= SERIAL_EIGH_MAX):
                         s, V = scipy.linalg.eigh(
                             Ktr, driver="evd", overwrite_a=True, check_finite=False
                         )
@@ -552,7 +552,7 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
         self.alpha_ = np.zeros((n_basis, T, 2))
         # the final systems have n (or b) unknowns; up to SERIAL_EIGH_MAX their Gram
         # matrix and Cholesky factorisation run on one BLAS thread, as the search's eigh
-        with threadpool_limits(1 if n_basis <= SERIAL_EIGH_MAX else None, "blas"):
+        with serial_blas(n_basis <= SERIAL_EIGH_MAX):
             for sigma in np.unique(sig_t):
                 same_s = np.isnan(sig_t) if np.isnan(sigma) else sig_t == sigma
                 if self.n_basis is not None:
