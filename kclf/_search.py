@@ -141,6 +141,32 @@ def fold_scores(P, y, scoring):
     )
 
 
+def binary_fold_scores(F0, F1, y, rounding, scoring):
+    """:func:`fold_scores` of ``round_outputs(stack([F0, F1], -1), rounding)`` for two
+    classes without the stacked arrays: ``F0``, ``F1`` (n, n_settings, n_tasks) raw
+    outputs of the negative and positive class, ``y`` (n, n_tasks) 0/1; returns
+    (n_settings, n_tasks).  The same arithmetic element by element, so the same scores
+    bit for bit."""
+    if rounding == "none":
+        Z = F0 + F1
+        ok = Z != 0
+    else:
+        F0, F1 = np.maximum(F0, 0.0), np.maximum(F1, 0.0)
+        Z = F0 + F1
+        ok = Z > 0
+    p0 = np.divide(F0, Z, out=np.full_like(F0, 0.5), where=ok)
+    p1 = np.divide(F1, Z, out=np.full_like(F1, 0.5), where=ok)
+    y = y[:, None, :]
+    if scoring == "error":
+        return np.mean((p1 > p0) != y, axis=0)
+    if scoring == "log_loss":
+        p = np.where(y == 1, p1, p0)
+        return -np.mean(np.log(np.clip(p, EPS, 1.0)), axis=0)
+    return np.array(
+        [[rank_auc(y[:, 0, t], p1[:, k, t]) for t in range(y.shape[2])] for k in range(p1.shape[1])]
+    )
+
+
 def rank_auc(y, score):
     """ROC AUC by the Mann-Whitney rank statistic (ties count one half), equal to
     ``sklearn.metrics.roc_auc_score`` without its validation overhead; NaN for one class."""

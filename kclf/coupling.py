@@ -41,12 +41,17 @@ def _iterate(P, target, W, tol, max_iter):
     return P, n_iter
 
 
-def _kl_terms(Z, R, W):
-    """Eq. (10) up to its constant, with ``mu_ij = sigmoid(z_i - z_j)``, per row."""
-    D = Z[:, :, None] - Z[:, None, :]
-    # -log sigmoid(d) = softplus(-d) and -log sigmoid(-d) = softplus(-d) + d
+def _kl_terms(Z, r, w, iu, ju):
+    """Eq. (10) up to its constant, with ``mu_ij = sigmoid(z_i - z_j)``, per row.
+
+    With ``d = z_i - z_j``, ``-log sigmoid(d) = softplus(-d)`` and ``-log sigmoid(-d) =
+    softplus(-d) + d``, so the terms of ``(i, j)`` and ``(j, i)`` are equal and the sum
+    runs over the pairs ``i < j`` (``iu``, ``ju``) only:
+    ``sum_{i<j} n_ij [softplus(-d_ij) + (1 - r_ij) d_ij]``, ``r`` (n, n_pairs) and ``w``
+    (n_pairs,) the ``r_ij`` and ``n_ij`` of those pairs."""
+    D = Z[:, iu] - Z[:, ju]
     sp = np.log1p(np.exp(-np.abs(D))) + np.maximum(-D, 0.0)
-    return 0.5 * np.einsum("ij,nij->n", W, sp + (1.0 - R) * D)
+    return (sp + (1.0 - r) * D) @ w
 
 
 def _newton(P, R, W, tol, max_iter):
@@ -59,10 +64,13 @@ def _newton(P, R, W, tol, max_iter):
     Z = np.log(P)
     active = np.arange(n)
     gauge = np.ones((c, c)) / c
+    iu, ju = np.triu_indices(c, k=1)
+    r_u, w_u = R[:, iu, ju], W[iu, ju]
+    fz = _kl_terms(Z, r_u, w_u, iu, ju)
     n_iter = 0
     while active.size and n_iter < max_iter:
         n_iter += 1
-        Za, Ra = Z[active], R[active]
+        Za, Ra, ra = Z[active], R[active], r_u[active]
         D = Za[:, :, None] - Za[:, None, :]
         Mu = expit(D)
         G = np.einsum("ij,nij->ni", W, Mu - Ra)
@@ -72,15 +80,20 @@ def _newton(P, R, W, tol, max_iter):
         H[:, idx, idx] = Hw.sum(axis=2)
         H += gauge
         step = np.linalg.solve(H, G[:, :, None])[:, :, 0]
-        f0 = _kl_terms(Za, Ra, W)
+        f0 = fz[active]
         t = np.ones(active.size)
         Znew = Za - step
         for _ in range(40):
-            worse = _kl_terms(Znew, Ra, W) > f0 + 1e-10 * (np.abs(f0) + 1.0)
+            f_new = _kl_terms(Znew, ra, w_u, iu, ju)
+            worse = f_new > f0 + 1e-10 * (np.abs(f0) + 1.0)
             if not worse.any():
                 break
             t[worse] *= 0.5
             Znew[worse] = Za[worse] - t[worse, None] * step[worse]
+        else:
+            f_new = _kl_terms(Znew, ra, w_u, iu, ju)
+        # the divergence is invariant to the shift of z below
+        fz[active] = f_new
         Pold = softmax(Za, axis=1)
         Pnew = softmax(Znew, axis=1)
         Z[active] = Znew - Znew.max(axis=1, keepdims=True)
@@ -204,6 +217,11 @@ class PairwiseCoupling(ClassifierMixin, BaseEstimator):
     converged_ : bool
         Whether every pair's fit converged (its ``converged_``; an estimator without
         that attribute counts as converged).
+    X_fit_ : ndarray or None
+        Only for an estimator that fits all pairs at once (``_fit_pairwise``, as
+        :class:`kclf.KernelLogisticRegression` does by stacked IRLS): a copy of the
+        training inputs, from which the pairs' cross-kernels are cut at prediction
+        (None for a precomputed kernel).
 
     References
     ----------
@@ -246,15 +264,21 @@ class PairwiseCoupling(ClassifierMixin, BaseEstimator):
         self.pairs_ = np.array(list(combinations(range(c), 2)))
         self.pair_counts_ = counts[:, None] + counts[None, :]
         np.fill_diagonal(self.pair_counts_, 0)
-        self.estimators_ = []
-        self.pair_index_ = []
-        for i, j in self.pairs_:
-            idx = np.flatnonzero((yi == i) | (yi == j))
-            Xp = X[np.ix_(idx, idx)] if pairwise else X[idx]
-            # label 1 <=> class i, so r_ij is the probability of label 1
-            est = clone(self.estimator).fit(Xp, (yi[idx] == i).astype(int))
-            self.estimators_.append(est)
-            self.pair_index_.append(idx)
+        self.pair_index_ = [np.flatnonzero((yi == i) | (yi == j)) for i, j in self.pairs_]
+        batched = getattr(self.estimator, "_fit_pairwise", None)
+        if batched is not None:
+            # the estimator fits all pairs at once (KernelLogisticRegression: stacked IRLS)
+            self.estimators_ = clone(self.estimator)._fit_pairwise(
+                X, yi, self.pairs_, self.pair_index_
+            )
+            self.X_fit_ = None if pairwise else X.copy()
+        else:
+            self.estimators_ = []
+            for (i, _), idx in zip(self.pairs_, self.pair_index_):
+                Xp = X[np.ix_(idx, idx)] if pairwise else X[idx]
+                # label 1 <=> class i, so r_ij is the probability of label 1
+                est = clone(self.estimator).fit(Xp, (yi[idx] == i).astype(int))
+                self.estimators_.append(est)
         self.converged_ = all(bool(getattr(e, "converged_", True)) for e in self.estimators_)
         return self
 
@@ -267,10 +291,18 @@ class PairwiseCoupling(ClassifierMixin, BaseEstimator):
             check_precomputed(X, n_train=self.n_train_)
         c = self.classes_.size
         R = np.full((X.shape[0], c, c), 0.5)
-        for (i, j), est, idx in zip(self.pairs_, self.estimators_, self.pair_index_):
-            Xp = X[:, idx] if pairwise else X
-            proba = est.predict_proba(Xp)
-            r = proba[:, list(est.classes_).index(1)]
+        batched = getattr(type(self.estimators_[0]), "_pairwise_decision", None)
+        F = None
+        if batched is not None and getattr(self, "X_fit_", None) is not None:
+            F = batched(self.estimators_, self.X_fit_, X, self.pair_index_)
+        for p, ((i, j), est, idx) in enumerate(
+            zip(self.pairs_, self.estimators_, self.pair_index_)
+        ):
+            if F is not None:
+                r = expit(F[:, p])
+            else:
+                proba = est.predict_proba(X[:, idx] if pairwise else X)
+                r = proba[:, list(est.classes_).index(1)]
             R[:, i, j] = r
             R[:, j, i] = 1.0 - r
         return R

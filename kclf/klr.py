@@ -34,7 +34,14 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .coupling import PairwiseCoupling
-from .kernels import check_kernel_name, check_precomputed, check_sigma, gram, median_sigma
+from .kernels import (
+    check_kernel_name,
+    check_precomputed,
+    check_sigma,
+    gram,
+    median_sigma,
+    squared_distances,
+)
 
 MULTI_CLASS = ("pairwise", "ovr")
 SOLVERS = ("auto", "cg", "direct")
@@ -44,6 +51,9 @@ AUTO_CG_MIN_N = 128
 CG_TOL_FLOOR = 1e-14
 # memory cap (float64 entries) for one batch of stacked direct-solve matrices
 CHOLESKY_BATCH_ENTRIES = 2**24
+# pairwise coupling: largest training (or test x training) distance matrix, in float64
+# entries, computed once and cut into the pairs' blocks (else one kernel per pair)
+PAIR_DISTANCE_ENTRIES = 2**25
 
 
 def check_positive(value, name):
@@ -232,6 +242,95 @@ def irls(
         retry = bad & ~direct[a] & (ctol[a] > CG_TOL_FLOOR)
         ctol[a[retry]] = np.maximum(ctol[a[retry]] * 1e-3, CG_TOL_FLOOR)
         active[a[converged[a] | (bad & ~retry)]] = False
+    return A, n_iter, converged
+
+
+def _spd_solve_stack(M, B):
+    """``M[p]^{-1} B[p]`` for a stack of symmetric positive definite matrices: one
+    LAPACK ``dposv`` (Cholesky) per matrix, half the flops of the batched LU of
+    ``np.linalg.solve``; a matrix whose factorisation fails (not positive
+    definite in floating point) is solved by LU."""
+    X = np.array(B, dtype=float, copy=True)
+    for p in range(M.shape[0]):
+        # M[p] is symmetric, so its transpose is the Fortran-ordered view LAPACK takes
+        _, x, info = scipy.linalg.lapack.dposv(M[p].T, X[p], overwrite_a=0, overwrite_b=0)
+        X[p] = x if info == 0 else np.linalg.solve(M[p], B[p])
+    return X
+
+
+def irls_stacked(K, Y, lam, tol=1e-6, max_iter=100):
+    """:func:`irls` with ``solver="direct"`` for ``P`` problems, each with its own kernel.
+
+    The same IRLS steps (Eq. 9 in the form ``(lam I + S K S) v = S K b``), step halving
+    and stopping rule as :func:`irls`, but every step of all ``P`` problems is one
+    stacked LAPACK solve and a few stacked matrix products: for many small problems
+    (the ``c (c - 1) / 2`` pairs of pairwise coupling) there is no per-problem Python
+    overhead.
+
+    Parameters
+    ----------
+    K : ndarray of shape (P, n, n)
+        One symmetric positive semi-definite kernel per problem.
+    Y : ndarray of shape (P, n)
+        0/1 targets.
+    lam : float or ndarray of shape (P,)
+
+    Returns
+    -------
+    A : ndarray of shape (P, n)
+    n_iter : ndarray of shape (P,)
+    converged : ndarray of shape (P,) of bool
+    """
+    P, n = Y.shape
+    lam = np.broadcast_to(np.asarray(lam, dtype=float), (P,)).copy()
+    M_buf = np.empty_like(K)
+
+    def kmul(Ks, V):
+        return np.matmul(Ks, V[:, :, None])[:, :, 0]
+
+    def objective(F, A, Y, la):
+        return np.sum(Y * F - np.logaddexp(0.0, F), axis=1) - 0.5 * la * np.sum(A * F, axis=1)
+
+    A = np.zeros((P, n))
+    F = np.zeros((P, n))
+    obj = objective(F, A, Y, lam)
+    n_iter = np.zeros(P, dtype=int)
+    converged = np.zeros(P, dtype=bool)
+    active = np.ones(P, dtype=bool)
+    for _ in range(max_iter):
+        a = np.flatnonzero(active)
+        if a.size == 0:
+            break
+        Ka = K if a.size == P else K[a]
+        Ya, la = Y[a], lam[a]
+        A_old, F_old, obj_old = A[a], F[a], obj[a]
+        Pa = expit(F_old)
+        S = np.sqrt(Pa * (1.0 - Pa))
+        G = Ya - Pa - la[:, None] * A_old
+        rhs = S * kmul(Ka, G)
+        M = np.einsum("pi,pij,pj->pij", S, Ka, S, out=M_buf[: a.size])
+        M.reshape(a.size, -1)[:, :: n + 1] += la[:, None]
+        U = _spd_solve_stack(M, rhs)
+        A_new = A_old + (G - S * U) / la[:, None]
+        F_new = kmul(Ka, A_new)
+        obj_new = objective(F_new, A_new, Ya, la)
+        bad = obj_new < obj_old - 1e-12 * np.abs(obj_old)
+        for _ in range(30):
+            if not bad.any():
+                break
+            b = np.flatnonzero(bad)
+            A_new[b] = 0.5 * (A_new[b] + A_old[b])
+            F_new[b] = 0.5 * (F_new[b] + F_old[b])
+            obj_new[b] = objective(F_new[b], A_new[b], Ya[b], la[b])
+            bad[b] = obj_new[b] < obj_old[b] - 1e-12 * np.abs(obj_old[b])
+        keep = ~bad
+        A[a[keep]] = A_new[keep]
+        F[a[keep]] = F_new[keep]
+        n_iter[a] += 1
+        change = np.abs(obj_new - obj_old) / np.maximum(np.abs(obj_new), 1e-300)
+        converged[a] = keep & (change <= tol)
+        obj[a[keep]] = obj_new[keep]
+        active[a[converged[a] | bad]] = False
     return A, n_iter, converged
 
 
@@ -446,6 +545,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
             "dual_coef_",
             "intercept_",
             "X_fit_",
+            "_X_rows",
         ):
             self.__dict__.pop(name, None)
         X, y = validate_data(self, X, y, dtype=np.float64)
@@ -504,6 +604,150 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
                 stacklevel=2,
             )
         return self
+
+    def __getattr__(self, name):
+        # a batched pair fit (_fitted_pair) keeps its training rows as (X, index) until
+        # X_fit_ is first asked for
+        rows = self.__dict__.get("_X_rows")
+        if name == "X_fit_" and rows is not None:
+            self.X_fit_ = rows[0][rows[1]]
+            del self._X_rows
+            return self.X_fit_
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _fit_pairwise(self, X, yi, pairs, pair_index):
+        """Batched fits for :class:`kclf.PairwiseCoupling`: one fitted clone per pair
+        ``(i, j)`` of ``pairs`` on the rows ``pair_index`` (label 1 <=> class ``i``), equal
+        to ``clone(self).fit`` on the pair's samples.
+
+        Every pair that the per-pair fit would solve by direct IRLS steps (``solver=
+        "direct"``, or ``"auto"`` below ``AUTO_CG_MIN_N`` samples) is fitted by
+        :func:`irls_stacked`, all pairs of one size together; the pairs' Gaussian kernels
+        are blocks of one distance matrix of the training rows.  The other pairs (and
+        Nystroem mode) are fitted one by one.
+        """
+        from sklearn.base import clone
+
+        self._check_params()
+        if self.kernel != "precomputed":
+            X = X.copy()  # the pairs' rows are cut from it later (see __getattr__)
+        est_list = [None] * len(pairs)
+        sizes = np.array([idx.size for idx in pair_index])
+        batch = (
+            np.full(sizes.size, self.n_components is None)
+            if self.solver == "direct"
+            else (sizes < AUTO_CG_MIN_N) & (self.n_components is None) & (self.solver == "auto")
+        )
+        D = None
+        if self.kernel == "rbf" and batch.any() and X.shape[0] ** 2 <= PAIR_DISTANCE_ENTRIES:
+            D = squared_distances(X)
+        K_all = None
+        if D is not None and self.sigma is not None:
+            # the same values as gram("rbf", X[idx], None, sigma) up to round-off
+            K_all = np.exp(D * (-1.0 / (2.0 * float(self.sigma) ** 2)))
+        params = self.get_params(deep=False)
+        for size in np.unique(sizes[batch]):
+            members = np.flatnonzero(batch & (sizes == size))
+            step = max(1, CHOLESKY_BATCH_ENTRIES // (size * size))
+            for lo in range(0, members.size, step):
+                chunk = members[lo : lo + step]
+                if K_all is not None:
+                    # one width: all the chunk's kernels by one gather
+                    rows = np.stack([pair_index[p] for p in chunk])
+                    Ks = K_all[rows[:, :, None], rows[:, None, :]]
+                    sig = [float(self.sigma)] * chunk.size
+                else:
+                    Ks = np.empty((chunk.size, size, size))
+                    sig = [None] * chunk.size
+                    for q, p in enumerate(chunk):
+                        Ks[q], sig[q] = self._pair_kernel(X, D, pair_index[p])
+                if self.fit_intercept:
+                    Ks += 1.0
+                Ys = np.stack([(yi[pair_index[p]] == pairs[p][0]) for p in chunk]).astype(float)
+                A, n_iter, conv = irls_stacked(Ks, Ys, float(self.lam), self.tol, self.max_iter)
+                for q, p in enumerate(chunk):
+                    est_list[p] = self._fitted_pair(
+                        params, X, pair_index[p], sig[q], A[q], n_iter[q], conv[q]
+                    )
+        for p in np.flatnonzero(~batch):
+            idx = pair_index[p]
+            Xp = X[np.ix_(idx, idx)] if self.kernel == "precomputed" else X[idx]
+            est_list[p] = clone(self).fit(Xp, (yi[idx] == pairs[p][0]).astype(int))
+        return est_list
+
+    def _pair_kernel(self, X, D, idx):
+        """``(K, sigma_)`` of one pair's rows ``idx``, as its own ``fit`` computes them."""
+        if self.kernel == "precomputed":
+            return X[np.ix_(idx, idx)], None
+        if self.kernel != "rbf":
+            return gram(self.kernel, X[idx]), None
+        sigma = float(self.sigma) if self.sigma is not None else median_sigma(X[idx])
+        if D is None:
+            return gram("rbf", X[idx], None, sigma), sigma
+        K = D[np.ix_(idx, idx)]
+        K *= -1.0 / (2.0 * sigma**2)
+        return np.exp(K, out=K), sigma
+
+    def _fitted_pair(self, params, X, idx, sigma, alpha, n_iter, converged):
+        """A clone (``params``: this estimator's) holding a batched pair fit, with the
+        attributes its ``fit`` sets."""
+        est = type(self)(**params)
+        precomputed = self.kernel == "precomputed"
+        est.n_features_in_ = idx.size if precomputed else X.shape[1]
+        est.classes_ = np.array([0, 1])
+        est.sigma_ = sigma
+        est.dual_coef_ = alpha
+        est.intercept_ = alpha.sum() * float(self.fit_intercept)
+        if precomputed:
+            est.X_fit_ = X[np.ix_(idx, idx)]
+        else:
+            # X_fit_ = X[idx], cut on first use (__getattr__): every training row is in
+            # c - 1 pairs, and the coupled prediction needs none of these copies
+            est._X_rows = (X, idx)
+        est.n_iter_ = np.array([n_iter])
+        est.converged_ = bool(converged)
+        if not converged:
+            warnings.warn(
+                f"KernelLogisticRegression: IRLS did not reach tol={self.tol} within "
+                f"max_iter={self.max_iter} steps for 1 of 1 binary problem(s) "
+                f"(lam={self.lam}); increase max_iter or lam",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        return est
+
+    @staticmethod
+    def _pairwise_decision(estimators, X_train, X, pair_index):
+        """``f_p(x)`` of every pair's fitted estimator (n_samples, n_pairs); None when
+        some estimator is not a dual-form Gaussian fit (its own ``predict_proba`` is then
+        used).  The pairs of one width share one cross-kernel to all training rows:
+        their ``alpha`` scattered into an (n_train, n_pairs) matrix, one matrix product
+        gives all their outputs."""
+        if X_train is None or X.shape[0] * X_train.shape[0] > PAIR_DISTANCE_ENTRIES:
+            return None
+        if not all(
+            isinstance(e, KernelLogisticRegression)
+            and e.kernel == "rbf"
+            and hasattr(e, "dual_coef_")
+            for e in estimators
+        ):
+            return None
+        D = squared_distances(X, X_train)
+        F = np.empty((X.shape[0], len(estimators)))
+        sig = np.array([e.sigma_ for e in estimators])
+        for sigma in np.unique(sig):
+            group = np.flatnonzero(sig == sigma)
+            if group.size == 1:  # a width of its own (sigma=None: each pair's median)
+                e, idx = estimators[group[0]], pair_index[group[0]]
+                K = D[:, idx] * (-1.0 / (2.0 * sigma**2))
+                F[:, group[0]] = np.exp(K, out=K) @ e.dual_coef_ + e.intercept_
+                continue
+            coef = np.zeros((X_train.shape[0], group.size))
+            for q, p in enumerate(group):
+                coef[pair_index[p], q] = estimators[p].dual_coef_
+            K = np.exp(D * (-1.0 / (2.0 * sigma**2)))
+            F[:, group] = K @ coef + np.array([estimators[p].intercept_ for p in group])
+        return F
 
     def _check_X(self, X):
         check_is_fitted(self)

@@ -14,7 +14,15 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._search import best_index, constant_tasks, cv_splits, score_proba, search_grids
 from .coupling import couple
 from .kernels import check_precomputed, gram
-from .klr import MULTI_CLASS, SOLVERS, KernelLogisticRegression, check_positive, irls
+from .klr import (
+    MULTI_CLASS,
+    SOLVERS,
+    KernelLogisticRegression,
+    check_int,
+    check_positive,
+    irls,
+    irls_primal,
+)
 
 
 class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
@@ -61,6 +69,14 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
         Seed of the fold assignment.
     kernel, tol, max_iter, cg_tol, fit_intercept, solver
         As in :class:`KernelLogisticRegression`.
+    n_components : int or None, default=None
+        The Nystroem path of :class:`KernelLogisticRegression`: ``K ~ Phi Phi^T`` of this
+        rank, memory O(n m).  Per width the feature map is fitted once on all of ``X``
+        (the landmarks drawn with ``random_state``, as the final
+        ``KernelLogisticRegression(n_components=m, random_state=random_state)`` fit on
+        ``X`` draws them), and every fold, lambda and task is fitted in those features by
+        :func:`kclf.klr.irls_primal`.  Pairwise multi-class mode fits each pair's own
+        feature map (as the final model does), one fit per setting and fold.
 
     Attributes
     ----------
@@ -94,6 +110,7 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
         cg_tol=1e-6,
         fit_intercept=True,
         solver="auto",
+        n_components=None,
     ):
         self.sigmas = sigmas
         self.lams = lams
@@ -107,6 +124,7 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
         self.cg_tol = cg_tol
         self.fit_intercept = fit_intercept
         self.solver = solver
+        self.n_components = n_components
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -119,6 +137,12 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
             raise ValueError(f"multi_class must be one of {MULTI_CLASS}, got {self.multi_class!r}")
         if self.solver not in SOLVERS:
             raise ValueError(f"solver must be one of {SOLVERS}, got {self.solver!r}")
+        if self.n_components is not None:
+            check_int(self.n_components, "n_components")
+            if self.kernel == "precomputed":
+                raise ValueError(
+                    "n_components (Nystroem mode) is not available with kernel='precomputed'"
+                )
         return search_grids(
             X,
             self.sigmas,
@@ -140,6 +164,8 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
             cg_tol=self.cg_tol,
             fit_intercept=self.fit_intercept,
             solver=self.solver,
+            n_components=self.n_components,
+            random_state=self.random_state if self.n_components is not None else None,
         )
 
     def _irls(self, K, Y, lam):
@@ -148,8 +174,45 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
         self._cv_unconverged += int(np.sum(~conv))
         return A
 
+    def _features(self, X, sigma):
+        """Nystroem features of all of ``X`` (with the intercept's column), as the final
+        ``KernelLogisticRegression(n_components, random_state)`` fitted on ``X`` makes."""
+        est = self._estimator(sigma, 1.0)
+        est.sigma_ = None if np.isnan(sigma) else float(sigma)
+        est.nystroem_offset_ = np.median(X, axis=0) if self.kernel == "rbf" else None
+        est.nystroem_ = est._nystroem(X.shape[0])
+        est.nystroem_.fit(X if est.nystroem_offset_ is None else X - est.nystroem_offset_)
+        return est._features(X)
+
+    def _primal_path(self, Phi, tr, va, Ytr, lams):
+        """:meth:`_binary_path` in Nystroem features ``Phi`` (n, m)."""
+        T, L = Ytr.shape[1], lams.size
+        W, _, conv = irls_primal(
+            Phi[tr], np.repeat(Ytr, L, axis=1), np.tile(lams, T), self.tol, self.max_iter
+        )
+        self._cv_fits += conv.size
+        self._cv_unconverged += int(np.sum(~conv))
+        return expit(Phi[va] @ W).reshape(va.size, T, L).transpose(2, 0, 1)
+
+    def _naive_path(self, X, sigma, tr, va, y, lams):
+        """Class posteriors on the validation fold by one fit per lambda."""
+        out = []
+        for lam in lams:
+            est = self._estimator(sigma, lam)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always", ConvergenceWarning)
+                est.fit(X[tr], y[tr])
+            self._cv_fits += 1
+            self._cv_unconverged += int(any(w.category is ConvergenceWarning for w in caught))
+            P = np.zeros((va.size, self.classes_.size))
+            P[:, np.searchsorted(self.classes_, est.classes_)] = est.predict_proba(X[va])
+            out.append(P)
+        return np.stack(out)
+
     def _binary_path(self, K, tr, va, Ytr, lams):
         """P(positive) on the validation fold, shape (n_lams, n_va, n_tasks)."""
+        if self.n_components is not None:
+            return self._primal_path(K, tr, va, Ytr, lams)
         T, L = Ytr.shape[1], lams.size
         Ktr = K[np.ix_(tr, tr)]
         if self.fit_intercept:
@@ -220,10 +283,18 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
         scores = np.zeros((n_tasks, sigmas.size, lams.size))
         counts = np.zeros_like(scores)
         self._cv_fits = self._cv_unconverged = 0
+        naive = self.n_components is not None and c > 2 and self.multi_class == "pairwise"
         for si, sigma in enumerate(sigmas if n_tasks else ()):
-            K = gram(self.kernel, X, None, None if np.isnan(sigma) else sigma)
+            if naive:
+                K = None
+            elif self.n_components is not None:
+                K = self._features(X, sigma)  # the design matrix Phi, not a kernel
+            else:
+                K = gram(self.kernel, X, None, None if np.isnan(sigma) else sigma)
             for tr, va in folds:
-                if c == 2:
+                if naive:
+                    Ps = [self._naive_path(X, sigma, tr, va, y, lams)]
+                elif c == 2:
                     P1 = self._binary_path(K, tr, va, labels[tr].astype(float), lams)
                     Ps = [np.stack([1.0 - P1[..., t], P1[..., t]], axis=2) for t in range(n_tasks)]
                 elif self.multi_class == "ovr":

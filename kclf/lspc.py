@@ -15,6 +15,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._lowrank import check_n_basis, choose_centers
 from .kernels import check_kernel_name, check_precomputed, check_sigma, gram, median_sigma
 
 ROUNDINGS = ("outputs", "parameters", "none")
@@ -115,7 +116,21 @@ class LSPC(ClassifierMixin, BaseEstimator):
     basis : {"full", "classwise"}, default="full"
         ``"full"``: every class uses kernels at all training points.  ``"classwise"``:
         Sugiyama's original fast variant, class ``y`` uses only kernels centred at its own
-        samples, so the system is block diagonal (one n_y x n_y solve per class).
+        samples, so the system is block diagonal (one n_y x n_y solve per class).  With
+        ``n_basis``: at those of the ``b`` centres that are its own samples.
+    n_basis : int or None, default=None
+        ``None``: kernels at all ``n`` training points (Eq. 2), O(n^3) time and O(n^2)
+        memory.  An integer ``b``: low-rank LSPC, kernels at ``min(b, n)`` centres only;
+        ``H = K^T K / n`` with the (n, b) design matrix ``K``, so the fit costs
+        O(n b^2 + b^3) time and O(n b) memory (:mod:`kclf._lowrank`).  ``b >= n`` with
+        ``centers="random"`` is the exact model.  Not available with
+        ``kernel="precomputed"``.
+    centers : {"random", "kmeans"}, default="random"
+        With ``n_basis``: a uniform random subset of the training points (seeded by
+        ``random_state``), or the centres of scikit-learn's ``KMeans`` (not with
+        ``basis="classwise"``, which needs centres that are labelled samples).
+    random_state : int, RandomState or None, default=None
+        Seed of the centre choice (``n_basis`` only).
 
     Attributes
     ----------
@@ -125,7 +140,10 @@ class LSPC(ClassifierMixin, BaseEstimator):
     sigma_ : float or None
         The kernel width used (None for non-rbf kernels).
     X_fit_ : ndarray
-        A copy of the training inputs (the kernel centres).
+        The kernel centres: a copy of the training inputs, or (with ``n_basis``) the
+        ``b`` centres.
+    center_index_ : ndarray of shape (b,) or None
+        With ``n_basis`` and ``centers="random"``: the training rows used as centres.
 
     References
     ----------
@@ -144,12 +162,25 @@ class LSPC(ClassifierMixin, BaseEstimator):
     array([1., 1.])
     """
 
-    def __init__(self, sigma=None, lam=0.1, rounding="outputs", kernel="rbf", basis="full"):
+    def __init__(
+        self,
+        sigma=None,
+        lam=0.1,
+        rounding="outputs",
+        kernel="rbf",
+        basis="full",
+        n_basis=None,
+        centers="random",
+        random_state=None,
+    ):
         self.sigma = sigma
         self.lam = lam
         self.rounding = rounding
         self.kernel = kernel
         self.basis = basis
+        self.n_basis = n_basis
+        self.centers = centers
+        self.random_state = random_state
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -162,12 +193,22 @@ class LSPC(ClassifierMixin, BaseEstimator):
         check_kernel_name(self.kernel)
         if self.basis not in ("full", "classwise"):
             raise ValueError(f"basis must be 'full' or 'classwise', got {self.basis!r}")
+        check_n_basis(self.n_basis, self.centers)
+        if self.n_basis is not None and self.kernel == "precomputed":
+            raise ValueError("n_basis (low-rank LSPC) is not available with kernel='precomputed'")
+        if self.n_basis is not None and self.basis == "classwise" and self.centers != "random":
+            raise ValueError("basis='classwise' needs centers='random' (labelled centres)")
         if self.kernel != "rbf":
             return None
         return median_sigma(X) if self.sigma is None else check_sigma(self.sigma)
 
     def fit(self, X, y):
         """Fit the model to ``X`` (or a precomputed Gram matrix) and labels ``y``."""
+        return self._fit(X, y)
+
+    def _fit(self, X, y, centers=None):
+        """:meth:`fit`; ``centers`` an ``(index, C)`` pair chosen by the caller (a search
+        that fixed the low-rank basis before its folds) instead of :func:`choose_centers`."""
         X, y = validate_data(self, X, y, dtype=np.float64)
         if self.kernel == "precomputed":
             check_precomputed(X)
@@ -178,7 +219,19 @@ class LSPC(ClassifierMixin, BaseEstimator):
                 f"LSPC needs at least 2 classes in y, got 1 class: {self.classes_[0]!r}"
             )
         self.sigma_ = self._check_params(X)
-        K = gram(self.kernel, X, None, self.sigma_)
+        if self.n_basis is None:
+            index, C = np.arange(X.shape[0]), None
+        elif centers is not None:
+            index, C = centers
+        else:
+            index, C = choose_centers(X, self.n_basis, self.centers, self.random_state)
+        self._fit_basis(X, yi, C, index)
+        return self
+
+    def _fit_basis(self, X, yi, C, index):
+        """Solve Eq. (3) with kernels centred at ``C`` (None: at all of ``X``), the
+        training rows ``index`` (None for k-means centres)."""
+        K = gram(self.kernel, X, C, self.sigma_)
         if not np.all(np.isfinite(K)):
             raise ValueError("kernel matrix of X contains NaN or infinity")
         Y = np.eye(self.classes_.size)[yi]
@@ -186,17 +239,26 @@ class LSPC(ClassifierMixin, BaseEstimator):
             self.alpha_ = solve_lspc(K, Y, self.lam)
         else:
             n = K.shape[0]
-            self.alpha_ = np.zeros_like(Y)
+            basis_class = yi[index]
+            self.alpha_ = np.zeros((K.shape[1], self.classes_.size))
             for c in range(self.classes_.size):
-                own = yi == c
-                # class-c block: basis at own samples, squared error over all n samples
-                Kc = K[:, own]
+                own, cols = yi == c, basis_class == c
+                if not cols.any():
+                    continue  # no centre of this class: its output is 0 everywhere
+                # class-c block: basis at its own centres, squared error over all n samples
+                Kc = K[:, cols]
                 H = Kc.T @ Kc / n
                 H[np.diag_indices_from(H)] += self.lam
-                self.alpha_[own, c] = scipy.linalg.solve(H, Kc[own].sum(axis=0) / n, assume_a="pos")
-        # a copy: the caller may change X after fit (a precomputed Gram matrix is only
-        # kept for its shape)
-        self.X_fit_ = X if self.kernel == "precomputed" else X.copy()
+                self.alpha_[cols, c] = scipy.linalg.solve(
+                    H, Kc[own].sum(axis=0) / n, assume_a="pos"
+                )
+        self.center_index_ = None if self.n_basis is None else index
+        if C is not None:
+            self.X_fit_ = C
+        else:
+            # a copy: the caller may change X after fit (a precomputed Gram matrix is only
+            # kept for its shape)
+            self.X_fit_ = X if self.kernel == "precomputed" else X.copy()
         return self
 
     def _raw_outputs(self, X, rounded=True):

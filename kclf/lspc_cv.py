@@ -7,10 +7,26 @@ import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
-from threadpoolctl import threadpool_limits
 
-from ._search import best_index, constant_tasks, cv_splits, fold_scores, search_grids
-from .kernels import check_precomputed, gram, grams
+from ._lowrank import (
+    FoldSystems,
+    check_n_basis,
+    choose_centers,
+    design_distances,
+    eigen_path,
+    row_atoms,
+    rows_of,
+    serial_blas,
+)
+from ._search import (
+    best_index,
+    binary_fold_scores,
+    constant_tasks,
+    cv_splits,
+    fold_scores,
+    search_grids,
+)
+from .kernels import check_precomputed, gram, squared_distances
 from .lspc import (
     LSPC,
     check_lam,
@@ -26,6 +42,32 @@ from .lspc import (
 # its tridiagonal reduction is memory-bound there, and between the search's matrix
 # products a multi-threaded eigh measured 2x slower (benchmarks/bench_lspc.py, 2 cores).
 SERIAL_EIGH_MAX = 1024
+
+
+def solved_columns(ind, n_tasks, rounding):
+    """``(S, to_classes)``: the right-hand sides to solve Eq. (3) for, and the map from
+    their outputs (..., p) to the indicator columns' (..., n_tasks, n_cls)
+    (``to_classes.ones``: whether ``S`` is ``[ones, positives]``).
+
+    Eq. (3) is linear in the indicator columns: with two classes per task only the
+    positive columns and one column of ones are solved, negative = ones - positive
+    (not for ``rounding="parameters"``, whose ``max(0, alpha)`` is not linear).
+    """
+    n_cls = ind.shape[1] // max(n_tasks, 1)
+    if n_cls != 2 or rounding == "parameters":
+
+        def to_classes(F):
+            return F.reshape(F.shape[:-1] + (n_tasks, n_cls))
+
+        to_classes.ones = False
+        return ind, to_classes
+
+    def to_classes(F):
+        pos = F[..., 1:]
+        return np.stack([F[..., :1] - pos, pos], axis=-1)
+
+    to_classes.ones = True
+    return np.c_[np.ones(ind.shape[0]), ind[:, 1::2]], to_classes
 
 
 class LSPCCV(ClassifierMixin, BaseEstimator):
@@ -73,8 +115,22 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
         Validation criterion: misclassification rate, log loss (lower is better) or
         ROC AUC (binary tasks only, higher is better).
     random_state : int or None
-        Seed of the fold assignment.
+        Seed of the fold assignment (and of the centres with ``n_basis``).
     kernel : {"rbf", "linear", "precomputed"} or callable, default="rbf"
+    n_basis : int or None, default=None
+        ``None``: the exact model (kernels at all training points).  An integer ``b``:
+        low-rank LSPC as in :class:`kclf.LSPC`, its ``min(b, n)`` centres chosen once
+        from all of ``X`` (``centers``, ``random_state``) and shared by every fold and the
+        final fit.  The search never forms an n x n matrix: per width one pass over the
+        rows of the (n, b) design matrix gives the ``b x b`` Gram matrix ``K_g^T K_g`` of
+        each fold's validation part ``g``; a training part's Gram matrix is the sum of the
+        others (the full one the sum of all), so each (sigma, fold) costs one ``b x b``
+        eigendecomposition ``K_tr^T K_tr / m = V diag(s) V^T``, and every lambda and task
+        ``alpha~ = V diag(1 / (s + lam)) V^T K_tr^T y / m`` (Eq. 3 on the fold) on top.
+        The final fit reuses the full Gram matrix: one Cholesky per chosen (sigma,
+        lambda).  Time O(n b (d + |sigmas| b)), memory O(n b + |sigmas| b^2).
+    centers : {"random", "kmeans"}, default="random"
+        As in :class:`kclf.LSPC` (``n_basis`` only).
 
     Attributes
     ----------
@@ -100,6 +156,8 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
         scoring="error",
         random_state=None,
         kernel="rbf",
+        n_basis=None,
+        centers="random",
     ):
         self.sigmas = sigmas
         self.lams = lams
@@ -108,6 +166,8 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
         self.scoring = scoring
         self.random_state = random_state
         self.kernel = kernel
+        self.n_basis = n_basis
+        self.centers = centers
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -117,12 +177,115 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
 
     def _grids(self, X):
         check_rounding(self.rounding)
+        check_n_basis(self.n_basis, self.centers)
+        if self.n_basis is not None and self.kernel == "precomputed":
+            raise ValueError("n_basis (low-rank LSPC) is not available with kernel='precomputed'")
         return search_grids(
             X, self.sigmas, self.lams, self.cv, self.kernel, self.scoring, check_lam
         )
 
     def _kernel(self, X, Y, sigma):
         return gram(self.kernel, X, Y, None if np.isnan(sigma) else sigma)
+
+    def _fold_scores(self, to_classes, F, labels):
+        """(n_lams, n_tasks) scores of the validation outputs ``F`` (n_va, n_lams, p) of
+        the solved columns (:func:`solved_columns`)."""
+        n_tasks = labels.shape[1]
+        if to_classes.ones:  # [ones, positives]: negative = ones - positive
+            F1 = F[:, :, 1:]
+            F0 = F[:, :, :1] - F1
+        elif F.shape[2] == 2 * n_tasks:  # [negative, positive] per task
+            F0, F1 = F[:, :, 0::2], F[:, :, 1::2]
+        else:
+            P = round_outputs(to_classes(F.transpose(1, 0, 2)), self.rounding)
+            return fold_scores(P, labels, self.scoring)
+        return binary_fold_scores(F0, F1, labels, self.rounding, self.scoring)
+
+    def _search_exact(self, X, sigmas, lams, folds, ind, labels, scores, counts):
+        """Add every (task, sigma, lambda)'s fold scores to ``scores`` and ``counts``;
+        returns the squared distances of ``X`` (rbf; None otherwise) for the final fit."""
+        n_tasks = labels.shape[1]
+        S, to_classes = solved_columns(ind, n_tasks, self.rounding)
+        D = squared_distances(X) if self.kernel == "rbf" and n_tasks else None
+        for si, sigma in enumerate(sigmas if n_tasks else ()):
+            # the same values as kernels.grams (and rbf_kernel) bit for bit
+            K = gram(self.kernel, X) if D is None else np.exp(D * (-1.0 / (2.0 * sigma**2)))
+            # the identity below needs K^T K = V diag(s^2) V^T: an eigendecomposition for a
+            # symmetric K (indefinite too), a singular value decomposition otherwise (only
+            # a precomputed or callable kernel can be non-symmetric)
+            symmetric = self.kernel in ("rbf", "linear") or np.allclose(
+                K, K.T, rtol=0.0, atol=1e-13 * np.abs(K).max()
+            )
+            for tr, va in folds:
+                m = tr.size
+                Ktr = K[np.ix_(tr, tr)]
+                if symmetric:
+                    with serial_blas(m <= SERIAL_EIGH_MAX):
+                        s, V = scipy.linalg.eigh(
+                            Ktr, driver="evd", overwrite_a=True, check_finite=False
+                        )
+                    U = V
+                else:
+                    U, s, Vt = scipy.linalg.svd(Ktr, overwrite_a=True, check_finite=False)
+                    V = Vt.T
+                B = U.T @ S[tr]
+                Kva = K[np.ix_(va, tr)]
+                # (H + lam I)^{-1} h = V G U^T Y_tr with G = (s/m) / (s^2/m + lam), all lams
+                G = (s / m) / (s * s / m + lams[:, None])
+                # columns (lam, solved column): every setting in one matrix product
+                GB = (G.T[:, :, None] * B[:, None, :]).reshape(m, -1)
+                if self.rounding == "parameters":
+                    F = Kva @ np.maximum(V @ GB, 0.0)
+                elif GB.shape[1] < va.size:
+                    F = Kva @ (V @ GB)
+                else:
+                    F = (Kva @ V) @ GB
+                sc = self._fold_scores(to_classes, F.reshape(va.size, lams.size, -1), labels[va])
+                ok = ~np.isnan(sc)
+                scores[:, si, :] += np.where(ok, sc, 0.0).T
+                counts[:, si, :] += ok.T
+        return D
+
+    def _search_lowrank(self, X, sigmas, lams, folds, ind, labels, scores, counts):
+        """:meth:`_search_exact` for the low-rank model (``n_basis``; see the class
+        docstring).  Returns the centres ``(index, C)`` and, per width, the full
+        ``(K^T K, K^T ind)`` for the final fit."""
+        n, n_tasks = X.shape[0], labels.shape[1]
+        index, C = choose_centers(X, self.n_basis, self.centers, self.random_state)
+        b = C.shape[0]
+        order, bounds, masks = row_atoms(n, folds)
+        pos = np.empty(n, dtype=int)
+        pos[order] = np.arange(n)
+        S, to_classes = solved_columns(ind, n_tasks, self.rounding)
+        S_o = S[order]
+        labels_o = labels[order]
+
+        rbf = self.kernel == "rbf"
+        if rbf:
+            D = design_distances(X, order, C)
+            K = np.empty_like(D)
+        else:
+            K = np.asarray(gram(self.kernel, X[order], C), dtype=float)
+        systems = []
+        for si, sigma in enumerate(sigmas if n_tasks else ()):
+            if rbf:
+                np.multiply(D, -1.0 / (2.0 * sigma**2), out=K)
+                np.exp(K, out=K)
+            fs = FoldSystems(K, S_o, bounds, masks)
+            for k, (tr, va) in enumerate(folds):
+                H, h = fs.training(k)
+                A = eigen_path(H, h, tr.size, lams, serial=b <= SERIAL_EIGH_MAX)
+                if self.rounding == "parameters":
+                    np.maximum(A, 0.0, out=A)
+                Kva, va_pos = rows_of(K, pos[va])
+                F = (Kva @ A.reshape(b, -1)).reshape(va.size, lams.size, -1)
+                sc = self._fold_scores(to_classes, F, labels_o[va_pos])
+                ok = ~np.isnan(sc)
+                scores[:, si, :] += np.where(ok, sc, 0.0).T
+                counts[:, si, :] += ok.T
+            G, KS = fs.full()
+            systems.append((G, to_classes(KS).reshape(b, -1)))
+        return (index, C), systems
 
     def fit(self, X, y):
         """Select (sigma, lambda) by CV, then refit on all of ``X``."""
@@ -160,44 +323,15 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
             fit_tasks = np.array([0])
             folds = cv_splits(self.cv, X, y, self.random_state)
         n_tasks = labels.shape[1]
-        n_cls = ind.shape[1] // max(n_tasks, 1)
         scores = np.zeros((n_tasks, sigmas.size, lams.size))
         counts = np.zeros_like(scores)
-        for si, (_, K) in enumerate(grams(self.kernel, X, sigmas) if n_tasks else ()):
-            # the identity below needs K^T K = V diag(s^2) V^T: an eigendecomposition for a
-            # symmetric K (indefinite too), a singular value decomposition otherwise (only
-            # a precomputed or callable kernel can be non-symmetric)
-            symmetric = self.kernel in ("rbf", "linear") or np.allclose(
-                K, K.T, rtol=0.0, atol=1e-13 * np.abs(K).max()
+        if self.n_basis is None:
+            D = self._search_exact(X, sigmas, lams, folds, ind, labels, scores, counts)
+        else:
+            D = None
+            centers, systems = self._search_lowrank(
+                X, sigmas, lams, folds, ind, labels, scores, counts
             )
-            for tr, va in folds:
-                m = tr.size
-                Ktr = K[np.ix_(tr, tr)]
-                if symmetric:
-                    with threadpool_limits(1 if m <= SERIAL_EIGH_MAX else None, "blas"):
-                        s, V = scipy.linalg.eigh(
-                            Ktr, driver="evd", overwrite_a=True, check_finite=False
-                        )
-                    U = V
-                else:
-                    U, s, Vt = scipy.linalg.svd(Ktr, overwrite_a=True, check_finite=False)
-                    V = Vt.T
-                B = U.T @ ind[tr]
-                Kva = K[np.ix_(va, tr)]
-                # (H + lam I)^{-1} h = V G U^T Y_tr with G = (s/m) / (s^2/m + lam), all lams
-                G = (s / m) / (s * s / m + lams[:, None])
-                # columns (lam, task, class): every setting in one matrix product
-                GB = (G.T[:, :, None] * B[:, None, :]).reshape(m, -1)
-                if self.rounding == "parameters":
-                    F = Kva @ np.maximum(V @ GB, 0.0)
-                else:
-                    F = (Kva @ V) @ GB
-                F = F.reshape(va.size, lams.size, n_tasks, n_cls).transpose(1, 0, 2, 3)
-                P = round_outputs(F, self.rounding)
-                sc = fold_scores(P, labels[va], self.scoring)
-                ok = ~np.isnan(sc)
-                scores[:, si, :] += np.where(ok, sc, 0.0).T
-                counts[:, si, :] += ok.T
         with np.errstate(invalid="ignore"):
             mean = np.where(counts > 0, scores / np.maximum(counts, 1), np.nan)
         mean = mean.reshape(n_tasks, -1)
@@ -212,8 +346,14 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
             self.lam_ = float(grid_l[best[0]])
             self.best_score_ = float(mean[0, best[0]])
             self.best_estimator_ = LSPC(
-                sigma=self.sigma_, lam=self.lam_, rounding=self.rounding, kernel=self.kernel
-            ).fit(X, y)
+                sigma=self.sigma_,
+                lam=self.lam_,
+                rounding=self.rounding,
+                kernel=self.kernel,
+                n_basis=self.n_basis,
+                centers=self.centers,
+                random_state=self.random_state,
+            )._fit(X, y, centers=None if self.n_basis is None else centers)
             return self
         T = self.n_tasks_
         full = np.full((T, grid_s.size), np.nan)
@@ -225,17 +365,30 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
         self.sigma_[fit_tasks] = grid_s[best]
         self.lam_[fit_tasks] = grid_l[best]
         self.best_score_[fit_tasks] = mean[np.arange(n_tasks), best]
-        self.alpha_ = np.zeros((X.shape[0], T, 2))
         sig_t, lam_t = grid_s[best], grid_l[best]
-        for sigma in np.unique(sig_t):
-            same_s = np.isnan(sig_t) if np.isnan(sigma) else sig_t == sigma
-            H, h = normal_equations(self._kernel(X, None, sigma), ind)
-            for lam in np.unique(lam_t[same_s]):
-                tasks = np.flatnonzero(same_s & (lam_t == lam))
-                cols = (2 * tasks[:, None] + np.arange(2)).ravel()
-                self.alpha_[:, fit_tasks[tasks], :] = solve_normal(H, h[:, cols], lam).reshape(
-                    -1, tasks.size, 2
-                )
+        n_basis = X.shape[0] if self.n_basis is None else centers[1].shape[0]
+        self.alpha_ = np.zeros((n_basis, T, 2))
+        # the final systems have n (or b) unknowns; up to SERIAL_EIGH_MAX their Gram
+        # matrix and Cholesky factorisation run on one BLAS thread, as the search's eigh
+        with serial_blas(n_basis <= SERIAL_EIGH_MAX):
+            for sigma in np.unique(sig_t):
+                same_s = np.isnan(sig_t) if np.isnan(sigma) else sig_t == sigma
+                if self.n_basis is not None:
+                    si = int(np.flatnonzero(np.isnan(sigmas) | (sigmas == sigma))[0])
+                    G, KY = systems[si]
+                    H, h = G / X.shape[0], KY / X.shape[0]
+                elif D is not None:
+                    H, h = normal_equations(np.exp(D * (-1.0 / (2.0 * sigma**2))), ind)
+                else:
+                    H, h = normal_equations(self._kernel(X, None, sigma), ind)
+                for lam in np.unique(lam_t[same_s]):
+                    tasks = np.flatnonzero(same_s & (lam_t == lam))
+                    cols = (2 * tasks[:, None] + np.arange(2)).ravel()
+                    alpha = solve_normal(H, h[:, cols], lam)
+                    self.alpha_[:, fit_tasks[tasks], :] = alpha.reshape(-1, tasks.size, 2)
+        if self.n_basis is not None:
+            self.center_index_, self.X_fit_ = centers
+            return self
         # a copy: the caller may change X after fit (a precomputed Gram matrix is only
         # kept for its shape)
         self.X_fit_ = X if self.kernel == "precomputed" else X.copy()

@@ -24,7 +24,10 @@ def _readme_imports():
 
 def _paper_table_names():
     """The estimator names of the README's paper table (its second column)."""
-    rows = [line for line in README.splitlines() if line.startswith("| ")][1:]
+    lines = README.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| "))
+    end = next(i for i in range(start, len(lines)) if not lines[i].startswith("|"))
+    rows = lines[start + 2 : end]  # the first table of the README, past its header rule
     cells = [row.split("|")[2] for row in rows if row.count("|") >= 4]
     return sorted({n for c in cells for n in re.findall(r"`(\w+)`", c)})
 

@@ -1,0 +1,100 @@
+"""Pairwise coupling of kernel logistic regression with all pairs' IRLS batched (issue 17,
+item 5): equal to one fit per pair."""
+
+import pickle
+
+import numpy as np
+import pytest
+
+from kclf.coupling import PairwiseCoupling
+from kclf.kernels import rbf_kernel
+from kclf.klr import KernelLogisticRegression, irls, irls_stacked
+
+
+class PerPairKLR(KernelLogisticRegression):
+    """KernelLogisticRegression without the batched pair fit: PairwiseCoupling falls back
+    to its loop of one ``clone().fit`` per pair (the reference)."""
+
+    _fit_pairwise = None
+    _pairwise_decision = None
+
+
+def unbalanced(seed=0, sizes=(30, 22, 41, 15, 30), d=4):
+    rng = np.random.default_rng(seed)
+    y = np.repeat(np.arange(len(sizes)), sizes)
+    X = rng.normal(size=(y.size, d)) + 0.9 * np.eye(len(sizes), d)[y] * 2
+    return X, y
+
+
+def test_irls_stacked_equals_irls_direct_per_problem():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(3, 40, 3))
+    K = np.stack([rbf_kernel(x, None, 1.0) + 1.0 for x in X])
+    Y = (X[:, :, 0] + 0.5 * rng.normal(size=(3, 40)) > 0).astype(float)
+    lam = np.array([1e-3, 0.1, 1.0])
+    A, n_iter, conv = irls_stacked(K, Y, lam, tol=1e-10)
+    for p in range(3):
+        a, it, c = irls(K[p], Y[p][:, None], lam[p], tol=1e-10, solver="direct")
+        # the same steps in the same order: only round-off of the stacked products differs
+        assert it[0] == n_iter[p] and c[0] == conv[p]
+        np.testing.assert_allclose(A[p], a[:, 0], rtol=0, atol=1e-8 * np.abs(a).max())
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"sigma": 1.5, "lam": 0.01},
+        {"sigma": None, "lam": 0.1},  # each pair its own median width
+        {"sigma": 2.0, "lam": 1e-3, "fit_intercept": False},
+        {"sigma": 1.5, "lam": 0.05, "solver": "cg"},  # no batching: the loop
+        {"kernel": "linear", "lam": 0.5},
+    ],
+)
+def test_batched_pairs_equal_per_pair_fits(kwargs):
+    X, y = unbalanced()
+    Xt = X[::3] + 0.2
+    fast = PairwiseCoupling(KernelLogisticRegression(**kwargs)).fit(X, y)
+    slow = PairwiseCoupling(PerPairKLR(**kwargs)).fit(X, y)
+    assert fast.converged_ and slow.converged_
+    for a, b, idx in zip(fast.estimators_, slow.estimators_, fast.pair_index_, strict=True):
+        # identical IRLS steps (same objective, step, halving and stopping rule), so the
+        # solutions differ by round-off only, far inside the solver's tol = 1e-6
+        np.testing.assert_array_equal(a.n_iter_, b.n_iter_)
+        np.testing.assert_allclose(a.dual_coef_, b.dual_coef_, rtol=0, atol=1e-8)
+        np.testing.assert_allclose(a.intercept_, b.intercept_, rtol=0, atol=1e-8)
+        assert a.sigma_ == pytest.approx(b.sigma_, rel=1e-12) if b.sigma_ else a.sigma_ is None
+        np.testing.assert_array_equal(a.X_fit_, X[idx])
+        np.testing.assert_allclose(a.predict_proba(Xt), b.predict_proba(Xt), atol=1e-10)
+    np.testing.assert_allclose(fast.predict_proba(Xt), slow.predict_proba(Xt), atol=1e-10)
+
+
+def test_large_pairs_use_cg_like_the_per_pair_fit():
+    """solver="auto": pairs of >= 128 samples are solved by CG, as their own fit does."""
+    X, y = unbalanced(sizes=(70, 70, 20))
+    fast = PairwiseCoupling(KernelLogisticRegression(sigma=1.0, lam=0.1)).fit(X, y)
+    slow = PairwiseCoupling(PerPairKLR(sigma=1.0, lam=0.1)).fit(X, y)
+    for a, b in zip(fast.estimators_, slow.estimators_, strict=True):
+        np.testing.assert_allclose(a.dual_coef_, b.dual_coef_, rtol=0, atol=1e-8)
+
+
+def test_precomputed_kernel_pairs():
+    X, y = unbalanced(seed=2)
+    K = rbf_kernel(X, None, 1.3)
+    Kt = rbf_kernel(X[:9] + 0.1, X, 1.3)
+    fast = PairwiseCoupling(KernelLogisticRegression(kernel="precomputed", lam=0.02)).fit(K, y)
+    ref = PairwiseCoupling(KernelLogisticRegression(sigma=1.3, lam=0.02)).fit(X, y)
+    np.testing.assert_allclose(fast.predict_proba(Kt), ref.predict_proba(X[:9] + 0.1), atol=1e-9)
+
+
+def test_klr_pairwise_mode_is_batched_and_owns_its_rows():
+    X, y = unbalanced(seed=3)
+    Xt = X[:12] - 0.1
+    X_caller = X.copy()
+    model = KernelLogisticRegression(sigma=1.2, lam=0.05).fit(X_caller, y)
+    before = model.predict_proba(Xt)
+    X_caller += 10.0  # the fitted pairs keep their own copy of the rows
+    np.testing.assert_array_equal(model.predict_proba(Xt), before)
+    ref = PairwiseCoupling(PerPairKLR(sigma=1.2, lam=0.05, multi_class="ovr")).fit(X, y)
+    np.testing.assert_allclose(before, ref.predict_proba(Xt), atol=1e-10)
+    again = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(again.predict_proba(Xt), before)
