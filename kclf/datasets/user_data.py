@@ -217,7 +217,7 @@ def _binary_matrix(path, M, names, where, raw=None):
 
 def _read_table(path, entry, sep):
     where = lambda i: f"line {i + 2}"  # noqa: E731  (line 1 is the header)
-    frame = pd.read_csv(path, sep=sep, float_precision="round_trip")
+    frame = pd.read_csv(path, sep=sep)
     columns = [str(c) for c in frame.columns]
     frame.columns = columns
     label, labels = entry.get("label"), entry.get("labels")
