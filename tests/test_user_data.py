@@ -596,3 +596,14 @@ def test_mulan_reader_names_labels_anywhere(tmp_path):
     assert feat == ["x", "y"] and lab == ["B", "A"]
     with pytest.raises(ValueError, match="label attribute 'x' is not nominal"):
         load_arff_multilabel(p, labels=["A", "B", "x"])
+
+
+def test_unreadable_files_name_the_file(tmp_path):
+    p = _csv(tmp_path, "a,y\n1,0\n2,1,7\n")
+    with pytest.raises(ValueError) as e:
+        load_user_dataset("d", {"format": "csv", "path": str(p), "label": "y"})
+    assert _one_line(e).startswith(f"{p}: not a comma-separated table with a header row (")
+    assert "line 3" in str(e.value)  # pandas' own pointer to the ragged row
+    np.savez(tmp_path / "o.npz", X=np.ones((2, 1)), y=np.array([{}, {}], dtype=object))
+    with pytest.raises(ValueError, match=re.escape(f"{tmp_path / 'o.npz'}: not an npz of numeric")):
+        load_user_dataset("o", {"format": "npz", "path": str(tmp_path / "o.npz")})

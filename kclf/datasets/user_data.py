@@ -217,7 +217,14 @@ def _binary_matrix(path, M, names, where, raw=None):
 
 def _read_table(path, entry, sep):
     where = lambda i: f"line {i + 2}"  # noqa: E731  (line 1 is the header)
-    frame = pd.read_csv(path, sep=sep)
+    try:
+        frame = pd.read_csv(path, sep=sep)
+    except ValueError as exc:  # pandas' ParserError and EmptyDataError
+        message = " ".join(str(exc).split())
+        raise ValueError(
+            f"{path}: not a {'comma' if sep == ',' else 'tab'}-separated table with a header "
+            f"row ({message})"
+        ) from None
     columns = [str(c) for c in frame.columns]
     frame.columns = columns
     label, labels = entry.get("label"), entry.get("labels")
@@ -266,8 +273,11 @@ def _read_arff(path, entry):
 
 def _read_npz(path):
     where = lambda i: f"row index {i}"  # noqa: E731
-    with np.load(path, allow_pickle=False) as f:
-        arrays = {k: f[k] for k in f.files}
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            arrays = {k: f[k] for k in f.files}
+    except (ValueError, OSError) as exc:  # not an npz, or object arrays
+        raise ValueError(f"{path}: not an npz of numeric or text arrays ({exc})") from None
     extra = sorted(set(arrays) - set(NPZ_KEYS))
     if extra:
         raise ValueError(
