@@ -51,8 +51,10 @@ __all__ = [
     "UserDataset",
     "builtin_dataset_names",
     "check_dataset_name",
+    "describe",
     "list_class_folders",
     "load_user_dataset",
+    "require_task",
     "standardize_split",
     "stratified_realisation",
 ]
@@ -127,7 +129,8 @@ def builtin_dataset_names(schema_dir):
     """Built-in data set names, read from the family schemas in ``schema_dir``.
 
     Every ``<family>.schema.yaml`` whose block has a ``datasets`` key contributes the
-    names its list accepts (``items.enum``) or its keys (``properties``, as ``mgpc``).
+    names its list accepts (``items.enum``, or the ``enum`` of an ``items.anyOf``
+    alternative) or its keys (``properties``, as ``mgpc``).
 
     Returns
     -------
@@ -143,7 +146,10 @@ def builtin_dataset_names(schema_dir):
         node = (yaml.safe_load(path.read_text()) or {}).get("properties", {}).get("datasets")
         if not isinstance(node, dict):
             continue
-        names = list(node.get("items", {}).get("enum", [])) + list(node.get("properties", {}))
+        items = node.get("items", {})
+        alternatives = [items, *items.get("anyOf", [])]  # anyOf: the user's names beside
+        names = [n for alt in alternatives for n in alt.get("enum", [])]
+        names += list(node.get("properties", {}))
         for name in names:
             out.setdefault(str(name), []).append(f"{family}.datasets")
     return {name: sorted(keys) for name, keys in out.items()}
@@ -501,6 +507,22 @@ def load_user_dataset(name, entry, base_dir=None, builtin=()):
         standardize=entry.get("standardize"),
         files=tuple(str(p) for p in paths),
     )
+
+
+def require_task(dataset, tasks, where):
+    """``dataset`` if its task is one of ``tasks``, else a ``ValueError`` of one line naming
+    the entry, its file and ``where`` (the family's datasets key) that cannot take it."""
+    if dataset.task not in tasks:
+        raise ValueError(
+            f"datasets.{dataset.name} ({dataset.files[0]}): a {dataset.task} data set, but "
+            f"{where} takes {' or '.join(tasks)} ones"
+        )
+    return dataset
+
+
+def describe(dataset):
+    """Caption text naming the user's data set and its files."""
+    return f"your data (datasets.{dataset.name}: {', '.join(Path(f).name for f in dataset.files)})"
 
 
 # --- realisations and scaling ----------------------------------------------------------------

@@ -1,0 +1,141 @@
+"""Your own data through the experiment families: real data the project has, written in the
+user's formats, through the config block ``datasets:`` and a family's ``datasets`` list,
+run on tiny grids; the tables' rows and values are checked against direct fits, and adding
+a user data set to a finished run plans only that data set's jobs."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+import workflow_run as wf
+import yaml
+from sklearn.datasets import dump_svmlight_file
+from sklearn.svm import SVC
+
+from kclf.repro.datasets import ida
+from kclf.repro.datasets.mulan import load_scene
+from kclf.repro.datasets.user_data import stratified_realisation
+
+pytestmark = pytest.mark.slow
+
+SEED = 20101122
+
+
+def _config(families):
+    """The default config with every family off, then ``families`` (blocks) merged in."""
+    cfg = wf.tiny_config("tiny")
+    cfg["lspc_toy"]["enabled"] = False
+    for key, block in families.items():
+        cfg[key] = wf._merge(cfg[key], block) if isinstance(cfg.get(key), dict) else block
+    return cfg
+
+
+def _write(work, cfg):
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=True))
+
+
+# --- IDA: a pattern set written to CSV (path:) and to libsvm (train: + test:) -----------------
+
+IDA_BLOCK = {
+    "enabled": True,
+    "methods": ["maplp", "svm", "klr", "lspc_new", "lspc"],
+    "realisations": 2,
+    "trials_per_job": 2,
+    "n_select": 1,
+    "folds": 2,
+    "sigma_factors": [0.5, 1.0],
+    "svm_C": [1.0, 10.0],
+    "lams": [0.01, 0.1],
+    "test_size": 0.4,
+}
+
+
+@pytest.fixture(scope="module")
+def ida_run(tmp_path_factory):
+    """thyroid (the mirror's IDA pattern set) as thy_csv (one CSV, realisations drawn by the
+    family) and thy_svm (libsvm train/test files: the IDA split file's realisation 1)."""
+    from conftest import SHARED_DATA
+
+    if not (SHARED_DATA / "ida" / "unique_xt" / "thyroid.mat").is_file():
+        pytest.skip(f"IDA pattern sets not in the real-data mirror {SHARED_DATA}")
+    work = tmp_path_factory.mktemp("user_ida")
+    X, y = ida.load_pattern_set("thyroid", SHARED_DATA / "ida")
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+    frame["cls"] = np.where(y == 1, "sick", "normal")
+    frame.to_csv(work / "thyroid.csv", index=False)
+    train, test = ida.stratified_splits(y, "thyroid", SEED, n_realisations=1)
+    dump_svmlight_file(X[train[0]], y[train[0]], str(work / "thy.train.svm"), zero_based=False)
+    dump_svmlight_file(X[test[0]], y[test[0]], str(work / "thy.test.svm"), zero_based=False)
+    cfg = _config({"ida": dict(IDA_BLOCK, datasets=["thy_csv"])})
+    cfg["datasets"] = {
+        "thy_csv": {"format": "csv", "path": "thyroid.csv", "label": "cls"},
+        "thy_svm": {"format": "libsvm", "train": "thy.train.svm", "test": "thy.test.svm"},
+    }
+    _write(work, cfg)
+    wf.run(work, cores=2, timeout=600)
+    finished_csv_only = wf.dry_run(work)
+    plan = wf.dry_run(work, _edit_datasets(cfg, ["thy_csv", "thy_svm"]))
+    wf.run(work, cores=2, timeout=600)
+    return work, X, y, (train[0], test[0]), finished_csv_only, plan
+
+
+def _edit_datasets(cfg, names):
+    out = yaml.safe_load(yaml.safe_dump(cfg))
+    out["ida"]["datasets"] = names
+    return out
+
+
+def test_ida_adding_a_user_data_set_plans_only_its_jobs(ida_run):
+    *_, finished, plan = ida_run
+    assert finished == []
+    methods = IDA_BLOCK["methods"]
+    expected = (
+        [("ida_data", "dataset=thy_svm, trials=0-0")]
+        + [("ida_fit", f"dataset=thy_svm, method={m}, trials=0-0") for m in methods]
+        + [("ida_select", f"dataset=thy_svm, method={m}") for m in methods]
+        + [("ida_report", ""), ("provenance", "")]  # provenance records the config
+    )
+    assert plan == sorted(expected)
+
+
+def _svm_error(X, y, train, test, selection):
+    p = selection["params"]
+    svc = SVC(C=p["C"], gamma=p["gamma"]).fit(X[train], y[train])
+    return 100.0 * np.mean(svc.predict(X[test]) != y[test])
+
+
+def test_ida_table_rows_are_the_user_data_sets_with_direct_fit_errors(ida_run):
+    work, X, y, (tr, te), *_ = ida_run
+    table = pd.read_csv(work / "results/tables/ida_error.csv")
+    assert sorted(set(table["dataset"])) == ["thy_csv", "thy_svm"]
+    labels = {"MAPLP", "SVM", "KLR", "LSPC-new", "LSPC"}
+    assert set(table["method"]) == labels
+    assert table.groupby("dataset")["n"].max().to_dict() == {"thy_csv": 2, "thy_svm": 1}
+    svm = table[table["method"] == "SVM"].set_index("dataset")["mean"]
+    # thy_svm: the libsvm files are one fixed split; its SVM error = a direct SVC fit
+    sel = json.loads((work / "results/records/ida/thy_svm/svm_selection.json").read_text())
+    assert svm["thy_svm"] == pytest.approx(_svm_error(X, y, tr, te, sel), abs=1e-4)
+    # thy_csv: realisations r = 0, 1 drawn from the seed, the name and r (row order kept)
+    y01 = (y == 1).astype(int)
+    sel = json.loads((work / "results/records/ida/thy_csv/svm_selection.json").read_text())
+    errs = []
+    for r in range(2):
+        a, b = stratified_realisation(y01, "thy_csv", SEED, r, 0.4)
+        assert len(b) == round(0.4 * len(y))
+        errs.append(_svm_error(X, y, a, b, sel))
+    assert svm["thy_csv"] == pytest.approx(np.mean(errs), abs=1e-4)
+    assert (table["mean"] < 20).all(), table  # thyroid: a few % for every method
+
+
+def test_ida_captions_say_the_data_are_the_users_without_paper_columns(ida_run):
+    work = ida_run[0]
+    md = (work / "results/tables/ida_error.md").read_text()
+    assert "Your own data sets (config datasets:, no published numbers): thy_csv, thy_svm" in md
+    assert "your data (datasets.thy_csv: thyroid.csv)" in md
+    assert "your data (datasets.thy_svm: thy.train.svm, thy.test.svm)" in md
+    assert "paper" not in md.split("\n\n")[1]  # the table itself: no paper columns
+    time_table = pd.read_csv(work / "results/tables/ida_time.csv")
+    assert not any(c.startswith("paper") for c in time_table.columns)
