@@ -139,3 +139,73 @@ def test_ida_captions_say_the_data_are_the_users_without_paper_columns(ida_run):
     assert "paper" not in md.split("\n\n")[1]  # the table itself: no paper columns
     time_table = pd.read_csv(work / "results/tables/ida_time.csv")
     assert not any(c.startswith("paper") for c in time_table.columns)
+
+
+# --- multilabel: MULAN scene's ARFF files through datasets: --------------------------------
+
+ML_BLOCK = {
+    "enabled": True,
+    "methods": ["corrlog", "ilr"],
+    "folds": 2,
+    "rho1_grid": [0.001],
+    "rho2_grid": [0.01],
+}
+
+
+@pytest.fixture(scope="module")
+def ml_run(tmp_path_factory):
+    """A finished run of the built-in scene, then my_scene (the same ARFF files as the
+    user's, n_labels: 6) added to it."""
+    from conftest import SHARED_DATA
+
+    mulan = SHARED_DATA / "mulan"
+    if not (mulan / "scene-train.arff").is_file():
+        pytest.skip(f"MULAN scene not in the real-data mirror {SHARED_DATA}")
+    work = tmp_path_factory.mktemp("user_multilabel")
+    cfg = _config({"multilabel": dict(ML_BLOCK, datasets=["scene"])})
+    cfg["mirror"] = str(SHARED_DATA)
+    cfg["datasets"] = {
+        "my_scene": {
+            "format": "arff",
+            "train": str(mulan / "scene-train.arff"),
+            "test": str(mulan / "scene-test.arff"),
+            "n_labels": 6,
+        }
+    }
+    _write(work, cfg)
+    wf.run(work, cores=2, timeout=600)
+    cfg["multilabel"]["datasets"] = ["scene", "my_scene"]
+    plan = wf.dry_run(work, cfg)
+    wf.run(work, cores=2, timeout=600)
+    return work, plan
+
+
+def test_multilabel_adding_a_user_data_set_plans_only_its_jobs(ml_run):
+    _, plan = ml_run
+    expected = [("multilabel_user_data", "dataset=my_scene, trials=0-0")]
+    expected += [
+        ("multilabel_fit", f"dataset=my_scene, method={m}, trials=0-0")
+        for m in ML_BLOCK["methods"]
+    ]
+    expected += [("multilabel_table", "dataset=my_scene"), ("provenance", "")]
+    assert plan == sorted(expected)
+
+
+def test_multilabel_user_scene_table_equals_the_builtin_scene_table(ml_run):
+    """Same ARFF files, read by the user-data reader instead of the scene loader: the same
+    rows and values (one grid point, so the CV folds, seeded by the name, choose nothing)."""
+    work, _ = ml_run
+    mine = pd.read_csv(work / "results/tables/multilabel_my_scene.csv")
+    builtin = pd.read_csv(work / "results/tables/multilabel_scene.csv")
+    assert set(mine["dataset"]) == {"my_scene"}
+    assert len(mine) == len(builtin) > 0
+    cols = [c for c in builtin.columns if c != "dataset"]
+    pd.testing.assert_frame_equal(mine[cols], builtin[cols])
+    hamming = mine[(mine["task"] == "Hamming loss")].set_index("method")["mean"]
+    assert set(hamming.index) == {"CorrLog", "ILR"}
+    assert ((hamming > 0.05) & (hamming < 0.2)).all(), hamming  # scene: about 10%
+    md = (work / "results/tables/multilabel_my_scene.md").read_text()
+    assert "my_scene, your data (datasets.my_scene: scene-train.arff, scene-test.arff)" in md
+    assert "paper" not in md.lower()
+    cal = pd.read_csv(work / "results/tables/multilabel_my_scene_calibration.csv")
+    assert len(cal) == len(ML_BLOCK["methods"])

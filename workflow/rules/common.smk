@@ -70,6 +70,14 @@ def user_files(name):
     return [entry[k] for k in ("path", "train", "test") if entry.get(k) is not None]
 
 
+def user_caption(name):
+    """How captions name a data set: the name, and for the user's own where it comes from."""
+    if name not in USER_DATASETS:
+        return name
+    files = ", ".join(Path(f).name for f in user_files(name))
+    return f"{name}, your data (datasets.{name}: {files})"
+
+
 # Same numbers whatever --cores is: BLAS threads are fixed by the config, not the job.
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = str(config["blas_threads"])

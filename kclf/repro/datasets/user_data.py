@@ -57,6 +57,7 @@ __all__ = [
     "require_task",
     "standardize_split",
     "stratified_realisation",
+    "trial_parts",
 ]
 
 FORMATS = ("arff", "csv", "tsv", "libsvm", "npz")
@@ -569,6 +570,29 @@ def stratified_realisation(y, name, seed, trial, test_size):
     strata = _label_strata(y, min(n_test, n - n_test)) if y.ndim == 2 else y
     train, test = ida.stratified_splits(strata, name, seed, n - n_test, n_test, [int(trial)])
     return train[0], test[0]
+
+
+def trial_parts(dataset, seed, trial, test_size, standardize=False):
+    """``(X_train, y_train, X_test, y_test)`` of trial ``trial`` of a user data set.
+
+    A fixed split (``train:`` + ``test:``) is trial 0, the only one; a ``path:`` set's
+    trial is :func:`stratified_realisation` (``test_size``).  The features are z-scored on
+    the training part (:func:`standardize_split`) when the entry's ``standardize`` says so,
+    or, left unset, when ``standardize`` (the family's choice) does.
+    """
+    if dataset.fixed_split:
+        if int(trial) != 0:
+            raise ValueError(
+                f"datasets.{dataset.name}: a fixed train/test split is trial 0 only, asked "
+                f"for trial {trial}"
+            )
+        parts = [dataset.X, dataset.y, dataset.X_test, dataset.y_test]
+    else:
+        train, test = stratified_realisation(dataset.y, dataset.name, seed, trial, test_size)
+        parts = [dataset.X[train], dataset.y[train], dataset.X[test], dataset.y[test]]
+    if standardize if dataset.standardize is None else dataset.standardize:
+        parts[0], parts[2] = standardize_split(parts[0], parts[2])
+    return tuple(parts)
 
 
 def standardize_split(X_train, X_test):
