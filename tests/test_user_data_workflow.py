@@ -15,9 +15,10 @@ import yaml
 from sklearn.datasets import dump_svmlight_file
 from sklearn.svm import SVC
 
+from kclf.kernels import median_sigma
 from kclf.repro.datasets import ida
-from kclf.repro.datasets.mulan import load_scene
 from kclf.repro.datasets.user_data import stratified_realisation
+from kclf.repro.experiments.multiclass import trial_split
 
 pytestmark = pytest.mark.slow
 
@@ -184,8 +185,7 @@ def test_multilabel_adding_a_user_data_set_plans_only_its_jobs(ml_run):
     _, plan = ml_run
     expected = [("multilabel_user_data", "dataset=my_scene, trials=0-0")]
     expected += [
-        ("multilabel_fit", f"dataset=my_scene, method={m}, trials=0-0")
-        for m in ML_BLOCK["methods"]
+        ("multilabel_fit", f"dataset=my_scene, method={m}, trials=0-0") for m in ML_BLOCK["methods"]
     ]
     expected += [("multilabel_table", "dataset=my_scene"), ("provenance", "")]
     assert plan == sorted(expected)
@@ -209,3 +209,54 @@ def test_multilabel_user_scene_table_equals_the_builtin_scene_table(ml_run):
     assert "paper" not in md.lower()
     cal = pd.read_csv(work / "results/tables/multilabel_my_scene_calibration.csv")
     assert len(cal) == len(ML_BLOCK["methods"])
+
+
+# --- multiclass: scikit-learn's digits as the user's npz (path:, the family's K-fold trials) --
+
+MC_BLOCK = {
+    "enabled": True,
+    "methods": ["klr_pairwise", "svc"],
+    "folds": 2,
+    "trials_per_job": 2,
+    "cv": 2,
+    "sigma_factors": [1.0],
+    "lams": [0.01],
+    "svc_Cs": [10.0],
+    "cost": {"dataset": "digits", "classes": [2, 3], "per_class": 10, "lam": 0.01},
+}
+
+
+@pytest.fixture(scope="module")
+def mc_run(tmp_path_factory):
+    """30 digits of each of 4 classes in an npz (X, y) as my_digits."""
+    from sklearn.datasets import load_digits
+
+    work = tmp_path_factory.mktemp("user_multiclass")
+    X, y = load_digits(return_X_y=True)
+    keep = np.concatenate([np.flatnonzero(y == k)[:30] for k in (0, 3, 5, 8)])
+    X, y = X[keep] / 16.0, y[keep]
+    np.savez(work / "digits.npz", X=X, y=y)
+    cfg = _config({"multiclass": dict(MC_BLOCK, datasets=["my_digits"])})
+    cfg["datasets"] = {"my_digits": {"format": "npz", "path": "digits.npz"}}
+    _write(work, cfg)
+    wf.run(work, cores=2, timeout=600)
+    return work, X, y
+
+
+def test_multiclass_table_of_the_users_npz_matches_direct_fits(mc_run):
+    work, X, y = mc_run
+    table = pd.read_csv(work / "results/tables/my_digits.csv")
+    err = table[table["metric"] == "error"].set_index("method")
+    assert set(err.index) == {"klr_pairwise", "svc"}
+    assert (err["n"] == 2).all()
+    codes = np.searchsorted(np.unique(y), y)
+    errs = []
+    for t in range(2):  # sigma: the only grid value times the training part's median distance
+        tr, te = trial_split(codes, "my_digits", SEED, 2, t)
+        sigma = median_sigma(X[tr])
+        svc = SVC(C=10.0, gamma=1.0 / (2 * sigma**2)).fit(X[tr], codes[tr])
+        errs.append(np.mean(svc.predict(X[te]) != codes[te]))
+    assert err.loc["svc", "mean"] == pytest.approx(np.mean(errs), abs=1e-6)
+    md = (work / "results/tables/my_digits.md").read_text()
+    assert "my_digits, your data (datasets.my_digits: digits.npz), seeded stratified 2-fold" in md
+    assert "paper" not in md.lower() and "ISOLET" not in md

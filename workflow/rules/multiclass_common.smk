@@ -9,9 +9,7 @@ MC_DATASETS = "|".join(["digits", "isolet1", "isolet", *MC_USER])
 
 def mc_fixed_split(dataset):
     """isolet's UCI split, or a user data set given as train: + test:."""
-    return dataset == "isolet" or (
-        dataset in MC_USER and USER_DATASETS[dataset]["path"] is None
-    )
+    return dataset == "isolet" or (dataset in MC_USER and USER_DATASETS[dataset]["path"] is None)
 
 
 def mc_trials(dataset):

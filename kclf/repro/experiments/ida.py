@@ -30,9 +30,8 @@ from sklearn.svm import SVC
 from ...kernels import median_sigma
 from ...maplp import MAPLP
 from ...platt import PlattScaled
-from ..datasets import breiman
+from ..datasets import breiman, user_data
 from ..datasets import ida as data
-from ..datasets import user_data
 from ..methods import check_method, family_methods, kernel_estimator, kernel_search, svc_grid
 from ..records import calibration_records, record
 from ..seeding import seed_for
