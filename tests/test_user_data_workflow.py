@@ -260,3 +260,56 @@ def test_multiclass_table_of_the_users_npz_matches_direct_fits(mc_run):
     md = (work / "results/tables/my_digits.md").read_text()
     assert "my_digits, your data (datasets.my_digits: digits.npz), seeded stratified 2-fold" in md
     assert "paper" not in md.lower() and "ISOLET" not in md
+
+
+# --- bad config: one line naming the key, before any job ------------------------------------
+
+
+@pytest.fixture
+def small_csv(tmp_path):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(rng.normal(size=(40, 3)), columns=["a", "b", "c"])
+    frame["y"] = np.repeat(["u", "v", "w", "z"], 10)
+    frame.to_csv(tmp_path / "four.csv", index=False)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "datasets, listed, message",
+    [
+        ({}, ["mine"], "key 'ida.datasets': 'mine' is neither a built-in data set of ida nor"),
+        (
+            {"banana": {"format": "csv", "path": "four.csv", "label": "y"}},
+            ["banana"],
+            "datasets.banana: the name clashes with the built-in data set 'banana' of ida.datasets",
+        ),
+        (
+            {"mine": {"format": "csv", "path": "absent.csv", "label": "y"}},
+            ["mine"],
+            "key 'datasets.mine.path': no file absent.csv",
+        ),
+        (
+            {"mine": {"format": "csv", "path": "four.csv"}},
+            ["mine"],
+            "invalid config: key 'datasets.mine'",
+        ),
+    ],
+)
+def test_bad_user_data_config_is_one_line_before_any_job(small_csv, datasets, listed, message):
+    cfg = _config({"ida": dict(IDA_BLOCK, datasets=listed)})
+    cfg["datasets"] = datasets
+    _write(small_csv, cfg)
+    proc = wf.run(small_csv, "--dry-run", cores=1, check=False)
+    assert proc.returncode != 0
+    assert message in proc.stdout + proc.stderr
+
+
+def test_a_multiclass_set_in_ida_fails_its_data_job_naming_the_file(small_csv):
+    cfg = _config({"ida": dict(IDA_BLOCK, datasets=["four"])})
+    cfg["datasets"] = {"four": {"format": "csv", "path": "four.csv", "label": "y"}}
+    _write(small_csv, cfg)
+    proc = wf.run(small_csv, "results/data/ida/four/0-1.npz", cores=1, check=False)
+    assert proc.returncode != 0
+    log = (small_csv / "results/logs/ida_data/four_0-1.log").read_text()
+    assert "datasets.four (four.csv): a multiclass data set, but ida.datasets takes binary" in log
+    assert not (small_csv / "results/data/ida/four/0-1.npz").exists()
