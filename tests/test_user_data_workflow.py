@@ -240,11 +240,26 @@ def mc_run(tmp_path_factory):
     cfg["datasets"] = {"my_digits": {"format": "npz", "path": "digits.npz"}}
     _write(work, cfg)
     wf.run(work, cores=2, timeout=600)
-    return work, X, y
+    more = yaml.safe_load(yaml.safe_dump(cfg))
+    more["datasets"]["my_digits_b"] = {"format": "npz", "path": "digits.npz"}
+    more["multiclass"]["datasets"] = ["my_digits", "my_digits_b"]
+    plan = wf.dry_run(work, more)
+    return work, X, y, plan
+
+
+def test_multiclass_adding_a_user_data_set_plans_only_its_jobs(mc_run):
+    plan = mc_run[-1]
+    expected = [("multiclass_data", "dataset=my_digits_b")]
+    expected += [
+        ("multiclass_fit", f"dataset=my_digits_b, method={m}, trials=0-1")
+        for m in MC_BLOCK["methods"]
+    ]
+    expected += [("multiclass_table", "dataset=my_digits_b"), ("provenance", "")]
+    assert plan == sorted(expected)
 
 
 def test_multiclass_table_of_the_users_npz_matches_direct_fits(mc_run):
-    work, X, y = mc_run
+    work, X, y, _ = mc_run
     table = pd.read_csv(work / "results/tables/my_digits.csv")
     err = table[table["metric"] == "error"].set_index("method")
     assert set(err.index) == {"klr_pairwise", "svc"}
