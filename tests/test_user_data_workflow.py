@@ -328,3 +328,67 @@ def test_a_multiclass_set_in_ida_fails_its_data_job_naming_the_file(small_csv):
     log = (small_csv / "results/logs/ida_data/four_0-1.log").read_text()
     assert "datasets.four (four.csv): a multiclass data set, but ida.datasets takes binary" in log
     assert not (small_csv / "results/data/ida/four/0-1.npz").exists()
+
+
+# --- mgpc: a binary set's class as a one-vs-rest task ----------------------------------------
+
+MGPC_BLOCK = {
+    "enabled": True,
+    "trials": 2,
+    "trials_per_job": 2,
+    "methods": ["ridge_newton", "mla"],
+    "lams": [0.01, 0.1],
+    "folds": 2,
+    "sigma_factors": [1.0],
+    "length_scale_factors": [1.0],
+    "amplitudes": [4.0],
+}
+
+
+@pytest.fixture(scope="module")
+def mgpc_run(ida_run, tmp_path_factory):
+    """The libsvm thyroid split of the IDA test as thy_svm, task "1" (the class +1); then
+    the CSV thyroid added as thy_csv, task "sick"."""
+    src, X, y, (tr, te), *_ = ida_run
+    work = tmp_path_factory.mktemp("user_mgpc")
+    for name in ("thy.train.svm", "thy.test.svm", "thyroid.csv"):
+        (work / name).write_bytes((src / name).read_bytes())
+    cfg = _config({"mgpc": MGPC_BLOCK})
+    cfg["mgpc"]["datasets"] = {"thy_svm": {"tasks": ["1"]}}
+    cfg["datasets"] = {
+        "thy_svm": {"format": "libsvm", "train": "thy.train.svm", "test": "thy.test.svm"},
+        "thy_csv": {"format": "csv", "path": "thyroid.csv", "label": "cls"},
+    }
+    _write(work, cfg)
+    wf.run(work, cores=2, timeout=600)
+    more = yaml.safe_load(yaml.safe_dump(cfg))
+    more["mgpc"]["datasets"]["thy_csv"] = {"tasks": ["sick"]}
+    plan = wf.dry_run(work, more)
+    return work, X, y, (tr, te), plan
+
+
+def test_mgpc_pools_the_users_files_and_tabulates_its_task(mgpc_run):
+    work, X, y, (tr, te), plan = mgpc_run
+    with np.load(work / "results/data/thy_svm/mgpc_1.npz") as f:
+        np.testing.assert_allclose(f["X"], np.vstack([X[tr], X[te]]))
+        np.testing.assert_array_equal(f["y"], np.concatenate([y[tr], y[te]]) == 1)
+    table = pd.read_csv(work / "results/tables/mgpc_errors.csv")
+    ce = table[table["metric"] == "ce"].set_index("method")
+    assert set(table["row"]) == {"thy_svm-features 1"}
+    assert (ce["n"] == 2).all() and len(ce) == 2
+    assert (ce["mean"] < 0.15).all(), ce  # thyroid: a few % for kernel methods
+    md = (work / "results/tables/mgpc_errors.md").read_text()
+    assert "on your data" in md and "thy_svm, your data (datasets.thy_svm:" in md
+    assert "paper" not in md.lower()
+    expected = [("mgpc_prepare", "mgpc_dataset=thy_csv, mgpc_task=sick")]
+    expected += [("mgpc_represent", "mgpc_dataset=thy_csv, mgpc_task=sick, mgpc_repr=features")]
+    expected += [
+        (
+            "mgpc_fit",
+            f"mgpc_dataset=thy_csv, mgpc_task=sick, mgpc_repr=features, mgpc_method={m}, "
+            "trials=0-1",
+        )
+        for m in MGPC_BLOCK["methods"]
+    ]
+    expected += [("mgpc_report", ""), ("provenance", "")]
+    assert plan == sorted(expected)
