@@ -14,13 +14,11 @@ from kclf.repro.experiments.multiclass import (
     METHODS,
     cost_curve,
     make_estimator,
-    multiclass_table,
-    predicted_cost,
     prepare,
     run_trial,
-    write_tables,
 )
 from kclf.repro.records import read_records, write_records
+from kclf.repro.reports.multiclass import multiclass_table, predicted_cost, write_tables
 
 CALIBRATION = {"log_loss", "brier", "ece", "ece_mass", "n_clipped", "n_scored"}
 PROBABILISTIC = ("klr_pairwise", "klr_ovr", "lspc_new")

@@ -13,6 +13,7 @@ import pytest
 
 from kclf import belief_propagation as bp
 from kclf.repro.experiments import multilabel as ml
+from kclf.repro.reports import multilabel as mlr
 
 CFG = {
     "folds": 2,
@@ -97,9 +98,9 @@ def _sha(path):
 
 def test_report_writes_calibration_and_time_companions(records, tmp_path):
     stem = tmp_path / "multilabel_toy"
-    ml.write_table(records, "toy", f"{stem}.csv")
-    ml.write_calibration(records, "toy", stem, tmp_path / "rel.png")
-    ml.write_time_table(records, "toy", stem)
+    mlr.write_table(records, "toy", f"{stem}.csv")
+    mlr.write_calibration(records, "toy", stem, tmp_path / "rel.png")
+    mlr.write_time_table(records, "toy", stem)
 
     cal = pd.read_csv(tmp_path / "multilabel_toy_calibration.csv")
     assert sorted(cal["method"]) == sorted(ml.METHODS.values())  # one row per method
@@ -117,7 +118,7 @@ def test_report_writes_calibration_and_time_companions(records, tmp_path):
     # no timing in the other tables: other fit seconds, same bytes
     before = {p.name: _sha(p) for p in tmp_path.glob("multilabel_toy*") if "_time" not in p.name}
     slower = records.assign(fit_seconds=records["fit_seconds"] * 3 + 1)
-    ml.write_table(slower, "toy", f"{stem}.csv")
-    ml.write_calibration(slower, "toy", stem)
+    mlr.write_table(slower, "toy", f"{stem}.csv")
+    mlr.write_calibration(slower, "toy", stem)
     after = {p.name: _sha(p) for p in tmp_path.glob("multilabel_toy*") if "_time" not in p.name}
     assert after == before and len(before) == 5  # .csv .md .tex _calibration.{csv,md}

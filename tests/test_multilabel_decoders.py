@@ -15,6 +15,7 @@ from kclf.corrlog import CorrLog
 from kclf.metrics import MULTILABEL_METRICS as METRICS
 from kclf.metrics import multilabel_scores
 from kclf.repro.experiments import multilabel as ml
+from kclf.repro.reports import multilabel as mlr
 from kclf.repro.reports.tables import format_cell
 
 CFG = {
@@ -38,7 +39,7 @@ def test_every_measure_has_a_decoder():
     assert {ml.DECODERS[m] for m in METRICS if m != "subset_accuracy"} == {"marginal"}
     assert list(ml.ALSO_MAP) == F_TYPE
     for m in F_TYPE:
-        assert ml.METRIC_NAMES[m + ml.MAP_SUFFIX] == ml.METRIC_NAMES[m] + " (MAP)"
+        assert mlr.METRIC_NAMES[m + ml.MAP_SUFFIX] == mlr.METRIC_NAMES[m] + " (MAP)"
 
 
 # ---------------------------------------------------------------------------------------
@@ -141,7 +142,7 @@ def test_table_rows_hold_the_hand_values(hand_model, tmp_path):
             rows.append(ml.record("hand", "all", "corrlog", t, metric, value, 1.0, {"d": decoder}))
         for metric, value in multilabel_scores(Yt, HAND_MAP).items():
             rows.append(ml.record("hand", "all", "cc", t, metric, value, 1.0, {}))
-    ml.write_table(pd.DataFrame(rows), "hand", tmp_path / "multilabel_hand.csv")
+    mlr.write_table(pd.DataFrame(rows), "hand", tmp_path / "multilabel_hand.csv")
     table = pd.read_csv(tmp_path / "multilabel_hand.csv").set_index(["task", "method"])
 
     def check(name, method, values):
@@ -153,11 +154,11 @@ def test_table_rows_hold_the_hand_values(hand_model, tmp_path):
 
     for metric in METRICS:
         dec = ml.DECODERS[metric]
-        check(ml.METRIC_NAMES[metric], "CorrLog", [HAND_SCORES[dec][metric], trial2[dec][metric]])
+        check(mlr.METRIC_NAMES[metric], "CorrLog", [HAND_SCORES[dec][metric], trial2[dec][metric]])
         cc = [HAND_SCORES["map"][metric], trial2["map"][metric]]
-        check(ml.METRIC_NAMES[metric], "ClassifierChain (LR)", cc)
+        check(mlr.METRIC_NAMES[metric], "ClassifierChain (LR)", cc)
     for metric in F_TYPE:
-        name = ml.METRIC_NAMES[metric + ml.MAP_SUFFIX]
+        name = mlr.METRIC_NAMES[metric + ml.MAP_SUFFIX]
         check(name, "CorrLog", [HAND_SCORES["map"][metric], trial2["map"][metric]])
         assert (name, "ClassifierChain (LR)") not in table.index
     md = (tmp_path / "multilabel_hand.md").read_text()
@@ -189,10 +190,10 @@ def test_caption_counts_bp_non_convergence_per_decoder():
             bp_record(1, "marginal", 0, 120),
         ]
     )
-    text = ml.decoder_caption(records)
+    text = mlr.decoder_caption(records)
     assert "on 7 of 220 decoded test rows for max-product (MAP)" in text
     assert "and 5 of 220 decoded test rows for sum-product (marginals)" in text
-    none = ml.decoder_caption(records.assign(params=json.dumps({"decoder": "map", "bp_rows": 0})))
+    none = mlr.decoder_caption(records.assign(params=json.dumps({"decoder": "map", "bp_rows": 0})))
     assert "did not converge" not in none and "rows marked (MAP)" in none
 
 
@@ -264,7 +265,7 @@ def test_caption_names_the_decoders(toy, tmp_path):
     for method in ("corrlog", "ilr", "cc"):
         rows += ml.fit_method(toy, "toy", method, CFG, 3)[0]
     records = pd.DataFrame(rows)
-    ml.write_table(records, "toy", tmp_path / "multilabel_toy.csv")
+    mlr.write_table(records, "toy", tmp_path / "multilabel_toy.csv")
     md = (tmp_path / "multilabel_toy.md").read_text()
     assert "subset accuracy scores the joint MAP label vector (its Bayes decision)" in md
     assert "neither decoder is the Bayes decision for the example-based or F-measures" in md

@@ -9,7 +9,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from kclf.repro.experiments.multiclass import plot_cost  # noqa: E402
+from kclf.repro.reports.multiclass import plot_cost  # noqa: E402
 from kclf.repro.reports.tables import save_figure  # noqa: E402
 
 df = pd.read_csv(snakemake.input[0])

@@ -7,8 +7,8 @@ to_rule_log(snakemake)
 
 import logging
 
-from kclf.repro.experiments.multilabel import write_calibration, write_table, write_time_table
 from kclf.repro.records import read_records
+from kclf.repro.reports.multilabel import write_calibration, write_table, write_time_table
 
 out = snakemake.output
 dataset = snakemake.params.dataset

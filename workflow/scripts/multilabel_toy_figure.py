@@ -5,7 +5,7 @@ to_rule_log(snakemake)
 
 import numpy as np
 
-from kclf.repro.experiments.multilabel import toy_figure
+from kclf.repro.reports.multilabel import toy_figure
 
 with (
     np.load(snakemake.input.data) as d,

@@ -36,6 +36,7 @@ from ...kernels import median_sigma
 from ...mgpc import ManifoldGPC
 from ...ridge_logistic import WeightedRidgeLogistic
 from ..datasets import user_data
+from ..datasets.mulan import load_scene
 from ..methods import check_method, family_methods
 from ..records import calibration_records, record
 from ..seeding import rng_for, seed_for
@@ -61,8 +62,6 @@ def digits_task(task):
 
 def scene_task(root, label):
     """MULAN scene (train and test files pooled) and the 0/1 indicator of ``label``."""
-    from ..datasets.mulan import load_scene
-
     s = load_scene(root)
     if label not in s["label_names"]:
         raise ValueError(f"scene label must be one of {s['label_names']}, got {label!r}")

@@ -1,0 +1,176 @@
+"""Tables and figures of the CorrLog paper's multilabel experiments, from the records of
+:mod:`kclf.repro.experiments.multilabel`: the label-set table (metrics x methods), its
+calibration companions, the training-time table and the toy example's Fig. 1."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from ...metrics import MULTILABEL_METRICS  # noqa: E402
+from ..experiments.multilabel import ALSO_MAP, MAP_SUFFIX  # noqa: E402
+from ..methods import family_methods  # noqa: E402
+from ..records import atomic_write  # noqa: E402
+from .calibration import reliability_figure, write_calibration_table  # noqa: E402
+from .tables import save_figure, summarize, wide_table  # noqa: E402
+from .tables import write_table as _write  # noqa: E402
+
+METHODS = family_methods("multilabel")
+
+METRIC_NAMES = {
+    "hamming_loss": "Hamming loss",
+    "subset_accuracy": "Subset accuracy",
+    "example_accuracy": "Example accuracy",
+    "example_precision": "Example precision",
+    "example_recall": "Example recall",
+    "example_f1": "Example F1",
+    "micro_f1": "Micro F1",
+    "macro_f1": "Macro F1",
+}
+METRIC_NAMES.update({m + MAP_SUFFIX: f"{METRIC_NAMES[m]} (MAP)" for m in ALSO_MAP})
+
+
+def decoder_caption(records):
+    """The caption's sentences on which decoder each row scores and on belief
+    propagation's non-converged rows (from the ``bp_nonconverged`` records)."""
+    text = (
+        "CorrLog and ILR: subset accuracy scores the joint MAP label vector (its Bayes "
+        "decision), Hamming loss and the example-based and F-measures each label's marginal "
+        "thresholded at 1/2 (the Bayes decision for Hamming loss); neither decoder is the "
+        "Bayes decision for the example-based or F-measures, so the rows marked (MAP) give "
+        "them on the joint MAP as well (CorrLog and ILR only; for ILR, whose labels are "
+        "independent, the two decoders coincide). The other methods have one prediction, "
+        "scored in every unmarked row."
+    )
+    bp = records[records["metric"] == "bp_nonconverged"]
+    if bp.empty:
+        return text
+    decoder = bp["params"].map(lambda p: json.loads(p)["decoder"])
+    bp_rows = bp["params"].map(lambda p: json.loads(p)["bp_rows"])
+    parts = []
+    for key, name in (("map", "max-product (MAP)"), ("marginal", "sum-product (marginals)")):
+        sel = decoder == key
+        if bp_rows[sel].sum():
+            n_bad, n_rows = int(bp["value"][sel].sum()), int(bp_rows[sel].sum())
+            parts.append(f"{n_bad} of {n_rows} decoded test rows for {name}")
+    if parts:
+        text += (
+            " CorrLog's belief propagation did not converge, even with the damped retry, on "
+            + " and ".join(parts)
+            + " (all trials); such rows keep their last beliefs, the MAP's finished by "
+            "local search."
+        )
+    return text
+
+
+def write_table(records, dataset, csv_path):
+    """``multilabel_<dataset>.{csv,md,tex}``: metrics x methods, mean (std) in %."""
+    parts = []
+    metrics = dict(MULTILABEL_METRICS)
+    metrics.update({m + MAP_SUFFIX: MULTILABEL_METRICS[m] for m in ALSO_MAP})
+    for metric, higher in metrics.items():
+        if metric.endswith(MAP_SUFFIX) and not (records["metric"] == metric).any():
+            continue  # no CorrLog or ILR in this table
+        s = summarize(records, metric, row="dataset", higher_is_better=higher, average=False)
+        s["task"] = METRIC_NAMES[metric]
+        parts.append(s)
+    summary = pd.concat(parts, ignore_index=True)
+    summary["method"] = summary["method"].map(lambda m: METHODS.get(m, m))
+    methods = [METHODS[m] for m in METHODS if METHODS[m] in set(summary["method"])]
+    md = wide_table(summary, row="task", methods=methods, scale=100, markup="md")
+    tex = wide_table(summary, row="task", methods=methods, scale=100, markup="tex")
+    n = int(records["trial"].nunique())
+    caption = f"Multilabel classification on {dataset} (%, mean (std) over {n} trial(s)). "
+    caption += decoder_caption(records)
+    if n == 1:
+        caption += " One split only: the 'not significantly worse' marks carry no information."
+    return _write(str(csv_path)[: -len(".csv")], summary, md, tex, caption)
+
+
+def _display(records):
+    records = records.copy()
+    records["method"] = records["method"].map(lambda m: METHODS.get(m, m))
+    return records
+
+
+def write_calibration(records, dataset, stem, reliability=None):
+    """``<stem>_calibration.{csv,md}`` (one row per method: log loss, Brier, ECE of the
+    per-label probabilities, mean (std) over trials of the mean over labels) and, when
+    ``reliability`` is a path, the reliability diagram pooled over labels and trials."""
+    records = _display(records)
+    paths = write_calibration_table(records, stem)
+    if reliability is not None:
+        title = f"Multilabel {dataset}: per-label probabilities"
+        reliability_figure(records, reliability, title=title)
+    return paths
+
+
+def time_table(records):
+    """Seconds per trial (one fit of all labels with its CV) per method: mean, std, n."""
+    sel = records[records["metric"] == "subset_accuracy"]  # one row per (method, trial)
+    per_trial = sel.groupby(["dataset", "method", "trial"])["fit_seconds"].first()
+    g = per_trial.groupby(level=["dataset", "method"], sort=False)
+    out = pd.DataFrame(
+        {
+            "n_trials": g.size(),
+            "seconds_mean": g.mean(),
+            "seconds_std": g.std(ddof=1).fillna(0.0),
+        }
+    ).reset_index()
+    order = {m: i for i, m in enumerate(METHODS)}
+    out = out.sort_values("method", key=lambda c: c.map(lambda m: order.get(m, len(order))))
+    out["method"] = out["method"].map(lambda m: METHODS.get(m, m))
+    return out.reset_index(drop=True)
+
+
+def write_time_table(records, dataset, stem):
+    """``<stem>_time.{csv,md}``: wall-clock training seconds, kept out of the main table
+    (timings differ between runs; every other table is byte-identical across runs)."""
+    table = time_table(records)
+    stem = Path(stem)
+    csv_path = stem.with_name(stem.name + "_time.csv")
+    md_path = stem.with_name(stem.name + "_time.md")
+    atomic_write(csv_path, lambda p: table.to_csv(p, index=False, float_format="%.6g"))
+    shown = table.assign(
+        seconds=[f"{m:.3g} ({s:.2g})" for m, s in zip(table["seconds_mean"], table["seconds_std"])]
+    )[["method", "n_trials", "seconds"]]
+    caption = (
+        f"Multilabel {dataset}: wall-clock training seconds per trial (all labels, CV "
+        "included), mean (std) over trials; machine- and load-dependent."
+    )
+    text = f"{caption}\n\n{shown.to_markdown(index=False)}\n"
+    atomic_write(md_path, lambda p: Path(p).write_text(text, encoding="utf-8"))
+    return csv_path, md_path
+
+
+LABEL_PAIRS = {(1, 1): "++", (1, 0): "+-", (0, 1): "-+", (0, 0): "--"}
+
+
+def toy_figure(X, Y_true, Y_ilr, Y_corrlog, shift, path):
+    """Fig. 1 of the paper: the test points coloured by label pair, truth / ILR / CorrLog."""
+    colours = {"++": "tab:red", "+-": "tab:orange", "-+": "tab:blue", "--": "tab:green"}
+    fig, axes = plt.subplots(1, 3, figsize=(12, 4.2), sharex=True, sharey=True)
+    panels = [("(a) true labels", Y_true), ("(b) ILR", Y_ilr), ("(c) CorrLog", Y_corrlog)]
+    t = np.linspace(0, 2 * np.pi, 200)
+    for ax, (title, Y) in zip(axes, panels):
+        for pair, name in LABEL_PAIRS.items():
+            sel = (Y[:, 0] == pair[0]) & (Y[:, 1] == pair[1])
+            ax.scatter(*X[sel].T, s=4, c=colours[name], label=name)
+        ax.plot(np.cos(t), np.sin(t), "k-", lw=0.5)
+        ax.plot([0, 0], [-1, 1], "k--", lw=1)
+        ax.plot([0, 1], [-shift, -shift], "k-", lw=1)
+        ax.plot([-1, 0], [shift, shift], "k-", lw=1)
+        acc = np.mean(np.all(Y == Y_true, axis=1))
+        ax.set_title(f"{title}" + ("" if Y is Y_true else f" - subset acc. {acc:.3f}"))
+        ax.set_aspect("equal")
+    axes[0].legend(title="(y1, y2)", loc="lower left", fontsize=8, markerscale=3)
+    fig.tight_layout()
+    save_figure(fig, path)
+    return path
