@@ -392,3 +392,65 @@ def test_mgpc_pools_the_users_files_and_tabulates_its_task(mgpc_run):
     ]
     expected += [("mgpc_report", ""), ("provenance", "")]
     assert plan == sorted(expected)
+
+
+# --- voc.image_folder: generated images, one subfolder per class ----------------------------
+
+
+@pytest.fixture(scope="module")
+def voc_run(tmp_path_factory):
+    """Three class folders (names unlike VOC's) of 12 generated scenes each, every scene
+    holding objects of one VOC class's texture and shape; then one more image added."""
+    from PIL import Image
+
+    from kclf.repro.datasets.synthetic_voc import render_image
+
+    work = tmp_path_factory.mktemp("user_voc")
+    folders = {"kittens": "cat", "lorries": "bus", "yachts": "boat"}
+    for folder, cls in folders.items():
+        (work / "imgs" / folder).mkdir(parents=True)
+        for i in range(12):
+            rgb, _ = render_image(SEED, f"{folder}{i}", classes=[cls], size=(128, 96))
+            Image.fromarray(rgb).save(work / "imgs" / folder / f"img{i:02d}.jpg", quality=95)
+    cfg = _config(
+        {
+            "voc": {
+                "enabled": True,
+                "image_folder": "imgs",
+                "features": {"images_per_shard": 12},
+                "vocabulary": {"n_words": 16, "sample_size": 3000},
+                "experiment": {
+                    "n_train": 24,
+                    "trials": 2,
+                    "trials_per_job": 2,
+                    "methods": ["LSPC-new", "KLR"],
+                    "sigma_factors": [1.0],
+                    "lams": [0.1],
+                    "svc_Cs": [1.0],
+                },
+            }
+        }
+    )
+    _write(work, cfg)
+    wf.run(work, cores=2, timeout=600)
+    return work
+
+
+def test_image_folder_classes_are_the_rows_of_the_auc_table(voc_run):
+    work = voc_run
+    with np.load(work / "results/data/voc/dataset.npz") as f:
+        assert list(f["classes"]) == ["kittens", "lorries", "yachts"]
+        assert f["X"].shape == (36, 16)
+        ids, Y = list(f["ids"]), f["Y"]
+    assert (Y.sum(axis=1) == 1).all() and list(Y.sum(axis=0)) == [12, 12, 12]
+    assert all(
+        Y[k, ["kittens", "lorries", "yachts"].index(i.split("/")[0])] for k, i in enumerate(ids)
+    )
+    table = pd.read_csv(work / "results/tables/voc_auc.csv")
+    rows = table[table["task"].isin(["kittens", "lorries", "yachts"])]
+    assert set(rows["task"]) == {"kittens", "lorries", "yachts"}
+    assert set(rows["method"]) == {"LSPC-new", "KLR"}
+    assert ((rows["mean"] > 0.5) & (rows["mean"] <= 1.0)).all(), rows  # textures differ
+    md = (work / "results/tables/voc_auc.md").read_text()
+    assert "Your images (imgs: one subfolder per class, each class one-vs-rest)" in md
+    assert "paper" not in md.lower()
