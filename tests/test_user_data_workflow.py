@@ -454,3 +454,75 @@ def test_image_folder_classes_are_the_rows_of_the_auc_table(voc_run):
     md = (work / "results/tables/voc_auc.md").read_text()
     assert "Your images (imgs: one subfolder per class, each class one-vs-rest)" in md
     assert "paper" not in md.lower()
+
+
+# --- audio.source: folder: the mirror's UrbanSound8K clips, one subfolder per tag -------------
+
+
+@pytest.fixture(scope="module")
+def audio_run(tmp_path_factory):
+    """The sample clips linked into <tag>/<file> folders by the class their metadata
+    names (tag folders carry no metadata of their own)."""
+    from conftest import SHARED_DATA
+
+    root = SHARED_DATA / "urbansound8k_sample" / "UrbanSound8K"
+    if not (root / "metadata" / "UrbanSound8K.csv").is_file():
+        pytest.skip(f"UrbanSound8K sample clips not in the real-data mirror {SHARED_DATA}")
+    meta = pd.read_csv(root / "metadata" / "UrbanSound8K.csv").set_index("slice_file_name")
+    work = tmp_path_factory.mktemp("user_audio")
+    tags = {}
+    for wav in sorted((root / "audio").glob("*/*.wav")):
+        tag = meta.loc[wav.name, "class"]
+        (work / "clips" / tag).mkdir(parents=True, exist_ok=True)
+        (work / "clips" / tag / wav.name).symlink_to(wav)
+        tags[f"{tag}/{wav.name}"] = tag
+    cfg = _config(
+        {
+            "audio": {
+                "enabled": True,
+                "source": "folder",
+                "root": "clips",
+                "selection": {"min_seconds": 0.5},  # the sample's short car horns too
+                "features": {"sample_rate": 8000, "n_shards": 2},
+                "hmm": {"n_states": 2, "n_iter": 3},
+                "kernel": {"n_shards": 2},
+                "experiment": {
+                    "n_train": 10,
+                    "n_test": 5,
+                    "min_positives": 1,  # 3 clips per tag
+                    "trials": 2,
+                    "trials_per_job": 2,
+                    "methods": ["LSPC-new", "KLR"],
+                    "lams": [0.1],
+                },
+            }
+        }
+    )
+    _write(work, cfg)
+    wf.run(work, cores=2, timeout=600)
+    return work, tags
+
+
+def test_tag_folders_are_the_tags_of_the_audio_table(audio_run):
+    work, tags = audio_run
+    import soundfile as sf
+
+    clips = pd.read_csv(work / "results/data/audio-folder/clips.csv")
+    long = {c: t for c, t in tags.items() if sf.info(work / "clips" / c).duration >= 0.5}
+    assert dict(zip(clips["id"], clips["tags"])) == long  # each clip its folder's tag
+    assert len(long) == 14 and set(tags.values()) == {
+        "air_conditioner",
+        "car_horn",
+        "children_playing",
+        "dog_bark",
+        "street_music",
+    }
+    table = pd.read_csv(work / "results/tables/audio_auc.csv")
+    per_tag = table[table["task"].isin(set(tags.values()))]
+    assert set(per_tag["method"]) == {"LSPC-new", "KLR"}
+    assert set(per_tag["task"]) <= set(tags.values()) and len(set(per_tag["task"])) >= 3
+    assert ((per_tag["mean"] >= 0) & (per_tag["mean"] <= 1)).all()
+    md = (work / "results/tables/audio_auc.md").read_text()
+    assert md.startswith("Your clips (clips: one subfolder per tag, each tag one-vs-rest)")
+    header = md.split("\n\n")[1].splitlines()[0]
+    assert "paper" not in header and "paper_mean" not in table.columns  # no paper columns
