@@ -417,7 +417,7 @@ def voc_run(tmp_path_factory):
             "voc": {
                 "enabled": True,
                 "image_folder": "imgs",
-                "features": {"images_per_shard": 12},
+                "features": {"n_shards": 3},  # fixed: one more image changes one shard
                 "vocabulary": {"n_words": 16, "sample_size": 3000},
                 "experiment": {
                     "n_train": 24,
@@ -526,3 +526,37 @@ def test_tag_folders_are_the_tags_of_the_audio_table(audio_run):
     assert md.startswith("Your clips (clips: one subfolder per tag, each tag one-vs-rest)")
     header = md.split("\n\n")[1].splitlines()[0]
     assert "paper" not in header and "paper_mean" not in table.columns  # no paper columns
+
+
+def test_image_folder_one_more_image_recomputes_one_shard(voc_run):
+    from PIL import Image
+
+    from kclf.repro.datasets.synthetic_voc import render_image
+
+    work = voc_run
+    rgb, _ = render_image(SEED, "extra", classes=["cat"], size=(128, 96))
+    Image.fromarray(rgb).save(work / "imgs" / "kittens" / "img99.jpg", quality=95)
+    try:
+        plan = wf.dry_run(work)
+    finally:
+        (work / "imgs" / "kittens" / "img99.jpg").unlink()
+    rules = [r for r, _ in plan]
+    assert rules.count("voc_manifest") == 1 and rules.count("voc_surf_shard") == 1, plan
+    assert rules.count("voc_vocabulary") == 1 and "voc_table" in rules
+
+
+@pytest.mark.parametrize("family", ["voc", "audio"])
+def test_an_empty_class_folder_stops_the_dry_run_naming_it(tmp_path, family):
+    for name in ("a", "b"):
+        (tmp_path / "data" / name).mkdir(parents=True)
+    (tmp_path / "data" / "a" / "x.wav").write_bytes(b"")
+    (tmp_path / "data" / "a" / "x.jpg").write_bytes(b"")
+    block = (
+        {"enabled": True, "image_folder": "data"}
+        if family == "voc"
+        else {"enabled": True, "source": "folder", "root": "data"}
+    )
+    _write(tmp_path, _config({family: block}))
+    proc = wf.run(tmp_path, "--dry-run", cores=1, check=False)
+    assert proc.returncode != 0
+    assert "class folder 'b' has no" in proc.stdout + proc.stderr
