@@ -1,6 +1,7 @@
 """SURF/SIFT extraction on every input kind, bad images, shards, vocabulary, word counts."""
 
 import binascii
+import logging
 
 import numpy as np
 import pytest
@@ -63,7 +64,7 @@ def test_read_grey_every_kind_agrees(files):
         assert np.abs(read_grey(files[k]) - ref).mean() < 4 / 255
 
 
-def test_corrupt_image_names_its_path(tmp_path, files):
+def test_corrupt_image_names_its_path(tmp_path, files, caplog):
     data = files["jpg_rgb"].read_bytes()
     bad = tmp_path / "broken.jpg"
     bad.write_bytes(data[: len(data) // 2])
@@ -75,8 +76,9 @@ def test_corrupt_image_names_its_path(tmp_path, files):
     ids, paths = ["good", "broken", "junk"], [files["jpg_rgb"], bad, junk]
     with pytest.raises(BadImageError, match="broken.jpg"):
         extract_shard(ids, paths)
-    messages = []
-    shard = extract_shard(ids, paths, skip_bad_images=True, log=messages.append)
+    with caplog.at_level(logging.WARNING, logger="kclf.features.surf_bow"):
+        shard = extract_shard(ids, paths, skip_bad_images=True)
+    messages = [r.getMessage() for r in caplog.records if r.name == "kclf.features.surf_bow"]
     assert shard["ids"] == ["good"]
     assert [b[0] for b in shard["bad"]] == [str(bad), str(junk)]
     assert len(messages) == 2 and str(bad) in messages[0]

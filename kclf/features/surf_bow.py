@@ -19,12 +19,15 @@ Pipeline pieces, each usable on its own and each one workflow stage:
 
 from __future__ import annotations
 
+import logging
 import zlib
 from numbers import Integral
 from pathlib import Path
 
 import numpy as np
 from PIL import Image, UnidentifiedImageError
+
+logger = logging.getLogger(__name__)
 
 DETECTORS = ("surf", "opencv-surf", "sift")
 SURF_DEFAULTS = {
@@ -170,13 +173,13 @@ def shard_members(ids, n_shards):
     return out
 
 
-def extract_shard(ids, paths, detector="surf", params=None, skip_bad_images=False, log=None):
+def extract_shard(ids, paths, detector="surf", params=None, skip_bad_images=False):
     """Descriptors of the images of one shard.
 
     Returns a dict with ``ids`` (the images kept), ``counts`` (descriptors per image),
     ``descriptors`` (all stacked, float32), ``bad`` (``[(path, reason)]`` of images left
     out).  A bad image raises :class:`BadImageError` unless ``skip_bad_images``; then it
-    is listed in ``bad`` and reported through ``log`` (a callable taking a message).
+    is listed in ``bad`` and logged as a warning (this module's logger).
     """
     if len(ids) != len(paths):
         raise ValueError(f"ids and paths differ in length: {len(ids)} != {len(paths)}")
@@ -189,8 +192,7 @@ def extract_shard(ids, paths, detector="surf", params=None, skip_bad_images=Fals
             if not skip_bad_images:
                 raise
             bad.append((str(path), exc.reason))
-            if log is not None:
-                log(f"skipping bad image {path}: {exc.reason}")
+            logger.warning("skipping bad image %s: %s", path, exc.reason)
             continue
         d = extract_descriptors(grey, detector, params)
         kept.append(str(image_id))

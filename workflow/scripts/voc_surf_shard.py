@@ -15,7 +15,6 @@ shard = extract_shard(
     p.detector,
     p.detector_params,
     p.skip_bad_images,
-    log=log.warning,
 )
 save_shard(shard, snakemake.output[0])
 log.info(

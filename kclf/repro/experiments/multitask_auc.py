@@ -263,6 +263,82 @@ def feature_trials(
     return rows
 
 
+def kernel_trials(K, Y, tags, trials, method, *, dataset, seed, experiment, n_bins=10, source=None):
+    """Records of ``method`` on ``trials`` of a precomputed kernel ``K`` (audio tagging).
+
+    Trial ``t`` is the seeded split :func:`make_splits` of ``experiment["n_train"]`` clips,
+    its test part cut to ``experiment["n_test"]`` clips by a seeded draw; with fewer clips
+    than asked the train:test ratio is kept.  A tag is scored in a trial only with
+    ``experiment["min_positives"]`` positives and negatives in both parts; ``lams`` (and the
+    SVC's ``C = 1 / lam``) as the experiment gives them.  ``source`` (the kernel file) is
+    named in the error messages.
+    """
+    n = K.shape[0]
+    n_train, n_test = experiment["n_train"], experiment["n_test"]
+    if n_train >= n - 1:
+        raise ValueError(
+            f"audio.experiment.n_train = {n_train} leaves fewer than 2 test clips: the kernel "
+            f"has {n} usable clips ({source})"
+        )
+    if n_train + n_test > n:  # fewer clips than asked: keep the train:test ratio
+        n_train = max(4, min(n - 2, round(n * n_train / (n_train + n_test))))
+        n_test = n - n_train
+        logger.warning("only %d clips: %d train / %d test per trial", n, n_train, n_test)
+    splits = make_splits(n, n_train, max(trials) + 1, seed, dataset)
+    lams, m = experiment["lams"], experiment["min_positives"]
+    rows = []
+    for trial in trials:
+        train, test = splits[trial]
+        if test.size > n_test:
+            test = np.sort(
+                rng_for(seed, dataset, "test", trial).choice(test, n_test, replace=False)
+            )
+        ok = [
+            k
+            for k in range(Y.shape[1])
+            if min(Y[train, k].sum(), (1 - Y[train, k]).sum()) >= m
+            and min(Y[test, k].sum(), (1 - Y[test, k]).sum()) >= m
+        ]
+        if not ok:
+            raise ValueError(
+                f"trial {trial}: no tag has {m} positives and negatives in both the "
+                f"{train.size} training and {test.size} test clips "
+                "(audio.experiment.min_positives, n_train)"
+            )
+        if len(ok) < Y.shape[1]:
+            logger.warning(
+                "trial %d: tags without %d positives and negatives on both sides, not scored: %s",
+                trial,
+                m,
+                [tags[k] for k in range(Y.shape[1]) if k not in ok],
+            )
+        rows += multitask_trial(
+            K,
+            Y[:, ok],
+            train,
+            test,
+            [method],
+            dataset=dataset,
+            trial=trial,
+            seed=seed,
+            task_names=[tags[k] for k in ok],
+            kernel="precomputed",
+            cv=experiment["folds"],
+            lams=lams,
+            svc_Cs=None if lams is None else [1.0 / v for v in lams],
+            n_bins=n_bins,
+        )
+        logger.info(
+            "trial %d: %d train, %d test, %d of %d tags",
+            trial,
+            train.size,
+            test.size,
+            len(ok),
+            len(tags),
+        )
+    return rows
+
+
 __all__ = [
     "METHODS",
     "DEFAULT_LAMS",
@@ -270,4 +346,5 @@ __all__ = [
     "fit_predict",
     "multitask_trial",
     "feature_trials",
+    "kernel_trials",
 ]
