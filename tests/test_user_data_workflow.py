@@ -89,6 +89,7 @@ def _edit_datasets(cfg, names):
     return out
 
 
+@pytest.mark.shared
 def test_ida_adding_a_user_data_set_plans_only_its_jobs(ida_run):
     *_, finished, plan = ida_run
     assert finished == []
@@ -108,6 +109,7 @@ def _svm_error(X, y, train, test, selection):
     return 100.0 * np.mean(svc.predict(X[test]) != y[test])
 
 
+@pytest.mark.shared
 def test_ida_table_rows_are_the_user_data_sets_with_direct_fit_errors(ida_run):
     work, X, y, (tr, te), *_ = ida_run
     table = pd.read_csv(work / "results/tables/ida_error.csv")
@@ -131,6 +133,7 @@ def test_ida_table_rows_are_the_user_data_sets_with_direct_fit_errors(ida_run):
     assert (table["mean"] < 20).all(), table  # thyroid: a few % for every method
 
 
+@pytest.mark.shared
 def test_ida_captions_say_the_data_are_the_users_without_paper_columns(ida_run):
     work = ida_run[0]
     md = (work / "results/tables/ida_error.md").read_text()
@@ -181,6 +184,7 @@ def ml_run(tmp_path_factory):
     return work, plan
 
 
+@pytest.mark.shared
 def test_multilabel_adding_a_user_data_set_plans_only_its_jobs(ml_run):
     _, plan = ml_run
     expected = [("multilabel_user_data", "dataset=my_scene, trials=0-0")]
@@ -191,6 +195,7 @@ def test_multilabel_adding_a_user_data_set_plans_only_its_jobs(ml_run):
     assert plan == sorted(expected)
 
 
+@pytest.mark.shared
 def test_multilabel_user_scene_table_equals_the_builtin_scene_table(ml_run):
     """Same ARFF files, read by the user-data reader instead of the scene loader: the same
     rows and values (one grid point, so the CV folds, seeded by the name, choose nothing)."""
@@ -367,6 +372,7 @@ def mgpc_run(ida_run, tmp_path_factory):
     return work, X, y, (tr, te), plan
 
 
+@pytest.mark.shared
 def test_mgpc_pools_the_users_files_and_tabulates_its_task(mgpc_run):
     work, X, y, (tr, te), plan = mgpc_run
     with np.load(work / "results/data/thy_svm/mgpc_1.npz") as f:
@@ -503,6 +509,7 @@ def audio_run(tmp_path_factory):
     return work, tags
 
 
+@pytest.mark.shared
 def test_tag_folders_are_the_tags_of_the_audio_table(audio_run):
     work, tags = audio_run
     import soundfile as sf
