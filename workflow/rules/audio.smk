@@ -130,7 +130,9 @@ rule audio_clips:
         runtime=10,
     params:
         layout=AUDIO_LAYOUT,
-        root=lambda wildcards, input: audio_root_of(input[0]),
+        root=lambda wildcards, input: (
+            AUDIO["root"] if AUDIO_LAYOUT == "folder" else audio_root_of(input[0])
+        ),
         missing=AUDIO["missing_files"],
         # a listed clip deleted or restored changes the clip list, not the metadata
         dropped=lambda wildcards: _audio_listing(audio_root())[1],
@@ -314,7 +316,7 @@ rule audio_table:
         mem_mb=1000,
         runtime=5,
     params:
-        dataset=AUDIO_DATASET,
+        dataset=AUDIO_TITLE,
         methods=list(AUDIO_METHODS),
     script:
         "../scripts/audio_table.py"

@@ -13,6 +13,7 @@ AUDIO_DATASET = {
     "freesound": "freesound",
     "esc50": "esc50",
     "urbansound8k": "urbansound8k",
+    "folder": "audio-folder",
 }[AUDIO["source"]]
 AUDIO_DIR = f"results/data/{AUDIO_DATASET}"
 AUDIO_SYNTH_ROOT = f"{AUDIO_DIR}/collection"
@@ -21,9 +22,15 @@ AUDIO_METHODS = {m: AUC_METHODS[m] for m in AUDIO["experiment"]["methods"]}
 AUDIO_FEATURE_SHARDS = list(range(AUDIO["features"]["n_shards"]))
 AUDIO_KERNEL_SHARDS = list(range(AUDIO["kernel"]["n_shards"]))
 AUDIO_CHUNKS = trial_chunks(AUDIO["experiment"]["trials"], AUDIO["experiment"]["trials_per_job"])
-AUDIO_REFERENCE = existing_file(AUDIO["reference"])
+# the paper's Table 2 beside ours, never beside the user's own tag folders
+AUDIO_REFERENCE = [] if AUDIO["source"] == "folder" else existing_file(AUDIO["reference"])
+AUDIO_TITLE = (
+    f"Your clips ({Path(AUDIO['root']).name}: one subfolder per tag, each tag one-vs-rest)"
+    if AUDIO["source"] == "folder" and AUDIO["root"]
+    else AUDIO_DATASET
+)
 
-if AUDIO["source"] in ("freesound", "urbansound8k") and not AUDIO["root"]:
+if AUDIO["source"] in ("freesound", "urbansound8k", "folder") and not AUDIO["root"]:
     raise WorkflowError(
         f"invalid config: key 'audio.root' is required for source {AUDIO['source']}"
     )
@@ -116,10 +123,13 @@ def audio_shard_files(wildcards):
 
 def audio_metadata(wildcards):
     """What audio_clips reads: the metadata file, for ESC-50 and metadata
-    without durations also the clips whose header gives the duration."""
+    without durations also the clips whose header gives the duration; a tag-folder
+    collection: every clip (no metadata; the folders are the tags)."""
     root = audio_root()
-    files = [f"{root}/{METADATA_FILES[AUDIO_LAYOUT]}"]
     listed = _audio_listing(root)[0]
+    if AUDIO_LAYOUT == "folder":
+        return [str(p) for p in listed["path"]]
+    files = [f"{root}/{METADATA_FILES[AUDIO_LAYOUT]}"]
     if AUDIO["source"] != "synthetic" and (
         AUDIO_LAYOUT == "esc50"
         or (AUDIO_LAYOUT == "freesound" and _metadata_lacks_durations(files[0]))

@@ -8,6 +8,7 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from kclf.repro import methods as METHOD_REGISTRY
+from kclf.repro.datasets import user_data as _user_data
 from kclf.repro.seeding import chunk_trials
 
 SCHEMAS = Path(workflow.basedir) / "workflow" / "schemas"
@@ -32,6 +33,50 @@ _check_against(SCHEMAS / "config.schema.yaml", config, "")
 for _family, _cfg in config.items():
     if isinstance(_cfg, dict) and (SCHEMAS / f"{_family}.schema.yaml").exists():
         _check_against(SCHEMAS / f"{_family}.schema.yaml", _cfg, _family)
+
+# Your own data sets (the top-level block datasets:): names that clash with no built-in one.
+USER_DATASETS = config.get("datasets") or {}
+BUILTIN_DATASETS = _user_data.builtin_dataset_names(SCHEMAS)
+for _name in USER_DATASETS:
+    try:
+        _user_data.check_dataset_name(_name, BUILTIN_DATASETS)
+    except ValueError as _e:
+        raise WorkflowError(f"invalid config: {_e}")
+
+
+def user_datasets(family, names):
+    """The user's data sets among a family's ``names`` (those not built in); a name that
+    is neither built in nor under ``datasets:``, or whose files are missing, is an error."""
+    out = []
+    for name in names:
+        if f"{family}.datasets" in BUILTIN_DATASETS.get(name, []):
+            continue
+        if name not in USER_DATASETS:
+            raise WorkflowError(
+                f"invalid config: key '{family}.datasets': {name!r} is neither a built-in "
+                f"data set of {family} nor a name under datasets:"
+            )
+        for key in ("path", "train", "test"):
+            path = USER_DATASETS[name].get(key)
+            if path is not None and not Path(path).is_file():
+                raise WorkflowError(f"invalid config: key 'datasets.{name}.{key}': no file {path}")
+        out.append(name)
+    return out
+
+
+def user_files(name):
+    """The files of the user's data set ``name`` (path, or train and test)."""
+    entry = USER_DATASETS[name]
+    return [entry[k] for k in ("path", "train", "test") if entry.get(k) is not None]
+
+
+def user_caption(name):
+    """How captions name a data set: the name, and for the user's own where it comes from."""
+    if name not in USER_DATASETS:
+        return name
+    files = ", ".join(Path(f).name for f in user_files(name))
+    return f"{name}, your data (datasets.{name}: {files})"
+
 
 # Same numbers whatever --cores is: BLAS threads are fixed by the config, not the job.
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):

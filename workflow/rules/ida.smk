@@ -24,13 +24,15 @@ rule ida_data:
         seed=config["seed"],
         mirror=IDA_MIRROR,
         generate=lambda wildcards: wildcards.dataset in IDA["generate"],
+        user=lambda wildcards: USER_DATASETS.get(wildcards.dataset),
+        test_size=lambda wildcards: IDA["test_size"] if wildcards.dataset in IDA_USER else None,
     script:
         "../scripts/ida_data.py"
 
 
 rule ida_select:
     input:
-        f"results/data/ida/{{dataset}}/{IDA_SELECT}.npz",
+        lambda wildcards: f"results/data/ida/{wildcards.dataset}/{ida_select_chunk(wildcards.dataset)}.npz",
     output:
         "results/records/ida/{dataset}/{method}_selection.json",
     log:
@@ -134,6 +136,7 @@ rule ida_report:
         methods=IDA["methods"],
         folds=IDA["folds"],
         n_select=IDA["n_select"],
+        user=IDA_USER,
     script:
         "../scripts/ida_report.py"
 

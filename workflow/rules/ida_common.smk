@@ -17,18 +17,35 @@ IDA_MAT = (
 IDA_MIRROR = mirror_file("ida")
 
 
+IDA_USER = user_datasets("ida", IDA["datasets"]) if enabled("ida") else []
+
+
+def ida_fixed_split(dataset):
+    """A user data set given as train: + test: (one realisation, its own split)."""
+    return dataset in IDA_USER and USER_DATASETS[dataset]["path"] is None
+
+
 def ida_realisations(dataset):
-    """Realisations of `dataset`: ida.realisations, else the published count."""
+    """Realisations of `dataset`: 1 for a user's fixed split, ida.realisations, else the
+    published count (100 for a user's path: set)."""
+    if ida_fixed_split(dataset):
+        return 1
     if IDA["realisations"] is not None:
         return IDA["realisations"]
     return _ida_data.PUBLISHED.get(dataset, _ida_data.EXTRA.get(dataset, (0, 0, 100)))[2]
 
 
 IDA_CHUNKS = {d: trial_chunks(ida_realisations(d), IDA["trials_per_job"]) for d in IDA["datasets"]}
-IDA_SELECT = f"0-{IDA['n_select'] - 1}"  # the realisations whose CV optimum enters the median
+
+
+def ida_select_chunk(dataset):
+    """The realisations whose CV optimum enters the median (a fixed split: its one)."""
+    return "0-0" if ida_fixed_split(dataset) else f"0-{IDA['n_select'] - 1}"
+
+
 if enabled("ida"):
     for _d in IDA["datasets"]:
-        if IDA["n_select"] > ida_realisations(_d):
+        if not ida_fixed_split(_d) and IDA["n_select"] > ida_realisations(_d):
             raise WorkflowError(
                 f"invalid config: key 'ida.n_select': {IDA['n_select']} exceeds the "
                 f"{ida_realisations(_d)} realisations of {_d} (ida.realisations)"
@@ -37,9 +54,11 @@ if enabled("ida"):
 
 def ida_sources(wildcards):
     """The files ida_data reads for a dataset and chunk (kclf.repro.experiments.ida.prepare's
-    order of sources): benchmarks.mat; nothing for wdbc and generated sets; else the
+    order of sources): the user's files for a name under datasets:; benchmarks.mat; nothing for wdbc and generated sets; else the
     mirror's pattern set and the IDA split files of the chunk's realisations."""
     name = wildcards.dataset
+    if name in IDA_USER:
+        return user_files(name)
     if IDA_MAT and name in _ida_data.PUBLISHED:
         return [IDA_MAT]
     mirror_set = mirror_file(f"ida/unique_xt/{name}.mat")

@@ -19,8 +19,11 @@ MGPC_FITS = [
     for m in MGPC.get("methods", [])
     for c in MGPC_CHUNKS
 ]
-# the paper's table, when configured and present
-MGPC_REFERENCE = existing_file(MGPC.get("reference"))
+# your own data sets among mgpc.datasets (config datasets:)
+MGPC_USER = user_datasets("mgpc", MGPC.get("datasets", {})) if enabled("mgpc") else []
+# the paper's table, when configured and present (not beside your data sets alone)
+MGPC_ONLY_USER = bool(MGPC_USER) and set(MGPC_USER) == set(MGPC.get("datasets", {}))
+MGPC_REFERENCE = [] if MGPC_ONLY_USER else existing_file(MGPC.get("reference"))
 
 # what a fit of each method reads from the mgpc block (kclf.repro.experiments.mgpc._fit)
 _MGPC_GP = ["n_centers", "sigma_factors", "length_scale_factors", "amplitudes", "tol"]
@@ -34,7 +37,7 @@ MGPC_FIT_KEYS = {
 
 
 wildcard_constraints:
-    mgpc_dataset="digits|scene",
+    mgpc_dataset="|".join(["digits", "scene", *MGPC_USER]),
     mgpc_task="[A-Za-z0-9]+",
     mgpc_repr="gradient|gabor|binarization|raw|features",
     mgpc_method=METHOD_REGISTRY.wildcard("mgpc"),
@@ -42,7 +45,11 @@ wildcard_constraints:
 
 rule mgpc_prepare:
     input:
-        lambda wildcards: SCENE_INPUT if wildcards.mgpc_dataset == "scene" else [],
+        lambda wildcards: (
+            user_files(wildcards.mgpc_dataset)
+            if wildcards.mgpc_dataset in MGPC_USER
+            else SCENE_INPUT if wildcards.mgpc_dataset == "scene" else []
+        ),
     output:
         "results/data/{mgpc_dataset}/mgpc_{mgpc_task}.npz",
     log:
@@ -53,6 +60,8 @@ rule mgpc_prepare:
     resources:
         mem_mb=1000,
         runtime=10,
+    params:
+        user=lambda wildcards: USER_DATASETS.get(wildcards.mgpc_dataset),
     script:
         "../scripts/mgpc_prepare.py"
 
@@ -151,6 +160,8 @@ rule mgpc_report:
     resources:
         mem_mb=1000,
         runtime=10,
+    params:
+        user={d: user_caption(d) for d in MGPC_USER},
     script:
         "../scripts/mgpc_report.py"
 

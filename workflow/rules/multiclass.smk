@@ -21,6 +21,7 @@ rule multiclass_data:
     params:
         seed=config["seed"],
         per_class=MC["per_class"],
+        user=lambda wildcards: USER_DATASETS.get(wildcards.dataset),
     script:
         "../scripts/multiclass_data.py"
 
@@ -61,7 +62,7 @@ rule multiclass_table:
             method=MC["methods"],
             trials=mc_chunks(wc.dataset),
         ),
-        reference=existing_file(MC["reference"]),
+        reference=lambda wc: [] if wc.dataset in MC_USER else existing_file(MC["reference"]),
     output:
         csv=report(
             "results/tables/{dataset}.csv",
@@ -102,6 +103,7 @@ rule multiclass_table:
         folds=MC["folds"],
         per_class=MC["per_class"],
         trials=lambda wildcards: mc_trials(wildcards.dataset),
+        source=lambda wildcards: mc_source(wildcards.dataset),
     script:
         "../scripts/multiclass_table.py"
 

@@ -3,13 +3,26 @@ if "multiclass" not in config:  # a config without the block: defaults, disabled
     config["multiclass"] = {"enabled": False}
     _check_against(SCHEMAS / "multiclass.schema.yaml", config["multiclass"], "multiclass")
 MC = config["multiclass"]
-MC_DATASETS = "digits|isolet1|isolet"
+MC_USER = user_datasets("multiclass", MC["datasets"]) if enabled("multiclass") else []
+MC_DATASETS = "|".join(["digits", "isolet1", "isolet", *MC_USER])
+
+
+def mc_fixed_split(dataset):
+    """isolet's UCI split, or a user data set given as train: + test:."""
+    return dataset == "isolet" or (dataset in MC_USER and USER_DATASETS[dataset]["path"] is None)
 
 
 def mc_trials(dataset):
     """Trials of a dataset: multiclass.trials (null: one K-fold partition, `folds`
-    trials); isolet: the one UCI split."""
-    return 1 if dataset == "isolet" else (MC["trials"] or MC["folds"])
+    trials); a fixed split (isolet's UCI one, a user's train/test): one."""
+    return 1 if mc_fixed_split(dataset) else (MC["trials"] or MC["folds"])
+
+
+def mc_source(dataset):
+    """The caption's account of a user data set (None for the paper's data)."""
+    if dataset not in MC_USER:
+        return None
+    return {"text": user_caption(dataset), "fixed": mc_fixed_split(dataset)}
 
 
 def mc_chunks(dataset):
@@ -41,7 +54,10 @@ if "isolet" in MC["datasets"] or MC["cost"]["dataset"] == "isolet":
 
 
 def multiclass_sources(wildcards):
-    """Input files of one dataset: none for digits, the mirror's .mat, or the UCI files."""
+    """Input files of one dataset: none for digits, the mirror's .mat, the UCI files, or
+    the user's files."""
+    if wildcards.dataset in MC_USER:
+        return {"user": user_files(wildcards.dataset)}
     if wildcards.dataset == "isolet1":
         path = mirror_file("isolet/isolet.mat")
         if path is None:

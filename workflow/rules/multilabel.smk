@@ -61,6 +61,29 @@ rule multilabel_scene_data:
         "../scripts/multilabel_scene_data.py"
 
 
+rule multilabel_user_data:
+    input:
+        lambda wildcards: user_files(wildcards.dataset),
+    output:
+        "results/data/multilabel_user/{dataset}/data_{trials}.npz",
+    log:
+        "results/logs/multilabel_user_data/{dataset}_{trials}.log",
+    wildcard_constraints:
+        trials=CHUNK,
+    conda:
+        CORE_ENV
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        seed=config["seed"],
+        user=lambda wildcards: USER_DATASETS[wildcards.dataset],
+        test_size=ML["test_size"],
+    script:
+        "../scripts/multilabel_user_data.py"
+
+
 rule multilabel_voc_data:
     input:
         lambda wildcards: rules.voc_dataset.output[0],
@@ -91,7 +114,7 @@ rule multilabel_fit:
     benchmark:
         "results/benchmarks/multilabel_fit/{dataset}_{method}_{trials}.tsv"
     wildcard_constraints:
-        dataset="toy|scene|voc",
+        dataset=ML_DATASET_PATTERN,
         method=METHOD_REGISTRY.wildcard("multilabel"),
         trials=CHUNK,
     conda:
@@ -144,7 +167,7 @@ rule multilabel_table:
     log:
         "results/logs/multilabel_table/{dataset}.log",
     wildcard_constraints:
-        dataset="toy|scene|voc",
+        dataset=ML_DATASET_PATTERN,
     conda:
         CORE_ENV
     threads: 1
@@ -152,7 +175,7 @@ rule multilabel_table:
         mem_mb=500,
         runtime=5,
     params:
-        dataset="{dataset}",
+        dataset=lambda wildcards: user_caption(wildcards.dataset),
     script:
         "../scripts/multilabel_table.py"
 

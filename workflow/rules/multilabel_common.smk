@@ -15,13 +15,23 @@ for _ds in ML["datasets"]:
         ML_DATASETS.append(_ds)
 
 
+ML_USER = user_datasets("multilabel", ML["datasets"]) if ML["enabled"] else []
+ML_DATASET_PATTERN = "|".join(["toy", "scene", "voc", *ML_USER])
+
+
 def ml_chunks(dataset):
-    return ML_TOY_CHUNKS if dataset == "toy" else ["0-0"]
+    if dataset == "toy":
+        return ML_TOY_CHUNKS
+    if dataset in ML_USER and USER_DATASETS[dataset]["path"] is not None:
+        return trial_chunks(ML["trials"], ML["trials_per_job"])
+    return ["0-0"]
 
 
 def ml_data(wildcards):
     if wildcards.dataset == "toy":
         return f"results/data/multilabel_toy/data_{wildcards.trials}.npz"
+    if wildcards.dataset in ML_USER:
+        return f"results/data/multilabel_user/{wildcards.dataset}/data_{wildcards.trials}.npz"
     return f"results/data/multilabel_{wildcards.dataset}/data.npz"
 
 

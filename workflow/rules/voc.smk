@@ -7,6 +7,8 @@
 #                                              per shard into results/data/voc/synthetic
 #   source: download                        -> VOCtrainval tar fetched and extracted by a
 #                                              checkpoint; listed after extraction
+#   image_folder: one subfolder per class   -> listed when the workflow is parsed; each
+#                                              class one-vs-rest, labels from the folders
 # Images go to shards by a CRC-32 hash of their id (kclf.features.surf_bow.shard_of). Each
 # shard has a manifest (kclf.repro.manifests: id, path, size, mtime, sha256) written by a rule
 # whose inputs are the shard's files and whose params are their sizes and times, so adding
@@ -233,6 +235,7 @@ rule voc_dataset:
         image_set=VOC["image_set"],
         classes=VOC_CLASS_NAMES,
         difficult=VOC["difficult"],
+        folder=voc_source() == "folder",
     script:
         "../scripts/voc_dataset.py"
 

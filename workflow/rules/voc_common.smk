@@ -4,34 +4,64 @@ import functools
 
 from kclf.repro.datasets import synthetic_voc
 from kclf.repro.datasets.voc import VOC_CLASSES, image_paths, list_image_ids, resolve_voc_root
+from kclf.repro.datasets.user_data import IMAGE_EXTENSIONS, list_class_folders
 from kclf.features.surf_bow import n_shards_for, shard_members
 
 VOC = config["voc"]
 VOC_DIR = "results/data/voc"
 VOC_SYNTH_ROOT = f"{VOC_DIR}/synthetic/VOCdevkit/VOC{VOC['year']}"
 VOC_DOWNLOAD_DIR = f"{config['cache_dir']}/voc"
-VOC_CLASS_NAMES = list(VOC["classes"] or VOC_CLASSES)
+# voc.image_folder: the user's images, one subfolder per class (listed when parsed)
+VOC_FOLDER = VOC["image_folder"] if enabled("voc") else None
+VOC_FOLDER_LISTING = None
+if VOC_FOLDER is not None:
+    for _key in ("voc_root", "classes"):
+        if VOC[_key] is not None:
+            raise WorkflowError(
+                f"invalid config: key 'voc.{_key}': give it or voc.image_folder, not both "
+                "(the classes of an image folder are its subfolders)"
+            )
+    try:
+        VOC_FOLDER_LISTING = list_class_folders(VOC_FOLDER, IMAGE_EXTENSIONS)
+    except (OSError, ValueError) as _e:
+        raise WorkflowError(f"invalid config: key 'voc.image_folder': {_e}")
+VOC_CLASS_NAMES = (
+    list(VOC_FOLDER_LISTING[2]) if VOC_FOLDER_LISTING else list(VOC["classes"] or VOC_CLASSES)
+)
 VOC_METHODS = {m: AUC_METHODS[m] for m in VOC["experiment"]["methods"]}  # name -> slug
 VOC_CHUNKS = trial_chunks(VOC["experiment"]["trials"], VOC["experiment"]["trials_per_job"])
 VOC_DATASET = (
-    "voc-synthetic"
-    if VOC["voc_root"] is None and VOC["source"] == "synthetic"
-    else (f"voc{VOC['year']}")
+    "image-folder"
+    if VOC_FOLDER is not None
+    else (
+        "voc-synthetic"
+        if VOC["voc_root"] is None and VOC["source"] == "synthetic"
+        else (f"voc{VOC['year']}")
+    )
 )
 VOC_TITLE = (
-    "Generated VOCdevkit images (offline stand-in for VOC2010)"
-    if VOC_DATASET == "voc-synthetic"
-    else f"PASCAL VOC{VOC['year']} {VOC['image_set']} (LSPC-new paper, Table 1)"
+    f"Your images ({Path(VOC_FOLDER).name}: one subfolder per class, each class one-vs-rest)"
+    if VOC_FOLDER is not None
+    else (
+        "Generated VOCdevkit images (offline stand-in for VOC2010)"
+        if VOC_DATASET == "voc-synthetic"
+        else f"PASCAL VOC{VOC['year']} {VOC['image_set']} (LSPC-new paper, Table 1)"
+    )
 )
 
 
 def voc_source():
+    if VOC_FOLDER is not None:
+        return "folder"
     return "devkit" if VOC["voc_root"] else VOC["source"]
 
 
 def voc_root():
-    """The VOC<year> folder (for a download: after the extraction checkpoint ran)."""
+    """The VOC<year> folder (for a download: after the extraction checkpoint ran), or the
+    user's image folder."""
     src = voc_source()
+    if src == "folder":
+        return VOC_FOLDER
     if src == "devkit":
         return str(resolve_voc_root(VOC["voc_root"], VOC["year"]))
     if src == "synthetic":
@@ -55,6 +85,10 @@ def _voc_listing(root):
             for i in ids
         ]
         paths = [f"{root}/JPEGImages/{n}" for n in names]
+    elif voc_source() == "folder":  # id: "<class folder>/<file name>"
+        files, y, classes = VOC_FOLDER_LISTING
+        ids = [f"{classes[k]}/{f.name}" for f, k in zip(files, y)]
+        paths = [str(f) for f in files]
     else:
         ids = list_image_ids(root, VOC["image_set"], VOC_CLASS_NAMES)
         paths = [str(p) for p in image_paths(root, ids)]
@@ -89,7 +123,9 @@ def voc_all(pattern):
 
 def voc_label_files(wildcards):
     """The ImageSets lists the labels are read from: <image_set>.txt (when present) and
-    <class>_<image_set>.txt of every class."""
+    <class>_<image_set>.txt of every class; none for an image folder."""
+    if voc_source() == "folder":  # labels: the class folders, in the image ids
+        return []
     main = Path(voc_root()) / "ImageSets" / "Main"
     listing = main / f"{VOC['image_set']}.txt"
     files = [str(listing)] if voc_source() == "synthetic" or listing.is_file() else []
@@ -97,5 +133,6 @@ def voc_label_files(wildcards):
 
 
 def voc_reference():
-    """The paper's Table 1 CSV when configured and present (else nothing)."""
-    return existing_file(VOC["reference"])
+    """The paper's Table 1 CSV when configured and present (else nothing; never beside the
+    user's image folder)."""
+    return [] if voc_source() == "folder" else existing_file(VOC["reference"])

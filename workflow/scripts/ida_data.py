@@ -6,21 +6,25 @@ log = to_rule_log(snakemake)
 
 import numpy as np
 
-from kclf.repro.experiments.ida import prepare
+from kclf.repro.datasets.user_data import load_user_dataset
+from kclf.repro.experiments.ida import prepare, prepare_user
 from kclf.repro.records import save_npz
 from kclf.repro.seeding import chunk_trials
 
 p, w = snakemake.params, snakemake.wildcards
 mats = [f for f in snakemake.input if str(f).endswith("benchmarks.mat")]
 realisations = list(chunk_trials(w.trials))
-d = prepare(
-    w.dataset,
-    p.seed,
-    mirror=p.mirror,
-    benchmarks_mat=mats[0] if mats else None,
-    generate=[w.dataset] if p.generate else [],
-    n_realisations=realisations,
-)
+if p.user is not None:  # the user's data set (config datasets:)
+    d = prepare_user(load_user_dataset(w.dataset, p.user), p.seed, realisations, p.test_size)
+else:
+    d = prepare(
+        w.dataset,
+        p.seed,
+        mirror=p.mirror,
+        benchmarks_mat=mats[0] if mats else None,
+        generate=[w.dataset] if p.generate else [],
+        n_realisations=realisations,
+    )
 d["realisations"] = np.asarray(realisations)
 d["from_asc"] = np.asarray(d["from_asc"], dtype=int)
 save_npz(snakemake.output[0], **d)

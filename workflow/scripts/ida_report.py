@@ -36,5 +36,6 @@ summary, agree = write_report(
     p.methods,
     folds=p.folds,
     n_select=p.n_select,
+    user=p.user,
 )
 log.info("\n%s\n%s", summary.to_string(), agree.to_string())

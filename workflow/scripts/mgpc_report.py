@@ -8,7 +8,7 @@ from kclf.repro.reports.mgpc import calibration_report, plot_lambda, plot_roc, w
 
 out = snakemake.output
 reference = snakemake.input.reference[0] if snakemake.input.reference else None
-write_tables(snakemake.input.records, reference, str(out.csv)[:-4])
+write_tables(snakemake.input.records, reference, str(out.csv)[:-4], snakemake.params.user)
 plot_roc(snakemake.input.curves, out.roc)
 plot_lambda(snakemake.input.curves, out.lam)
 calibration_report(snakemake.input.records, str(out.calibration_csv), out.reliability)

@@ -25,5 +25,6 @@ md = write_tables(
     out.csv[: -len(".csv")],
     reliability=out.reliability,
     trials=snakemake.params.trials,
+    source=snakemake.params.source,
 )
 logging.info("\n%s", md)

@@ -10,11 +10,15 @@ from kclf.repro.datasets.voc import load_voc_labels
 from kclf.repro.records import save_npz
 
 p = snakemake.params
-ids, Y = load_voc_labels(p.root, p.image_set, p.classes, p.difficult)
 rows = {}
 for path in snakemake.input.bow:
     with np.load(path) as z:
         rows.update(zip(map(str, z["ids"]), z["X"]))
+if p.folder:  # an image folder: image id "<class>/<file>", one-vs-rest labels
+    ids = sorted(rows)
+    Y = np.array([[i.split("/")[0] == c for c in p.classes] for i in ids], dtype=np.int8)
+else:
+    ids, Y = load_voc_labels(p.root, p.image_set, p.classes, p.difficult)
 keep = [k for k, i in enumerate(ids) if i in rows]
 X = np.stack([rows[ids[k]] for k in keep])
 out = {

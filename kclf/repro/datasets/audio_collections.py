@@ -17,6 +17,7 @@ Layouts:
 * **ESC-50** (:func:`load_esc50`): ``audio/*.wav`` and ``meta/esc50.csv`` (K. J.
   Piczak, 2015; clips cut from Freesound recordings; GitHub ``karolpiczak/ESC-50``,
   fetched by :func:`fetch_esc50`).
+* **Tag folders** (:func:`load_tag_folders`): one subfolder per tag, no metadata.
 * **UrbanSound8K** (:func:`load_urbansound8k`): ``metadata/UrbanSound8K.csv`` and
   ``audio/foldN/<slice_file_name>``.  The csv is the authority for labels (the class
   id is also the 2nd field of the file name); a file not found in the fold the csv
@@ -36,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 COLUMNS = ["id", "path", "duration", "tags"]
-LAYOUTS = ("freesound", "esc50", "urbansound8k")
+LAYOUTS = ("freesound", "esc50", "urbansound8k", "folder")
 #: the metadata file of each layout, relative to its root
 METADATA_FILES = {
     "freesound": "metadata.csv",
@@ -192,6 +193,26 @@ def load_urbansound8k(root, missing="error", dropped=None):
     return _finish(df)
 
 
+def load_tag_folders(root, missing="error", dropped=None):
+    """One subfolder per tag (any names), its audio files the tag's clips
+    (:func:`kclf.repro.datasets.user_data.list_class_folders`): id ``<tag>/<file name>``,
+    the tag the folder's name as it is, durations read from the headers.  An empty tag
+    folder is an error; there is no metadata, so nothing can be listed and missing."""
+    from .user_data import AUDIO_EXTENSIONS, list_class_folders
+
+    _check_missing(missing)
+    paths, y, tags = list_class_folders(Path(root).resolve(), AUDIO_EXTENSIONS)
+    df = pd.DataFrame(
+        {
+            "id": [f"{tags[k]}/{p.name}" for p, k in zip(paths, y)],
+            "path": [str(p) for p in paths],
+            "duration": _durations(paths),
+            "tags": [(tags[k],) for k in y],
+        }
+    )
+    return _finish(df)
+
+
 def load_collection(layout, root, **kwargs):
     """Dispatch on ``layout`` in :data:`LAYOUTS`.  With ``missing="drop"``, a list passed
     as ``dropped`` receives the paths of the listed files that are absent."""
@@ -199,6 +220,7 @@ def load_collection(layout, root, **kwargs):
         "freesound": load_freesound_folder,
         "esc50": load_esc50,
         "urbansound8k": load_urbansound8k,
+        "folder": load_tag_folders,
     }
     if layout not in loaders:
         raise ValueError(f"layout must be one of {LAYOUTS}, got {layout!r}")

@@ -90,28 +90,53 @@ def _read_sparse_arff(path):
     return names, kinds, data
 
 
-def _load_sparse(path, n_labels):
-    names, kinds, data = _read_sparse_arff(path)
+def _label_columns(path, names, n_labels, labels):
+    """Indices of the label attributes: the last ``n_labels``, or those named ``labels``
+    (anywhere, in the given order); the rest are the features."""
+    if labels is not None:
+        labels = list(labels)
+        for name in labels:
+            if name not in names:
+                raise ValueError(
+                    f"{path.name}: labels: no attribute {name!r} among its {len(names)} attributes"
+                )
+        if not 1 <= len(set(labels)) == len(labels) < len(names):
+            raise ValueError(
+                f"{path.name}: labels: need 1 to {len(names) - 1} distinct attribute names, "
+                f"got {labels!r}"
+            )
+        return [names.index(name) for name in labels]
     if not isinstance(n_labels, (int, np.integer)) or not 1 <= n_labels < len(names):
         raise ValueError(
-            f"n_labels must be an integer in [1, {len(names) - 1}] for {path.name}, "
-            f"got {n_labels!r}"
+            f"n_labels must be an integer in [1, {len(names) - 1}] for {path.name} "
+            f"(it has {len(names)} attributes), got {n_labels!r}"
         )
-    lab, feat = slice(len(names) - n_labels, None), slice(0, len(names) - n_labels)
-    for name, kind in zip(names[lab], kinds[lab]):
-        if kind.replace(" ", "") not in ("{0,1}", "{1,0}"):
+    return list(range(len(names) - n_labels, len(names)))
+
+
+def _load_sparse(path, n_labels, labels=None):
+    names, kinds, data = _read_sparse_arff(path)
+    lab = _label_columns(path, names, n_labels, labels)
+    feat = sorted(set(range(len(names))) - set(lab))
+    for j in lab:
+        if kinds[j].replace(" ", "") not in ("{0,1}", "{1,0}"):
             raise ValueError(
-                f"{path.name}: label attribute {name!r} is not nominal {{0,1}} "
-                f"(is n_labels={n_labels} right?)"
+                f"{path.name}: label attribute {names[j]!r} is not nominal {{0,1}} "
+                f"(is {_which(n_labels, labels)} right?)"
             )
     Y = data[:, lab]
     if not np.all((Y == 0) | (Y == 1)):
         raise ValueError(f"{path.name}: label values other than 0/1")
-    return data[:, feat], Y.astype(int), names[feat], names[lab]
+    return data[:, feat], Y.astype(int), [names[j] for j in feat], [names[j] for j in lab]
 
 
-def load_arff_multilabel(path, n_labels):
-    """Read a MULAN ARFF file whose last ``n_labels`` attributes are the labels.
+def _which(n_labels, labels):
+    return f"n_labels={n_labels}" if labels is None else "labels"
+
+
+def load_arff_multilabel(path, n_labels=None, *, labels=None):
+    """Read a MULAN ARFF file whose last ``n_labels`` attributes (or the attributes named
+    ``labels``) are the labels.
 
     Dense files are read by :func:`scipy.io.arff.loadarff`; sparse ones (``{index value,
     ...}`` rows, as ``medical``) by a small reader here, since scipy has none.
@@ -122,6 +147,9 @@ def load_arff_multilabel(path, n_labels):
         The ``.arff`` file.
     n_labels : int
         Number of label attributes at the end of the attribute list.
+    labels : list of str, optional
+        Instead of ``n_labels``: the names of the label attributes, wherever they are (MEKA
+        files put them first); ``Y``'s columns follow this order.
 
     Returns
     -------
@@ -134,7 +162,7 @@ def load_arff_multilabel(path, n_labels):
     if not path.is_file():
         raise FileNotFoundError(f"path: no ARFF file at {path}")
     if _is_sparse_arff(path):
-        return _load_sparse(path, n_labels)
+        return _load_sparse(path, n_labels, labels)
     try:
         data, meta = arff.loadarff(path)
     except (arff.ArffError, ValueError, NotImplementedError) as exc:
@@ -142,30 +170,31 @@ def load_arff_multilabel(path, n_labels):
             f"path: {path} is not a dense ARFF file readable by scipy.io.arff ({exc})"
         ) from exc
     names = list(meta.names())
-    if not isinstance(n_labels, (int, np.integer)) or not 1 <= n_labels < len(names):
-        raise ValueError(
-            f"n_labels must be an integer in [1, {len(names) - 1}] for {path.name}, "
-            f"got {n_labels!r}"
-        )
-    feature_names, label_names = names[:-n_labels], names[-n_labels:]
+    lab = _label_columns(path, names, n_labels, labels)
+    label_names = [names[j] for j in lab]
+    feature_names = [names[j] for j in sorted(set(range(len(names))) - set(lab))]
     for name in feature_names:
         if meta[name][0] != "numeric":
             raise ValueError(f"{path.name}: feature attribute {name!r} is not numeric")
     X = np.column_stack([np.asarray(data[name], dtype=float) for name in feature_names])
-    Y = np.empty((len(data), n_labels), dtype=int)
+    Y = np.empty((len(data), len(label_names)), dtype=int)
     for j, name in enumerate(label_names):
         kind, values = meta[name]
         if kind != "nominal" or set(values) != {"0", "1"}:
             raise ValueError(
                 f"{path.name}: label attribute {name!r} is not nominal {{0,1}} "
-                f"(is n_labels={n_labels} right?)"
+                f"(is {_which(n_labels, labels)} right?)"
             )
         col = np.char.decode(np.asarray(data[name]).astype("S"), "ascii")
         if np.any(col == "?"):
             raise ValueError(f"{path.name}: label attribute {name!r} has missing values")
         Y[:, j] = (col == "1").astype(int)
     if np.isnan(X).any():
-        raise ValueError(f"{path.name}: features have missing values ('?')")
+        i, j = np.argwhere(np.isnan(X))[0]
+        raise ValueError(
+            f"{path.name}: features have {int(np.isnan(X).sum())} missing values ('?'), the "
+            f"first in data row {i + 1}, attribute {feature_names[j]!r}"
+        )
     return X, Y, feature_names, label_names
 
 

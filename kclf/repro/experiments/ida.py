@@ -30,7 +30,7 @@ from sklearn.svm import SVC
 from ...kernels import median_sigma
 from ...maplp import MAPLP
 from ...platt import PlattScaled
-from ..datasets import breiman
+from ..datasets import breiman, user_data
 from ..datasets import ida as data
 from ..methods import check_method, family_methods, kernel_estimator, kernel_search, svc_grid
 from ..records import calibration_records, record
@@ -97,6 +97,50 @@ def prepare(name, seed, mirror=None, benchmarks_mat=None, generate=(), n_realisa
         if from_asc:
             origin += f" (realisation {', '.join(map(str, from_asc))} from the IDA split files)"
     return {"X": X, "y": y, "train": train, "test": test, "origin": origin, "from_asc": from_asc}
+
+
+def prepare_user(dataset, seed, realisations, test_size, where="ida.datasets"):
+    """:func:`prepare`'s dictionary for the user's binary data set (a
+    :class:`kclf.repro.datasets.user_data.UserDataset`): ``y = +1`` for its second class.
+
+    A fixed split (``train:`` + ``test:``) is realisation 0, the only one; a ``path:`` set
+    gets realisation ``r`` from
+    :func:`kclf.repro.datasets.user_data.stratified_realisation` (``test_size`` of the
+    patterns for testing), the split the family draws for a pattern set of that name.
+    ``standardize: true`` z-scores the features on the training part (fixed split) or the
+    whole pattern set (as the IDA sets were prepared); left unset, they are used as given,
+    as the IDA pattern sets are.
+    """
+    d = user_data.require_task(dataset, ("binary",), where)
+    realisations = [int(r) for r in realisations]
+    origin = user_data.describe(d)
+    if d.fixed_split:
+        if realisations != [0]:
+            raise ValueError(
+                f"datasets.{d.name}: a fixed train/test split is realisation 0 only, "
+                f"asked for {realisations}"
+            )
+        X_train, X_test = d.X, d.X_test
+        if d.standardize:
+            X_train, X_test = user_data.standardize_split(X_train, X_test)
+        X = np.vstack([X_train, X_test])
+        codes = np.concatenate([d.y, d.y_test])
+        n_train = len(X_train)
+        train, test = np.arange(n_train)[None], np.arange(n_train, len(X))[None]
+        origin += "; its train/test split (one realisation)"
+    else:
+        X, codes = d.X, d.y
+        if d.standardize:
+            X = user_data.standardize_split(X, X[:1])[0]
+        parts = [
+            user_data.stratified_realisation(codes, d.name, seed, r, test_size)
+            for r in realisations
+        ]
+        train = np.stack([a for a, _ in parts])
+        test = np.stack([b for _, b in parts])
+        origin += f"; seeded stratified realisations, {test.shape[1]} test patterns"
+    y = np.where(codes == 1, 1, -1)
+    return {"X": X, "y": y, "train": train, "test": test, "origin": origin, "from_asc": []}
 
 
 def sigma_grid(X, factors):

@@ -35,6 +35,7 @@ from ...features.image_repr import represent
 from ...kernels import median_sigma
 from ...mgpc import ManifoldGPC
 from ...ridge_logistic import WeightedRidgeLogistic
+from ..datasets import user_data
 from ..datasets.mulan import load_scene
 from ..methods import check_method, family_methods
 from ..records import calibration_records, record
@@ -87,6 +88,26 @@ def make_splits(y, trials, seed, name, train_fraction=0.5, max_train=None):
                 k = min(k, int(round(max_train * idx.size / y.size)))
             masks[row, idx[: max(k, 1)]] = True
     return masks
+
+
+def user_task(dataset, task):
+    """Inputs and 0/1 labels of one task of the user's data set (a
+    :class:`kclf.repro.datasets.user_data.UserDataset`), train and test files pooled as
+    scene's are: a binary set's task is the class taken as positive, a multi-label set's
+    one of its labels.  ``standardize: true`` z-scores the pooled features."""
+    d = user_data.require_task(dataset, ("binary", "multilabel"), "mgpc.datasets")
+    if task not in d.classes:
+        kind = "labels" if d.task == "multilabel" else "classes"
+        raise ValueError(
+            f"mgpc.datasets.{d.name}.tasks: {task!r} is not one of its {kind} {list(d.classes)}"
+        )
+    X = d.X if not d.fixed_split else np.vstack([d.X, d.X_test])
+    Y = d.y if not d.fixed_split else np.concatenate([d.y, d.y_test])
+    j = d.classes.index(task)
+    y = (Y[:, j] if d.task == "multilabel" else (Y == j)).astype(int)
+    if d.standardize:
+        X = user_data.standardize_split(X, X[:1])[0]
+    return {"X": X, "y": y, "image_shape": np.array([0, 0])}
 
 
 def load_task(dataset, task, scene_root=None):

@@ -25,6 +25,7 @@ from sklearn.svm import SVC
 
 from ...kernels import median_sigma
 from ...klr import KernelLogisticRegression
+from ..datasets import user_data
 from ..datasets.isolet import load_isolet_mat, read_isolet
 from ..methods import (
     check_method,
@@ -87,6 +88,29 @@ def prepare(
     trials = folds if trials is None else trials
     train, test = zip(*(trial_split(y, name, seed, folds, t) for t in range(trials)))
     return {"X": X, "y": y, "train": list(train), "test": list(test)}
+
+
+def prepare_user(dataset):
+    """The arrays of the data rule for the user's single-label set (a
+    :class:`kclf.repro.datasets.user_data.UserDataset`): ``X`` and ``y`` (class codes);
+    a fixed split (``train:`` + ``test:``) also ``train_0`` and ``test_0``, its one trial,
+    as isolet's UCI split.  A ``path:`` set's trials are the family's :func:`trial_split`.
+    ``standardize: true`` z-scores the features on the training part (fixed split) or on
+    the whole set (its K-fold trials share one file); unset, they are used as given, as
+    the paper's data are."""
+    d = user_data.require_task(dataset, ("multiclass", "binary"), "multiclass.datasets")
+    if not d.fixed_split:
+        X = user_data.standardize_split(d.X, d.X[:1])[0] if d.standardize else d.X
+        return {"X": X, "y": d.y, "classes": np.asarray(d.classes)}
+    X, Xt = (d.X, d.X_test) if not d.standardize else user_data.standardize_split(d.X, d.X_test)
+    n = len(X)
+    return {
+        "X": np.vstack([X, Xt]),
+        "y": np.concatenate([d.y, d.y_test]),
+        "train_0": np.arange(n),
+        "test_0": np.arange(n, n + len(Xt)),
+        "classes": np.asarray(d.classes),
+    }
 
 
 def trial_split(y, name, seed, folds, trial):

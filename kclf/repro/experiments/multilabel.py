@@ -46,6 +46,7 @@ from sklearn.svm import SVC
 from ...corrlog import MAX_EXACT_LABELS, CorrLog
 from ...metrics import multilabel_scores
 from ...platt import PlattScaled
+from ..datasets import user_data
 from ..datasets.corrlog_toy import make_corrlog_toy
 from ..methods import family_methods
 from ..records import calibration_records, record
@@ -101,6 +102,20 @@ def make_toy(seed, trials, n_train, n_test, shift=0.5):
         rng = rng_for(seed, "multilabel", "toy", "trial", t)
         out[f"X_{t}"], out[f"Y_{t}"] = make_corrlog_toy(n_train, rng, shift)
         out[f"Xt_{t}"], out[f"Yt_{t}"] = make_corrlog_toy(n_test, rng, shift)
+    return out
+
+
+def user_trials(dataset, seed, trials, test_size):
+    """The data of trials ``trials`` of the user's multi-label set (a
+    :class:`kclf.repro.datasets.user_data.UserDataset`): its train/test split (trial 0),
+    or seeded realisations stratified by label set (``test_size``).  The features are
+    z-scored on each training part only when the entry says ``standardize: true``; the
+    estimators scale by ``multilabel.scaling`` in any case, as for the paper's data."""
+    d = user_data.require_task(dataset, ("multilabel",), "multilabel.datasets")
+    out = {"label_names": np.asarray(d.classes)}
+    for t in trials:
+        X, Y, Xt, Yt = user_data.trial_parts(d, seed, t, test_size)
+        out[f"X_{t}"], out[f"Y_{t}"], out[f"Xt_{t}"], out[f"Yt_{t}"] = X, Y, Xt, Yt
     return out
 
 

@@ -76,15 +76,18 @@ def _protocol(folds, n_select):
     return f"{folds}-fold CV on each of the first {n_select} realisations"
 
 
-def error_table(records, reference, stem, methods, origins, folds=5, n_select=5):
+def error_table(records, reference, stem, methods, origins, folds=5, n_select=5, user=()):
     """``<stem>.{csv,md,tex}``: test error % mean (std) per dataset; best bold, not
     significantly worse (Welch two-sample t-test at 5% over realisations) marked; then
-    the paper's columns."""
+    the paper's columns, unless every dataset is the user's (``user``: names under the
+    config's ``datasets:``, whose rows have no published numbers)."""
     summary = summarize(records, "error", row="dataset", higher_is_better=False, paired=False)
     summary = summary[summary["dataset"] != "Average"].reset_index(drop=True)
     order = _ordered(summary, methods)
     paper = paper_error_columns(reference)
-    cols = {f"{k}": k for k in PAPER_ERROR}
+    user = sorted(set(user) & set(summary["dataset"]))
+    only_user = set(summary["dataset"]) <= set(user)
+    cols = {} if only_user else {f"{k}": k for k in PAPER_ERROR}
     md = add_reference(wide_table(summary, "dataset", order, markup="md"), paper, cols)
     tex = add_reference(wide_table(summary, "dataset", order, markup="tex"), paper, cols)
     n = summary.groupby("dataset")["n"].max()
@@ -107,9 +110,21 @@ def error_table(records, reference, stem, methods, origins, folds=5, n_select=5)
         "section 5: 5-fold CV on the first 5). "
         "Significance: Welch two-sample t-test at 5% over realisations. "
         f"'{METHODS['maplp_bias']}': MAPLP with a non-negative constant basis function per "
-        "class, an ablation that is not in the paper. 'paper' columns: "
-        "Nopriadi & Yamashita's table (mean ± std over 100 realisations, 20 for image and "
-        f"splice). Data: {sources}. " + ". ".join(notes) + "."
+        "class, an ablation that is not in the paper. "
+        + (
+            ""
+            if only_user
+            else "'paper' columns: Nopriadi & Yamashita's table (mean ± std over 100 "
+            "realisations, 20 for image and splice). "
+        )
+        + (
+            f"Your own data sets (config datasets:, no published numbers): {', '.join(user)}. "
+            if user
+            else ""
+        )
+        + f"Data: {sources}. "
+        + ". ".join(notes)
+        + "."
     )
     write_table(stem, summary, md, tex, caption)
     atomic_write(
@@ -118,9 +133,10 @@ def error_table(records, reference, stem, methods, origins, folds=5, n_select=5)
     return summary, agree
 
 
-def time_table(records, reference_time, stem, methods, folds=5):
+def time_table(records, reference_time, stem, methods, folds=5, user=()):
     """``<stem>.{csv,md,tex}``: seconds per realisation (learning + classification), CV
-    excluded and included, beside the paper's seconds."""
+    excluded and included, beside the paper's seconds (none when every dataset is in
+    ``user``, the user's own)."""
     ref = reference_time.set_index("dataset")
     df = records[records["metric"].isin(["seconds", "seconds_with_cv"])]
     mean = df.groupby(["dataset", "method", "metric"])["value"].mean().unstack(["method", "metric"])
@@ -129,17 +145,25 @@ def time_table(records, reference_time, stem, methods, folds=5):
     for m in order:
         out[f"{m} s"] = [mean.loc[d, (m, "seconds")] for d in out.index]
         out[f"{m} s (+CV)"] = [mean.loc[d, (m, "seconds_with_cv")] for d in out.index]
-    for col, label in (
-        ("maplp_s", "paper MAPLP s"),
-        ("svm_s", "paper SVM s"),
-        ("kmap_s", "paper KMAP s"),
-    ):
+    mine = sorted(set(user) & set(out.index))
+    paper = (
+        ()
+        if set(out.index) <= set(user)
+        else (("maplp_s", "paper MAPLP s"), ("svm_s", "paper SVM s"), ("kmap_s", "paper KMAP s"))
+    )
+    for col, label in paper:
         out[label] = [ref[col].get(d, np.nan) for d in out.index]
     caption = (
         "Seconds per realisation: fit + test prediction with the selected hyper-parameters "
         f"('s'), and plus the mean time of the {folds}-fold CV grid search on one selection "
-        "realisation ('s (+CV)'); this machine, one core. Paper: learning + classification "
-        "seconds (GLPK for MAPLP and KMAP, LIBSVM for SVM; their machine)."
+        "realisation ('s (+CV)'); this machine, one core."
+        + (
+            " Paper: learning + classification seconds (GLPK for MAPLP and KMAP, LIBSVM for "
+            "SVM; their machine)."
+            if paper
+            else ""
+        )
+        + (f" Your own data sets (config datasets:): {', '.join(mine)}." if mine else "")
     )
     stem = Path(stem)
     atomic_write(stem.with_suffix(".csv"), lambda p: out.to_csv(p, float_format="%.4g"))
@@ -155,9 +179,9 @@ def time_table(records, reference_time, stem, methods, folds=5):
     return out
 
 
-def error_figure(summary, reference, path, methods):
+def error_figure(summary, reference, path, methods, user=()):
     """Dot plot per dataset: our mean ± std per method (filled) and the paper's MAPLP and
-    SVM (open markers)."""
+    SVM (open markers; left out when every dataset is in ``user``, the user's own)."""
     import matplotlib
     import matplotlib.ticker
 
@@ -176,7 +200,8 @@ def error_figure(summary, reference, path, methods):
         mean = [s["mean"].get(d, np.nan) for d in datasets]
         std = [s["std"].get(d, np.nan) for d in datasets]
         ax.errorbar(mean, ys, xerr=std, fmt="o", ms=4, color=colors[k], label=f"{m} (ours)")
-    for j, (label, col) in enumerate((("MAPLP", "maplp"), ("SVM", "svm"))):
+    paper = () if set(datasets) <= set(user) else (("MAPLP", "maplp"), ("SVM", "svm"))
+    for j, (label, col) in enumerate(paper):
         k = len(order) + j
         ys = [i + (k - n_series / 2) * 0.1 for i in range(len(datasets))]
         mean = [ref[f"{col}_mean"].get(d, np.nan) for d in datasets]
@@ -238,13 +263,22 @@ def _reference(path, columns):
 
 
 def write_report(
-    record_paths, reference_error, reference_time, origins, outputs, methods, folds=5, n_select=5
+    record_paths,
+    reference_error,
+    reference_time,
+    origins,
+    outputs,
+    methods,
+    folds=5,
+    n_select=5,
+    user=(),
 ):
     """All IDA tables and figures; ``outputs`` has ``error_csv``, ``time_csv``, ``figure``
     and optionally ``calibration_csv`` (``<stem>_calibration.csv``; its ``.md`` beside it)
     and ``reliability`` (the reliability diagram). Missing reference files leave the
     paper columns empty ('–'). ``folds`` and ``n_select`` (the protocol that ran) go into
-    the captions."""
+    the captions. ``user``: the datasets that are the user's own (config ``datasets:``),
+    named in the captions; with only those, no paper columns or markers."""
     records = read_records(record_paths)
     ref_err = _reference(
         reference_error, [f"{c}_{s}" for c in PAPER_ERROR.values() for s in ("mean", "std")]
@@ -258,9 +292,11 @@ def write_report(
         origins,
         folds,
         n_select,
+        user,
     )
-    time_table(records, ref_time, str(Path(outputs["time_csv"]).with_suffix("")), methods, folds)
-    error_figure(summary, ref_err, outputs["figure"], methods)
+    time_stem = str(Path(outputs["time_csv"]).with_suffix(""))
+    time_table(records, ref_time, time_stem, methods, folds, user)
+    error_figure(summary, ref_err, outputs["figure"], methods, user)
     if "calibration_csv" in outputs.keys():
         path = str(outputs["calibration_csv"])
         if not path.endswith("_calibration.csv"):

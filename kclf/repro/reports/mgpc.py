@@ -70,18 +70,24 @@ def paper_table(reference_csv):
     return ref.rename(columns={"fn_pct": "FN %", "fp_pct": "FP %", "ce_pct": "CE %"})
 
 
-def write_tables(record_files, reference_csv, stem):
-    """``<stem>.csv`` (numeric summary), ``<stem>.md`` / ``.tex`` (ours, then the paper's)."""
+def write_tables(record_files, reference_csv, stem, user=()):
+    """``<stem>.csv`` (numeric summary), ``<stem>.md`` / ``.tex`` (ours, then the paper's,
+    when ``reference_csv`` is given).  ``user``: the user's own data sets among the rows
+    (config ``datasets:``), name -> how the caption names them."""
     records = read_records(record_files)
     summary = _summaries(records)
     md_t, tex_t = _wide(summary, "md"), _wide(summary, "tex")
     n = records["trial"].nunique()
+    user = dict(user or {})
+    names = {d.rsplit("-", 1)[0] for d in records["dataset"]}  # "<dataset>-<representation>"
+    data = "your data" if names <= set(user) else "public images"
     caption = (
-        f"MGPC experiment (Fradi et al., Sec. 4) on public images: test error rates in %, "
+        f"MGPC experiment (Fradi et al., Sec. 4) on {data}: test error rates in %, "
         f"mean (std) over {n} random training/test splits; FN among positives, FP among "
         "negatives, CE overall; AUC of the test scores. Hyper-parameters: MLA/MEP by the "
         "approximate marginal likelihood, ridge lambda by CV on the training half, sklearn "
         "GPC by its marginal likelihood optimiser."
+        + (f" Your own data sets (config datasets:): {'; '.join(user.values())}." if user else "")
     )
     write_table(stem, summary, md_t, tex_t, caption)
     if reference_csv is None:

@@ -97,9 +97,15 @@ def _paper_rows(reference, kind):
     return {n: ({"fit [s]": f"{t} (500 MHz PC)"}, float(e)) for n, (e, t) in rows.items()}
 
 
-def multiclass_table(records, reference, dataset, folds, per_class=None, kind="error", trials=None):
+def multiclass_table(
+    records, reference, dataset, folds, per_class=None, kind="error", trials=None, source=None
+):
     """Summary (csv) and the md / tex tables of one dataset: methods x metrics, mean
-    (std) over trials, best per metric in bold; the paper's ISOLET rows below.
+    (std) over trials, best per metric in bold; the paper's ISOLET rows below (none when
+    ``reference`` is empty).
+
+    ``source``: for the user's own data set, how the caption names it (``text``: its entry
+    and files) and whether it is a fixed split (``fixed``); ``per_class`` does not apply.
 
     ``kind="error"``: test error and log loss (:data:`TABLE_METRICS`), the same bytes
     for the same config; ``kind="time"``: the seconds of the final fit and of the CV
@@ -143,23 +149,33 @@ def multiclass_table(records, reference, dataset, folds, per_class=None, kind="e
             }
             summary = pd.concat([summary, pd.DataFrame([paper])], ignore_index=True)
     md.index.name = tex.index.name = "method"
-    proto = PROTOCOL.get(dataset, dataset).format(folds=folds)
-    if trials is not None and trials != folds and dataset != "isolet":
+    fixed = dataset == "isolet" or (source is not None and source["fixed"])
+    if source is None:
+        proto = PROTOCOL.get(dataset, dataset).format(folds=folds)
+    else:
+        split = "its train/test split" if fixed else f"seeded stratified {folds}-fold CV"
+        proto = f"{source['text']}, {split}"
+    if trials is not None and trials != folds and not fixed:
         proto += f" repeated: {trials} trials over {-(-trials // folds)} seeded partitions"
-    if per_class is not None and dataset != "isolet":
+    if per_class is not None and not fixed and source is None:
         proto += f", at most {per_class} samples per class"
+    has_paper = bool(_paper_rows(reference, kind))
     if kind == "error":
         caption = (
             f"Multi-class comparison on {proto}: mean (std) over trials of the test error "
             "and the log loss of the probabilistic methods; sigma and lambda (C) chosen by "
-            "CV on each training part. Seconds: the _time table. The paper's ISOLET row "
-            "(Roth 2001, Table 1) is shown for reference."
+            "CV on each training part. Seconds: the _time table."
+            + (" The paper's ISOLET row (Roth 2001, Table 1) is shown for reference." * has_paper)
         )
     else:
         caption = (
             f"Training time on {proto}: mean (std) over trials of the seconds of the final "
-            "fit and of the whole CV search (this machine, one core); the paper's ISOLET "
-            "times (Roth 2001, Table 1) were measured on a 500 MHz PC."
+            "fit and of the whole CV search (this machine, one core)"
+            + (
+                "; the paper's ISOLET times (Roth 2001, Table 1) were measured on a 500 MHz PC."
+                if has_paper
+                else "."
+            )
         )
     return summary, md, tex, caption
 
@@ -175,7 +191,7 @@ def calibration_caption(dataset):
 
 
 def write_tables(
-    records, reference, dataset, folds, per_class, stem, reliability=None, trials=None
+    records, reference, dataset, folds, per_class, stem, reliability=None, trials=None, source=None
 ):
     """Write the tables of one dataset from its records.
 
@@ -185,21 +201,23 @@ def write_tables(
     with a caption) and, if ``reliability`` is a path, the reliability diagram (one
     panel per probabilistic method).
 
-    Returns the error table's md (for the log).
+    ``source``: the user's data set (:func:`multiclass_table`).  Returns the error table's
+    md (for the log).
     """
     stem = Path(stem)
     records = records[records["dataset"] == dataset]
     summary, md, tex, caption = multiclass_table(
-        records, reference, dataset, folds, per_class, trials=trials
+        records, reference, dataset, folds, per_class, trials=trials, source=source
     )
     write_table(stem, summary, md, tex, caption)
     t_summary, t_md, t_tex, t_caption = multiclass_table(
-        records, reference, dataset, folds, per_class, kind="time", trials=trials
+        records, reference, dataset, folds, per_class, kind="time", trials=trials, source=source
     )
     write_table(stem.with_name(stem.name + "_time"), t_summary, t_md, t_tex, t_caption)
     named = records.assign(method=records["method"].map(lambda m: METHODS.get(m, m)))
     _, md_path = write_calibration_table(named, stem)
-    text = f"{calibration_caption(dataset)}\n\n{md_path.read_text(encoding='utf-8')}"
+    named_as = dataset if source is None else source["text"]
+    text = f"{calibration_caption(named_as)}\n\n{md_path.read_text(encoding='utf-8')}"
     atomic_write(md_path, lambda p: Path(p).write_text(text, encoding="utf-8"))
     if reliability is not None:
         reliability_figure(named, reliability, title=f"{dataset}: reliability (top label)")
