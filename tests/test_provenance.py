@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from kclf import __version__, provenance
+from kclf import __version__
+from kclf.repro import provenance
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = Path(sys.executable).parent / "snakemake"
