@@ -80,6 +80,26 @@ def test_finished_run_plans_nothing(finished):
     assert wf.dry_run(*finished) == []
 
 
+def _reversed_keys(node):
+    if isinstance(node, dict):
+        return {k: _reversed_keys(node[k]) for k in reversed(list(node))}
+    if isinstance(node, list):
+        return [_reversed_keys(v) for v in node]
+    return node
+
+
+def test_reordered_config_keys_plan_nothing(finished):
+    """The same config with every block's keys in the reverse order: no job's params
+    change (a dict param taken from a block, e.g. the HMM options, kept the YAML order)."""
+    work, cfg = finished
+    try:
+        text = yaml.safe_dump(_reversed_keys(cfg), sort_keys=False)
+        (work / "config.yaml").write_text(text)
+        assert wf.dry_run(work) == []
+    finally:
+        (work / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=True))
+
+
 def test_outputs_have_the_umask_mode(finished):
     """Tables, records, figures, data and logs: 0644 under umask 022 (atomic writes
     included: their temporary files no longer keep mkstemp's 0600)."""

@@ -34,6 +34,20 @@ for _family, _cfg in config.items():
     if isinstance(_cfg, dict) and (SCHEMAS / f"{_family}.schema.yaml").exists():
         _check_against(SCHEMAS / f"{_family}.schema.yaml", _cfg, _family)
 
+
+def _sorted_keys(node):
+    """``node`` with every mapping's keys sorted: params built from a config block then do
+    not depend on the order of the keys in the YAML file (reordering them reruns nothing)."""
+    if isinstance(node, dict):
+        return {k: _sorted_keys(node[k]) for k in sorted(node, key=str)}
+    if isinstance(node, list):
+        return [_sorted_keys(v) for v in node]
+    return node
+
+
+for _key in list(config):
+    config[_key] = _sorted_keys(config[_key])
+
 # Your own data sets (the top-level block datasets:): names that clash with no built-in one.
 USER_DATASETS = config.get("datasets") or {}
 BUILTIN_DATASETS = _user_data.builtin_dataset_names(SCHEMAS)
