@@ -179,6 +179,19 @@ def rank_auc(y, score):
     return float((ranks[pos].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
 
 
+def task_choices(mean, best, sigmas, lams, fit_tasks, n_tasks):
+    """``(cv_results_, sigma_, lam_, best_score_)`` of a multi-task search: ``mean``
+    (len(fit_tasks), n_settings) mean CV scores of the searched tasks, ``best`` their chosen
+    setting; tasks not searched (one class) get NaN."""
+    full = np.full((n_tasks, sigmas.size), np.nan)
+    full[fit_tasks] = mean
+    sigma, lam, score = (np.full(n_tasks, np.nan) for _ in range(3))
+    sigma[fit_tasks] = sigmas[best]
+    lam[fit_tasks] = lams[best]
+    score[fit_tasks] = mean[np.arange(len(best)), best]
+    return {"sigma": sigmas, "lam": lams, "mean_test_score": full}, sigma, lam, score
+
+
 def best_index(scores, scoring, sigma, lam):
     """Index of the best setting, NaN scores ignored; ties go to the smoother model.
 

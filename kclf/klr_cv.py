@@ -11,7 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._search import best_index, constant_tasks, cv_splits, score_proba, search_grids
+from ._search import best_index, constant_tasks, cv_splits, score_proba, search_grids, task_choices
 from .coupling import couple
 from .kernels import check_precomputed, gram
 from .klr import (
@@ -335,15 +335,9 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
             self.n_iter_ = self.best_estimator_.n_iter_
             return self
         T = self.n_tasks_
-        full = np.full((T, grid_s.size), np.nan)
-        full[fit_tasks] = mean
-        self.cv_results_ = {"sigma": grid_s, "lam": grid_l, "mean_test_score": full}
-        self.sigma_ = np.full(T, np.nan)
-        self.lam_ = np.full(T, np.nan)
-        self.best_score_ = np.full(T, np.nan)
-        self.sigma_[fit_tasks] = grid_s[best]
-        self.lam_[fit_tasks] = grid_l[best]
-        self.best_score_[fit_tasks] = mean[np.arange(n_tasks), best]
+        self.cv_results_, self.sigma_, self.lam_, self.best_score_ = task_choices(
+            mean, best, grid_s, grid_l, fit_tasks, T
+        )
         self.estimators_ = [None] * T
         for t in fit_tasks:
             est = self._estimator(self.sigma_[t], self.lam_[t])

@@ -25,6 +25,7 @@ from ._search import (
     cv_splits,
     fold_scores,
     search_grids,
+    task_choices,
 )
 from .kernels import check_precomputed, gram, squared_distances
 from .lspc import (
@@ -356,15 +357,9 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
             )._fit(X, y, centers=None if self.n_basis is None else centers)
             return self
         T = self.n_tasks_
-        full = np.full((T, grid_s.size), np.nan)
-        full[fit_tasks] = mean
-        self.cv_results_ = {"sigma": grid_s, "lam": grid_l, "mean_test_score": full}
-        self.sigma_ = np.full(T, np.nan)
-        self.lam_ = np.full(T, np.nan)
-        self.best_score_ = np.full(T, np.nan)
-        self.sigma_[fit_tasks] = grid_s[best]
-        self.lam_[fit_tasks] = grid_l[best]
-        self.best_score_[fit_tasks] = mean[np.arange(n_tasks), best]
+        self.cv_results_, self.sigma_, self.lam_, self.best_score_ = task_choices(
+            mean, best, grid_s, grid_l, fit_tasks, T
+        )
         sig_t, lam_t = grid_s[best], grid_l[best]
         n_basis = X.shape[0] if self.n_basis is None else centers[1].shape[0]
         self.alpha_ = np.zeros((n_basis, T, 2))
