@@ -13,14 +13,12 @@ so a fit costs O(n b^2 + b^3) time and O(n b) memory: no n x n matrix is ever fo
 from __future__ import annotations
 
 import contextlib
-from numbers import Integral
 
 import numpy as np
 import scipy.linalg
 from sklearn.utils import check_random_state
 from threadpoolctl import ThreadpoolController
 
-CENTERS = ("random", "kmeans")
 _CONTROLLER = []
 # rows of the design matrix per block of a Gram pass over a non-contiguous row set
 ROW_BLOCK = 8192
@@ -35,16 +33,6 @@ def serial_blas(serial=True):
     if not _CONTROLLER:
         _CONTROLLER.append(ThreadpoolController())
     return _CONTROLLER[0].limit(limits=1, user_api="blas")
-
-
-def check_n_basis(n_basis, centers):
-    """Validate ``n_basis`` (None or an integer >= 1) and ``centers``."""
-    if n_basis is not None and (
-        isinstance(n_basis, bool) or not isinstance(n_basis, Integral) or n_basis < 1
-    ):
-        raise ValueError(f"n_basis must be None or an integer >= 1, got {n_basis!r}")
-    if centers not in CENTERS:
-        raise ValueError(f"centers must be one of {CENTERS}, got {centers!r}")
 
 
 def choose_centers(X, n_basis, centers, random_state):

@@ -15,7 +15,8 @@ import numpy as np
 from scipy.stats import rankdata
 from sklearn.model_selection import KFold, StratifiedKFold, check_cv
 
-from .kernels import check_kernel_name, check_sigma, median_sigma
+from ._validation import positive_grid
+from .kernels import median_sigma
 from .metrics import EPS
 
 SCORINGS = ("error", "log_loss", "auc")
@@ -32,29 +33,20 @@ def default_sigmas(X):
     return median_sigma(X) * SIGMA_FACTORS
 
 
-def search_grids(X, sigmas, lams, cv, kernel, scoring, check_lam_value):
+def search_grids(X, sigmas, lams, kernel):
     """Validated ``(sigmas, lams)`` of a CV search (shared by the LSPC and KLR searches).
 
     ``sigmas`` None gives :func:`default_sigmas`, ``lams`` None :data:`DEFAULT_LAMS`;
-    non-RBF kernels have no width (one NaN).
-    ``check_lam_value(v, name)`` validates each lambda.  An integer ``cv`` must be >= 2
-    (other ``cv`` values are checked by :func:`cv_splits`).
+    non-RBF kernels have no width (one NaN).  Given grids must hold finite positive
+    numbers (the estimators' ``_parameter_constraints`` have checked the rest).
     """
-    check_kernel_name(kernel)
-    if scoring not in SCORINGS:
-        raise ValueError(f"scoring must be one of {SCORINGS}, got {scoring!r}")
-    if isinstance(cv, bool) or (isinstance(cv, Integral) and cv < 2):
-        raise ValueError(f"cv must be an integer >= 2, a splitter or an iterable, got {cv!r}")
-    lams = DEFAULT_LAMS if lams is None else np.atleast_1d(lams)
-    lams = np.array([check_lam_value(v, "lams") for v in lams])
+    lams = DEFAULT_LAMS.copy() if lams is None else positive_grid(lams, "lams")
     if kernel != "rbf":
         sigmas = np.array([np.nan])
     elif sigmas is None:
         sigmas = default_sigmas(X)
     else:
-        sigmas = np.array([check_sigma(v, "sigmas") for v in np.atleast_1d(sigmas)])
-    if lams.size == 0 or sigmas.size == 0:
-        raise ValueError("sigmas and lams must not be empty")
+        sigmas = positive_grid(sigmas, "sigmas")
     return sigmas, lams
 
 

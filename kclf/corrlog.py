@@ -64,7 +64,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from scipy.sparse.linalg import LinearOperator, eigsh
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import KFold
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -815,6 +815,7 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         coef, intercept, A = (np.mean([s[i] for s in use], axis=0) for i in range(3))
         return data.from_raw(coef, intercept, A, scaling)
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, Y):
         """Fit CorrLog (or ILR with ``couplings=False``) to X (n, d) and Y (n, m) 0/1.
 
@@ -826,9 +827,9 @@ class CorrLog(ClassifierMixin, BaseEstimator):
 
         Returns
         -------
-        self
+        self : CorrLog
+            The fitted estimator.
         """
-        self._validate_params()
         X, Y = validate_data(self, X, Y, multi_output=True, dtype=np.float64)
         if np.ndim(Y) == 1:
             self.classes_, Y = self._check_binary_y(Y)

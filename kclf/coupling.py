@@ -8,15 +8,17 @@ below refer to that paper.
 from __future__ import annotations
 
 from itertools import combinations
+from numbers import Integral
 
 import numpy as np
 from scipy.special import expit, softmax
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.utils import get_tags
+from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .kernels import check_precomputed
+from ._validation import POSITIVE, check_precomputed
 
 # r_ij is kept inside [R_EPS, 1 - R_EPS] so that mu_ij, p_i never hit 0/0.
 R_EPS = 1e-15
@@ -230,7 +232,13 @@ class PairwiseCoupling(ClassifierMixin, BaseEstimator):
     problems", DAGM 2001, Eq. (10)-(11).
     """
 
-    def __init__(self, estimator, tol=1e-10, max_iter=1000):
+    _parameter_constraints = {
+        "estimator": [HasMethods(["fit", "predict_proba"])],
+        "tol": [POSITIVE],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(self, estimator, *, tol=1e-10, max_iter=1000):
         self.estimator = estimator
         self.tol = tol
         self.max_iter = max_iter
@@ -240,14 +248,23 @@ class PairwiseCoupling(ClassifierMixin, BaseEstimator):
         tags.input_tags.pairwise = _pairwise_input(self.estimator)
         return tags
 
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
-        """Fit one clone of ``estimator`` per pair of classes on that pair's samples."""
-        if not hasattr(self.estimator, "predict_proba"):
-            raise ValueError("estimator must implement predict_proba")
-        if not (isinstance(self.tol, float | int) and self.tol > 0):
-            raise ValueError(f"tol must be a positive number, got {self.tol!r}")
-        if not (isinstance(self.max_iter, int) and self.max_iter >= 1):
-            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
+        """Fit one clone of ``estimator`` per pair of classes on that pair's samples.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
+            The training inputs, or their Gram matrix for an estimator with the
+            ``pairwise`` input tag (a precomputed kernel).
+        y : array-like of shape (n_samples,)
+            Class labels (at least two classes).
+
+        Returns
+        -------
+        self : PairwiseCoupling
+            The fitted estimator: one fitted clone per pair in ``estimators_``.
+        """
         X, y = validate_data(self, X, y, dtype=np.float64)
         pairwise = _pairwise_input(self.estimator)
         if pairwise:
@@ -308,7 +325,20 @@ class PairwiseCoupling(ClassifierMixin, BaseEstimator):
         return R
 
     def predict_proba(self, X):
-        """Coupled class probabilities, columns in ``classes_`` order; rows sum to 1."""
+        """Class probabilities: the pairs' ``r_ij(x)`` coupled by :func:`couple`, the
+        minimiser of the weighted divergence of Eq. (10) (score equations (11)).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            Test inputs, or their cross-kernel to the training inputs for a
+            precomputed-kernel estimator.
+
+        Returns
+        -------
+        P : ndarray of shape (n_samples, n_classes)
+            Columns in ``classes_`` order; rows sum to one.
+        """
         R = self.pairwise_proba(X)
         return couple(R, self.pair_counts_, tol=self.tol, max_iter=self.max_iter)
 
@@ -317,7 +347,18 @@ class PairwiseCoupling(ClassifierMixin, BaseEstimator):
         return np.log(np.clip(self.predict_proba(X), np.finfo(float).tiny, None))
 
     def decision_function(self, X):
-        """Binary: log-odds of ``classes_[1]``; multi-class: log-probabilities."""
+        """Scores ranked like :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            As in :meth:`predict_proba`.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Two classes: the log-odds of ``classes_[1]``.  More: the log-probabilities.
+        """
         check_is_fitted(self)
         logp = self.predict_log_proba(X)
         if self.classes_.size == 2:
@@ -325,5 +366,17 @@ class PairwiseCoupling(ClassifierMixin, BaseEstimator):
         return logp
 
     def predict(self, X):
+        """The class of largest coupled probability.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            As in :meth:`predict_proba`.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
         check_is_fitted(self)
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]

@@ -14,9 +14,9 @@ Conventions used throughout kclf:
 
 from __future__ import annotations
 
-from numbers import Real
-
 import numpy as np
+
+from ._validation import check_sigma
 
 KERNELS = ("rbf", "linear", "precomputed")
 
@@ -90,40 +90,6 @@ def median_sigma(X, max_samples=1000):
     d = np.sqrt(D[iu])
     med = float(np.median(d)) if d.size else 0.0
     return med if med > 0 else 1.0
-
-
-def check_sigma(sigma, name="sigma"):
-    """Raise ``ValueError`` naming ``name`` unless ``sigma`` is a finite positive number."""
-    if not isinstance(sigma, Real) or not np.isfinite(sigma) or sigma <= 0:
-        raise ValueError(f"{name} must be a finite positive number, got {sigma!r}")
-    return float(sigma)
-
-
-def check_kernel_name(kernel):
-    if callable(kernel) or kernel in KERNELS:
-        return kernel
-    raise ValueError(f"kernel must be one of {KERNELS} or a callable, got {kernel!r}")
-
-
-def check_precomputed(K, n_train=None, name="X"):
-    """Validate a precomputed kernel: square at fit time (``n_train=None``), else
-    ``(n_test, n_train)``.  Errors name the expected shape."""
-    K = np.asarray(K, dtype=float)
-    if K.ndim != 2:
-        raise ValueError(f"precomputed kernel {name} must be 2-D, got shape {K.shape}")
-    if n_train is None and K.shape[0] != K.shape[1]:
-        raise ValueError(
-            f"precomputed kernel {name} must be square (n_samples, n_samples) at fit, "
-            f"got shape {K.shape}"
-        )
-    if n_train is not None and K.shape[1] != n_train:
-        raise ValueError(
-            f"precomputed kernel {name} must have {n_train} columns (one per training "
-            f"sample), got shape {K.shape}"
-        )
-    if not np.all(np.isfinite(K)):
-        raise ValueError(f"precomputed kernel {name} contains NaN or infinity")
-    return K
 
 
 def gram(kernel, X, Y=None, sigma=1.0):

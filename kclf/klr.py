@@ -22,26 +22,21 @@ With the linear kernel and ``fit_intercept=False`` this is exactly scikit-learn'
 from __future__ import annotations
 
 import warnings
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 import scipy.linalg
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.kernel_approximation import Nystroem
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._validation import KERNEL, POSITIVE, check_precomputed, reject_with_precomputed
 from .coupling import PairwiseCoupling
-from .kernels import (
-    check_kernel_name,
-    check_precomputed,
-    check_sigma,
-    gram,
-    median_sigma,
-    squared_distances,
-)
+from .kernels import gram, median_sigma, squared_distances
 
 MULTI_CLASS = ("pairwise", "ovr")
 SOLVERS = ("auto", "cg", "direct")
@@ -54,20 +49,6 @@ CHOLESKY_BATCH_ENTRIES = 2**24
 # pairwise coupling: largest training (or test x training) distance matrix, in float64
 # entries, computed once and cut into the pairs' blocks (else one kernel per pair)
 PAIR_DISTANCE_ENTRIES = 2**25
-
-
-def check_positive(value, name):
-    if isinstance(value, bool) or not isinstance(value, Real) or not np.isfinite(value):
-        raise ValueError(f"{name} must be a finite positive number, got {value!r}")
-    if value <= 0:
-        raise ValueError(f"{name} must be a finite positive number, got {value!r}")
-    return float(value)
-
-
-def check_int(value, name, minimum=1):
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
 
 
 def penalised_loglik(F, A, Y, lam):
@@ -462,10 +443,25 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
     [1.0, 1.0]
     """
 
+    _parameter_constraints = {
+        "sigma": [POSITIVE, None],
+        "lam": [POSITIVE],
+        "kernel": KERNEL,
+        "multi_class": [StrOptions(set(MULTI_CLASS))],
+        "tol": [POSITIVE],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "cg_tol": [POSITIVE],
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "fit_intercept": ["boolean"],
+        "solver": [StrOptions(set(SOLVERS))],
+        "random_state": ["random_state"],
+    }
+
     def __init__(
         self,
         sigma=None,
         lam=0.1,
+        *,
         kernel="rbf",
         multi_class="pairwise",
         tol=1e-6,
@@ -494,23 +490,8 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         return tags
 
     def _check_params(self):
-        check_kernel_name(self.kernel)
-        check_positive(self.lam, "lam")
-        check_positive(self.tol, "tol")
-        check_positive(self.cg_tol, "cg_tol")
-        check_int(self.max_iter, "max_iter")
-        if self.sigma is not None:
-            check_sigma(self.sigma)
-        if self.multi_class not in MULTI_CLASS:
-            raise ValueError(f"multi_class must be one of {MULTI_CLASS}, got {self.multi_class!r}")
-        if self.solver not in SOLVERS:
-            raise ValueError(f"solver must be one of {SOLVERS}, got {self.solver!r}")
-        if self.n_components is not None:
-            check_int(self.n_components, "n_components")
-            if self.kernel == "precomputed":
-                raise ValueError(
-                    "n_components (Nystroem mode) is not available with kernel='precomputed'"
-                )
+        """The rule between parameters (``_parameter_constraints`` checked the rest)."""
+        reject_with_precomputed(self, "n_components", "Nystroem mode")
 
     def _kernel(self, X, Y=None):
         return gram(self.kernel, X, Y, self.sigma_)
@@ -534,8 +515,24 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
             Phi = np.hstack([Phi, np.ones((Phi.shape[0], 1))])
         return Phi
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        """Fit by IRLS (Eq. 9); multi-class by pairwise coupling or one-vs-rest."""
+        """Maximise the penalised log-likelihood by IRLS (Eq. 9); more than two classes by
+        pairwise coupling (Eq. 10-11) or one-vs-rest.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
+            The training inputs, or their Gram matrix with ``kernel="precomputed"``.
+        y : array-like of shape (n_samples,)
+            Class labels (at least two classes).
+
+        Returns
+        -------
+        self : KernelLogisticRegression
+            The fitted estimator (``dual_coef_`` the expansion ``alpha`` of Eq. (7), or
+            ``coef_`` in Nystroem mode, or ``coupling_``).
+        """
         self._check_params()
         for name in (
             "coupling_",
@@ -628,6 +625,7 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         """
         from sklearn.base import clone
 
+        self._validate_params()
         self._check_params()
         if self.kernel != "precomputed":
             X = X.copy()  # the pairs' rows are cut from it later (see __getattr__)
@@ -762,15 +760,41 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         return self._kernel(X, self.X_fit_) @ self.dual_coef_ + self.intercept_
 
     def decision_function(self, X):
-        """Binary: ``f(x)``, the log-odds of ``classes_[1]``.  Multi-class: one column per
-        class, ``f_k(x)`` (one-vs-rest) or the log of the coupled probabilities."""
+        """The latent function ``f(x) = sum_i alpha_i k(x_i, x)`` (Eq. 7, plus the
+        intercept's ``sum_i alpha_i``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            Test inputs, or their cross-kernel to the training inputs with
+            ``kernel="precomputed"``.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Binary: ``f(x)``, the log-odds of ``classes_[1]`` (Eq. 2).  Multi-class: one
+            column per class, ``f_k(x)`` (one-vs-rest) or the log of the coupled
+            probabilities (pairwise).
+        """
         check_is_fitted(self)
         if hasattr(self, "coupling_"):
             return self.coupling_.decision_function(X)
         return self._raw(self._check_X(X))
 
     def predict_proba(self, X):
-        """Class probabilities, columns in ``classes_`` order; rows sum to one."""
+        """Class probabilities: ``pi(x) = 1 / (1 + exp(-f(x)))`` (Eq. 2), the one-vs-rest
+        ``pi_k`` normalised, or the coupled pairwise probabilities (Eq. 10-11).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            As in :meth:`decision_function`.
+
+        Returns
+        -------
+        P : ndarray of shape (n_samples, n_classes)
+            Columns in ``classes_`` order; rows sum to one.
+        """
         check_is_fitted(self)
         if hasattr(self, "coupling_"):
             return self.coupling_.predict_proba(X)
@@ -782,9 +806,32 @@ class KernelLogisticRegression(ClassifierMixin, BaseEstimator):
         return P / P.sum(axis=1, keepdims=True)
 
     def predict_log_proba(self, X):
+        """``log`` of :meth:`predict_proba` (probabilities clipped at the smallest float).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            As in :meth:`decision_function`.
+
+        Returns
+        -------
+        log_P : ndarray of shape (n_samples, n_classes)
+        """
         check_is_fitted(self)
         return np.log(np.clip(self.predict_proba(X), np.finfo(float).tiny, None))
 
     def predict(self, X):
+        """The class of largest probability.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            As in :meth:`decision_function`.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
         check_is_fitted(self)
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]

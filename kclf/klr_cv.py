@@ -6,23 +6,25 @@ import warnings
 
 import numpy as np
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._search import best_index, constant_tasks, cv_splits, score_proba, search_grids, task_choices
-from .coupling import couple
-from .kernels import check_precomputed, gram
-from .klr import (
-    MULTI_CLASS,
-    SOLVERS,
-    KernelLogisticRegression,
-    check_int,
-    check_positive,
-    irls,
-    irls_primal,
+from ._search import (
+    SCORINGS,
+    best_index,
+    constant_tasks,
+    cv_splits,
+    score_proba,
+    search_grids,
+    task_choices,
 )
+from ._validation import check_precomputed, reject_with_precomputed
+from .coupling import couple
+from .kernels import gram
+from .klr import KernelLogisticRegression, irls, irls_primal
 
 
 class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
@@ -96,10 +98,32 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
         IRLS steps of the final fit(s).
     """
 
+    _parameter_constraints = {
+        "sigmas": ["array-like", None],
+        "lams": ["array-like", None],
+        "cv": ["cv_object"],
+        "scoring": [StrOptions(set(SCORINGS))],
+        **{
+            name: KernelLogisticRegression._parameter_constraints[name]
+            for name in (
+                "multi_class",
+                "random_state",
+                "kernel",
+                "tol",
+                "max_iter",
+                "cg_tol",
+                "fit_intercept",
+                "solver",
+                "n_components",
+            )
+        },
+    }
+
     def __init__(
         self,
         sigmas=None,
         lams=None,
+        *,
         cv=2,
         scoring="error",
         multi_class="pairwise",
@@ -133,25 +157,8 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
         return tags
 
     def _grids(self, X):
-        if self.multi_class not in MULTI_CLASS:
-            raise ValueError(f"multi_class must be one of {MULTI_CLASS}, got {self.multi_class!r}")
-        if self.solver not in SOLVERS:
-            raise ValueError(f"solver must be one of {SOLVERS}, got {self.solver!r}")
-        if self.n_components is not None:
-            check_int(self.n_components, "n_components")
-            if self.kernel == "precomputed":
-                raise ValueError(
-                    "n_components (Nystroem mode) is not available with kernel='precomputed'"
-                )
-        return search_grids(
-            X,
-            self.sigmas,
-            self.lams,
-            self.cv,
-            self.kernel,
-            self.scoring,
-            check_positive,
-        )
+        reject_with_precomputed(self, "n_components", "Nystroem mode")
+        return search_grids(X, self.sigmas, self.lams, self.kernel)
 
     def _estimator(self, sigma, lam):
         return KernelLogisticRegression(
@@ -245,8 +252,23 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
         N = counts[:, None] + counts[None, :]
         return np.stack([couple(R[li], N) for li in range(L)])
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        """Select (sigma, lambda) by CV, then refit on all of ``X``."""
+        """Select (sigma, lambda) by CV, then refit (IRLS, Eq. 9) on all of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
+            The training inputs, or their Gram matrix with ``kernel="precomputed"``.
+        y : array-like of shape (n_samples,) or (n_samples, n_tasks)
+            Class labels (single task), or a 0/1 matrix with one binary task per column.
+
+        Returns
+        -------
+        self : KernelLogisticRegressionCV
+            The fitted search (``sigma_``, ``lam_``, ``cv_results_``, and
+            ``best_estimator_`` or the per-task ``estimators_``).
+        """
         y_arr = np.asarray(y)
         multi = y_arr.ndim == 2 and y_arr.shape[1] > 1
         X, y = validate_data(self, X, y, dtype=np.float64, multi_output=multi)
@@ -347,8 +369,19 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
         return self
 
     def predict_proba(self, X):
-        """Single task: (n, n_classes) posteriors in ``classes_`` order.  Multi-task:
-        (n, n_tasks) estimates of P(task positive | x) (a one-class task: its label)."""
+        """Class probabilities of the chosen model(s) (Eq. 2; coupled by Eq. 10-11).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            Test inputs, or their cross-kernel with ``kernel="precomputed"``.
+
+        Returns
+        -------
+        P : ndarray of shape (n_samples, n_classes) or (n_samples, n_tasks)
+            Single task: posteriors in ``classes_`` order.  Multi-task: estimates of
+            P(task positive | x) (a one-class task: its label).
+        """
         check_is_fitted(self)
         if self.n_tasks_ is None:
             return self.best_estimator_.predict_proba(X)
@@ -359,8 +392,19 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
         return out
 
     def decision_function(self, X):
-        """Single task: as :meth:`KernelLogisticRegression.decision_function`; multi-task:
-        the log-odds per task, (n, n_tasks)."""
+        """Scores ranked like :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            As in :meth:`predict_proba`.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,), (n_samples, n_classes) or (n_samples, n_tasks)
+            Single task: as :meth:`KernelLogisticRegression.decision_function`.
+            Multi-task: the log-odds ``f(x)`` per task (+-inf for a one-class task).
+        """
         check_is_fitted(self)
         if self.n_tasks_ is None:
             return self.best_estimator_.decision_function(X)
@@ -376,7 +420,18 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
         )
 
     def predict(self, X):
-        """Single task: class labels; multi-task: (n, n_tasks) 0/1 decisions at p > 1/2."""
+        """Decisions of the chosen model(s).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            As in :meth:`predict_proba`.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,) or (n_samples, n_tasks)
+            Single task: class labels.  Multi-task: 0/1 decisions at p > 1/2.
+        """
         check_is_fitted(self)
         if self.n_tasks_ is None:
             return self.best_estimator_.predict(X)

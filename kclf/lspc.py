@@ -7,30 +7,20 @@ refer to that paper.
 
 from __future__ import annotations
 
-from numbers import Real
+from numbers import Integral
 
 import numpy as np
 import scipy.linalg
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._lowrank import check_n_basis, choose_centers
-from .kernels import check_kernel_name, check_precomputed, check_sigma, gram, median_sigma
+from ._lowrank import choose_centers
+from ._validation import KERNEL, POSITIVE, check_precomputed, reject_with_precomputed
+from .kernels import gram, median_sigma
 
 ROUNDINGS = ("outputs", "parameters", "none")
-
-
-def check_lam(lam, name="lam"):
-    if not isinstance(lam, Real) or not np.isfinite(lam) or lam <= 0:
-        raise ValueError(f"{name} must be a finite positive number, got {lam!r}")
-    return float(lam)
-
-
-def check_rounding(rounding):
-    if rounding not in ROUNDINGS:
-        raise ValueError(f"rounding must be one of {ROUNDINGS}, got {rounding!r}")
-    return rounding
 
 
 def normal_equations(K, Y):
@@ -162,10 +152,22 @@ class LSPC(ClassifierMixin, BaseEstimator):
     array([1., 1.])
     """
 
+    _parameter_constraints = {
+        "sigma": [POSITIVE, None],
+        "lam": [POSITIVE],
+        "rounding": [StrOptions(set(ROUNDINGS))],
+        "kernel": KERNEL,
+        "basis": [StrOptions({"full", "classwise"})],
+        "n_basis": [Interval(Integral, 1, None, closed="left"), None],
+        "centers": [StrOptions({"random", "kmeans"})],
+        "random_state": ["random_state"],
+    }
+
     def __init__(
         self,
         sigma=None,
         lam=0.1,
+        *,
         rounding="outputs",
         kernel="rbf",
         basis="full",
@@ -188,22 +190,30 @@ class LSPC(ClassifierMixin, BaseEstimator):
         return tags
 
     def _check_params(self, X):
-        check_lam(self.lam)
-        check_rounding(self.rounding)
-        check_kernel_name(self.kernel)
-        if self.basis not in ("full", "classwise"):
-            raise ValueError(f"basis must be 'full' or 'classwise', got {self.basis!r}")
-        check_n_basis(self.n_basis, self.centers)
-        if self.n_basis is not None and self.kernel == "precomputed":
-            raise ValueError("n_basis (low-rank LSPC) is not available with kernel='precomputed'")
+        """The rules between parameters; the width used (None for non-rbf kernels)."""
+        reject_with_precomputed(self, "n_basis", "low-rank LSPC")
         if self.n_basis is not None and self.basis == "classwise" and self.centers != "random":
             raise ValueError("basis='classwise' needs centers='random' (labelled centres)")
         if self.kernel != "rbf":
             return None
-        return median_sigma(X) if self.sigma is None else check_sigma(self.sigma)
+        return median_sigma(X) if self.sigma is None else float(self.sigma)
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        """Fit the model to ``X`` (or a precomputed Gram matrix) and labels ``y``."""
+        """Fit the model: solve Eq. (3) for every class with one factorisation.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
+            The training inputs, or their Gram matrix with ``kernel="precomputed"``.
+        y : array-like of shape (n_samples,)
+            Class labels (at least two classes).
+
+        Returns
+        -------
+        self : LSPC
+            The fitted estimator (``alpha_`` the solution alpha~ of Eq. (3)).
+        """
         return self._fit(X, y)
 
     def _fit(self, X, y, centers=None):
@@ -274,21 +284,57 @@ class LSPC(ClassifierMixin, BaseEstimator):
         return K @ alpha
 
     def predict_proba(self, X):
-        """Class-posterior estimates, columns in ``classes_`` order (Eq. 4, 5 or 6)."""
+        """Class-posterior estimates (Eq. 6 for "outputs", Eq. 4 for "parameters", Eq. 5
+        for "none").
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            Test inputs, or their cross-kernel to the training inputs with
+            ``kernel="precomputed"``.
+
+        Returns
+        -------
+        P : ndarray of shape (n_samples, n_classes)
+            Columns in ``classes_`` order; rows sum to one (uniform where every rounded
+            output is 0).  With ``rounding="none"`` entries may be negative or exceed one.
+        """
         return round_outputs(self._raw_outputs(X), self.rounding)
 
     def decision_function(self, X):
-        """Scores ranked like ``predict_proba``: for two classes the log-odds
-        ``log p(classes_[1]|x) - log p(classes_[0]|x)`` (infinite where a posterior is
-        exactly 0, as LSPC-new's rounding allows; ``p1 - p0`` for ``rounding="none"``, whose
-        outputs may be negative), else the (n, n_classes) posterior estimates."""
+        """Scores ranked like :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            As in :meth:`predict_proba`.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Two classes: the log-odds ``log p(classes_[1]|x) - log p(classes_[0]|x)``
+            (infinite where a posterior is exactly 0, as LSPC-new's rounding of Eq. (6)
+            allows; ``p1 - p0`` for ``rounding="none"``, whose outputs may be negative).
+            More classes: the posterior estimates of :meth:`predict_proba`.
+        """
         P = self.predict_proba(X)
         if P.shape[1] != 2:
             return P
         return log_odds(P[:, 1]) if self.rounding != "none" else P[:, 1] - P[:, 0]
 
     def predict(self, X):
-        """The class of largest estimated posterior."""
+        """The class of largest estimated posterior.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            As in :meth:`predict_proba`.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+            Labels from ``classes_`` (the first of tied posteriors).
+        """
         check_is_fitted(self)
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._lowrank import (
     FoldSystems,
-    check_n_basis,
     choose_centers,
     design_distances,
     eigen_path,
@@ -19,6 +19,7 @@ from ._lowrank import (
     serial_blas,
 )
 from ._search import (
+    SCORINGS,
     best_index,
     binary_fold_scores,
     constant_tasks,
@@ -27,11 +28,10 @@ from ._search import (
     search_grids,
     task_choices,
 )
-from .kernels import check_precomputed, gram, squared_distances
+from ._validation import check_precomputed, reject_with_precomputed
+from .kernels import gram, squared_distances
 from .lspc import (
     LSPC,
-    check_lam,
-    check_rounding,
     effective_alpha,
     log_odds,
     normal_equations,
@@ -148,10 +148,23 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
         Multi-task mode: the label of a one-class task, NaN for the others.
     """
 
+    _parameter_constraints = {
+        "sigmas": ["array-like", None],
+        "lams": ["array-like", None],
+        "cv": ["cv_object"],
+        "rounding": LSPC._parameter_constraints["rounding"],
+        "scoring": [StrOptions(set(SCORINGS))],
+        "random_state": ["random_state"],
+        "kernel": LSPC._parameter_constraints["kernel"],
+        "n_basis": LSPC._parameter_constraints["n_basis"],
+        "centers": LSPC._parameter_constraints["centers"],
+    }
+
     def __init__(
         self,
         sigmas=None,
         lams=None,
+        *,
         cv=2,
         rounding="outputs",
         scoring="error",
@@ -177,13 +190,8 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
         return tags
 
     def _grids(self, X):
-        check_rounding(self.rounding)
-        check_n_basis(self.n_basis, self.centers)
-        if self.n_basis is not None and self.kernel == "precomputed":
-            raise ValueError("n_basis (low-rank LSPC) is not available with kernel='precomputed'")
-        return search_grids(
-            X, self.sigmas, self.lams, self.cv, self.kernel, self.scoring, check_lam
-        )
+        reject_with_precomputed(self, "n_basis", "low-rank LSPC")
+        return search_grids(X, self.sigmas, self.lams, self.kernel)
 
     def _kernel(self, X, Y, sigma):
         return gram(self.kernel, X, Y, None if np.isnan(sigma) else sigma)
@@ -288,8 +296,23 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
             systems.append((G, to_classes(KS).reshape(b, -1)))
         return (index, C), systems
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        """Select (sigma, lambda) by CV, then refit on all of ``X``."""
+        """Select (sigma, lambda) by CV, then refit Eq. (3) on all of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
+            The training inputs, or their Gram matrix with ``kernel="precomputed"``.
+        y : array-like of shape (n_samples,) or (n_samples, n_tasks)
+            Class labels (single task), or a 0/1 matrix with one binary task per column.
+
+        Returns
+        -------
+        self : LSPCCV
+            The fitted search (``sigma_``, ``lam_``, ``cv_results_``, and
+            ``best_estimator_`` or the per-task ``alpha_``).
+        """
         X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True)
         multi = y.ndim == 2 and y.shape[1] > 1
         if self.kernel == "precomputed":
@@ -390,8 +413,19 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
         return self
 
     def predict_proba(self, X):
-        """Single task: (n, n_classes) posteriors in ``classes_`` order.  Multi-task:
-        (n, n_tasks) estimates of P(task positive | x) (a one-class task: its label)."""
+        """Class-posterior estimates of the chosen model(s) (Eq. 4, 5 or 6 by ``rounding``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            Test inputs, or their cross-kernel with ``kernel="precomputed"``.
+
+        Returns
+        -------
+        P : ndarray of shape (n_samples, n_classes) or (n_samples, n_tasks)
+            Single task: posteriors in ``classes_`` order.  Multi-task: estimates of
+            P(task positive | x) (a one-class task: its label).
+        """
         check_is_fitted(self)
         if self.n_tasks_ is None:
             return self.best_estimator_.predict_proba(X)
@@ -412,8 +446,19 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
         return out
 
     def decision_function(self, X):
-        """Single task: as :meth:`LSPC.decision_function`; multi-task: the log-odds of
-        ``predict_proba`` (``2 p - 1`` for ``rounding="none"``)."""
+        """Scores ranked like :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            As in :meth:`predict_proba`.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,), (n_samples, n_classes) or (n_samples, n_tasks)
+            Single task: as :meth:`kclf.LSPC.decision_function`.  Multi-task: the log-odds
+            of :meth:`predict_proba` per task (``2 p - 1`` for ``rounding="none"``).
+        """
         check_is_fitted(self)
         if self.n_tasks_ is None:
             return self.best_estimator_.decision_function(X)
@@ -421,7 +466,18 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
         return log_odds(P) if self.rounding != "none" else 2.0 * P - 1.0
 
     def predict(self, X):
-        """Single task: class labels; multi-task: (n, n_tasks) 0/1 decisions at p > 1/2."""
+        """Decisions of the chosen model(s).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            As in :meth:`predict_proba`.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,) or (n_samples, n_tasks)
+            Single task: class labels.  Multi-task: 0/1 decisions at p > 1/2.
+        """
         check_is_fitted(self)
         if self.n_tasks_ is None:
             return self.best_estimator_.predict(X)

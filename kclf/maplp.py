@@ -9,11 +9,12 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 from scipy.optimize import linprog
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .kernels import check_kernel_name, check_precomputed, check_sigma, gram, median_sigma
+from ._validation import KERNEL, POSITIVE, check_precomputed
+from .kernels import gram, median_sigma
 
 HIGHS_METHODS = ("highs", "highs-ds", "highs-ipm")
 
@@ -213,7 +214,14 @@ class MAPLP(ClassifierMixin, BaseEstimator):
     array([-1,  1])
     """
 
-    def __init__(self, sigma=None, kernel="rbf", solver_options=None, bias=False):
+    _parameter_constraints = {
+        "sigma": [POSITIVE, None],
+        "kernel": KERNEL,
+        "solver_options": [dict, None],
+        "bias": ["boolean"],
+    }
+
+    def __init__(self, sigma=None, *, kernel="rbf", solver_options=None, bias=False):
         self.sigma = sigma
         self.kernel = kernel
         self.solver_options = solver_options
@@ -227,8 +235,22 @@ class MAPLP(ClassifierMixin, BaseEstimator):
     def _kernel(self, X, Y=None):
         return gram(self.kernel, X, Y, self.sigma_)
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        """Solve the MAPLP linear programme on ``(X, y)``.
+        """Solve the MAPLP linear programme (class docstring; the criterion of section 4)
+        on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
+            The training inputs, or their Gram matrix with ``kernel="precomputed"``.
+        y : array-like of shape (n_samples,)
+            Class labels (at least two classes).
+
+        Returns
+        -------
+        self : MAPLP
+            The fitted estimator (``alpha_`` on the ``support_`` samples).
 
         Raises
         ------
@@ -237,11 +259,6 @@ class MAPLP(ClassifierMixin, BaseEstimator):
             numerically the identity, e.g. ``sigma`` -> 0); an LP status other than
             optimal (the message includes HiGHS's).
         """
-        check_kernel_name(self.kernel)
-        if self.solver_options is not None and not isinstance(self.solver_options, dict):
-            raise ValueError(
-                f"solver_options must be a dict or None, got {type(self.solver_options).__name__}"
-            )
         options = dict(self.solver_options or {})
         method = options.pop("method", "highs-ipm" if self.kernel == "rbf" else "highs")
         if method not in HIGHS_METHODS:
@@ -260,7 +277,7 @@ class MAPLP(ClassifierMixin, BaseEstimator):
             K = check_precomputed(X)
         else:
             if self.kernel == "rbf":
-                self.sigma_ = median_sigma(X) if self.sigma is None else check_sigma(self.sigma)
+                self.sigma_ = median_sigma(X) if self.sigma is None else float(self.sigma)
             K = self._kernel(X)
             if not np.all(np.isfinite(K)):
                 raise ValueError("the kernel matrix contains NaN or infinity")
@@ -327,23 +344,69 @@ class MAPLP(ClassifierMixin, BaseEstimator):
         return w
 
     def surrogate(self, X):
-        """The surrogate ``w(x, y)`` for every class in ``classes_``, shape (n, C)."""
+        """The surrogate ``w(x, y) = b_y + sum_j alpha_{y,j} k(x, x_j)`` of section 4.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            Test inputs, or their cross-kernel to the training inputs with
+            ``kernel="precomputed"``.
+
+        Returns
+        -------
+        w : ndarray of shape (n_samples, n_classes)
+            One column per class in ``classes_``.
+        """
         return self._w(X)
 
     def decision_function(self, X):
-        """``w(x, classes_[1]) - w(x, classes_[0])`` for two classes (``w(x,+1) - w(x,-1)``
-        for labels in {-1, +1}); the surrogate ``w`` of shape (n, C) otherwise."""
+        """The surrogate's margin.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            As in :meth:`surrogate`.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Two classes: ``w(x, classes_[1]) - w(x, classes_[0])`` (``w(x,+1) - w(x,-1)``
+            for labels in {-1, +1}).  More: the surrogate ``w`` itself.
+        """
         w = self._w(X)
         return w[:, 1] - w[:, 0] if w.shape[1] == 2 else w
 
     def predict(self, X):
-        """``argmax_y w(x, y)``."""
+        """The MAP decision ``argmax_y w(x, y)`` (section 4).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            As in :meth:`surrogate`.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
         w = self._w(X)
         return self.classes_[np.argmax(w, axis=1)]
 
     def predict_proba(self, X):
-        """Normalised surrogate ``w(x, y) / sum_y' w(x, y')`` (not a calibrated posterior;
-        uniform where every ``w(x, y)`` is 0)."""
+        """The normalised surrogate ``w(x, y) / sum_y' w(x, y')``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            As in :meth:`surrogate`.
+
+        Returns
+        -------
+        P : ndarray of shape (n_samples, n_classes)
+            Columns in ``classes_`` order, rows summing to one: not a calibrated
+            posterior (the ideal ``w`` is 0/1, section 4); uniform where every
+            ``w(x, y)`` is 0.
+        """
         w = np.maximum(self._w(X), 0.0)
         s = w.sum(axis=1, keepdims=True)
         p = np.full_like(w, 1.0 / w.shape[1])

@@ -13,19 +13,21 @@ Williams, *Gaussian Processes for Machine Learning* (2006), Algorithms 3.1-3.2 a
 from __future__ import annotations
 
 import math
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from scipy.linalg import cho_solve, cholesky, solve_triangular
 from scipy.linalg.blas import dger as _dger
 from scipy.special import erf, expit, log_ndtr, ndtr
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._validation import POSITIVE, positive_grid
 from .kernels import median_sigma, rbf_kernel, squared_distances
 
 # Williams & Barber (1998), Appendix A: the logistic sigmoid as a combination of five
@@ -266,16 +268,8 @@ def ep_sites(K, y, max_iter=100, tol=1e-8, sites=None):
     }
 
 
-def _grid(value, name, default):
-    if value is None:
-        return None
-    arr = np.atleast_1d(np.asarray(value, dtype=float))
-    if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-        raise ValueError(
-            f"{name} must be None, a positive number or a non-empty 1-D sequence of "
-            f"positive numbers, got {value!r}"
-        )
-    return arr
+def _grid(value, name):
+    return None if value is None else positive_grid(value, name)
 
 
 class ManifoldGPC(ClassifierMixin, BaseEstimator):
@@ -360,9 +354,22 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints = {
+        "n_centers": [Interval(Integral, 1, None, closed="left"), None],
+        "sigma": [POSITIVE, "array-like", None],
+        "inference": [StrOptions(set(INFERENCES))],
+        "length_scale": [POSITIVE, "array-like", None],
+        "amplitude": [POSITIVE, "array-like", None],
+        "length_scale_factors": [POSITIVE, "array-like", None],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "tol": [POSITIVE],
+        "random_state": ["random_state"],
+    }
+
     def __init__(
         self,
         n_centers=20,
+        *,
         sigma=None,
         inference="laplace",
         length_scale=None,
@@ -383,26 +390,13 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def _check_params(self, n_samples):
-        if self.inference not in INFERENCES:
-            raise ValueError(f"inference must be one of {INFERENCES}, got {self.inference!r}")
-        if self.n_centers is not None:
-            if (
-                not isinstance(self.n_centers, Integral)
-                or isinstance(self.n_centers, bool)
-                or self.n_centers < 1
-            ):
-                raise ValueError(
-                    f"n_centers must be a positive integer or None, got {self.n_centers!r}"
-                )
-            if self.n_centers > n_samples:
-                raise ValueError(
-                    f"n_centers={self.n_centers} must not exceed the number of training "
-                    f"samples ({n_samples})"
-                )
-        if not isinstance(self.max_iter, Integral) or self.max_iter < 1:
-            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
-        if not isinstance(self.tol, Real) or not self.tol > 0:
-            raise ValueError(f"tol must be a positive number, got {self.tol!r}")
+        """The rule between ``n_centers`` and the data (``_parameter_constraints`` checked
+        the parameters)."""
+        if self.n_centers is not None and self.n_centers > n_samples:
+            raise ValueError(
+                f"n_centers={self.n_centers} must not exceed the number of training "
+                f"samples ({n_samples})"
+            )
 
     def _map(self, X):
         if self.centers_ is None:
@@ -419,8 +413,11 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         alpha = r["nu"] - sS * cho_solve((r["L"], True), sS * (K @ r["nu"]))
         return r, alpha, sS
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        """Fit the feature map, choose the covariance hyper-parameters, infer the posterior.
+        """Fit the feature map (Eq. (1)-(2)), choose the covariance hyper-parameters by the
+        approximate log marginal likelihood, infer the posterior (Laplace, Eq. (3), or
+        EP, Eq. (7)).
 
         Parameters
         ----------
@@ -431,6 +428,7 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         Returns
         -------
         self : ManifoldGPC
+            The fitted estimator.
         """
         X, y = validate_data(self, X, y, dtype=float)
         y_type = type_of_target(y, input_name="y", raise_unknown=True)
@@ -445,12 +443,12 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
                 f"{self.classes_}"
             )
         self._check_params(X.shape[0])
-        ls_fixed = _grid(self.length_scale, "length_scale", None)
-        amp_grid = _grid(self.amplitude, "amplitude", None)
+        ls_fixed = _grid(self.length_scale, "length_scale")
+        amp_grid = _grid(self.amplitude, "amplitude")
         if amp_grid is None:
             amp_grid = np.asarray(DEFAULT_AMPLITUDES)
         if ls_fixed is None:
-            factors = _grid(self.length_scale_factors, "length_scale_factors", None)
+            factors = _grid(self.length_scale_factors, "length_scale_factors")
             if factors is None:
                 raise ValueError("length_scale_factors must not be None")
         y_pm = 2.0 * y_idx - 1.0
@@ -459,7 +457,7 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
             self.centers_ = None
             sigmas = [None]
         else:
-            sigmas = _grid(self.sigma, "sigma", None)
+            sigmas = _grid(self.sigma, "sigma")
             sigmas = [median_sigma(X)] if sigmas is None else list(sigmas)
             km = KMeans(
                 n_clusters=self.n_centers,
@@ -530,14 +528,33 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         return mean, var
 
     def decision_function(self, X):
-        """Latent predictive mean; positive means ``classes_[1]``."""
+        """The latent predictive mean (Eq. (5) for MLA, Sec. 3.4 for MEP).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        mean : ndarray of shape (n_samples,)
+            Positive means ``classes_[1]``.
+        """
         return self.predict_latent(X)
 
     def predict_proba(self, X):
-        """Class probabilities, columns in ``classes_`` order.
+        """Predictive class probabilities.
 
-        MLA: ``int sigma(M) N(M | mu, s2) dM`` with the erf-mixture sigmoid (Sec. 3.3);
-        MEP: ``Phi(mu / sqrt(1 + s2))``, Eq. (8).
+        MLA: ``int sigma(M) N(M | mu, s2) dM`` with the erf-mixture sigmoid (Sec. 3.3,
+        mean and variance Eq. (5)-(6)); MEP: ``Phi(mu / sqrt(1 + s2))``, Eq. (8).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        P : ndarray of shape (n_samples, 2)
+            Columns in ``classes_`` order; rows sum to one.
         """
         mean, var = self.predict_latent(X, return_var=True)
         if self.inference == "laplace":
@@ -548,7 +565,17 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         return np.column_stack([1.0 - p, p])
 
     def predict(self, X):
-        """Class labels: ``classes_[1]`` where the latent mean is positive (probability > 1/2)."""
+        """Class labels: ``classes_[1]`` where the latent mean is positive.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+            Labels from ``classes_`` (``classes_[1]`` where the probability exceeds 1/2).
+        """
         check_is_fitted(self)
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import StratifiedKFold
+from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted
 
 
@@ -21,18 +24,52 @@ class PlattScaled(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    estimator : classifier with ``decision_function``
-    cv : int, default=5
-    random_state : int or None
+    estimator : classifier with ``decision_function`` (or ``predict_proba``)
+    cv : int >= 2, default=5
+    random_state : int, RandomState or None, default=None
         Seed of the fold shuffling.
+
+    Attributes
+    ----------
+    calibrated_ : CalibratedClassifierCV
+        The fitted calibration (its ``estimator`` fitted on all the data).
+    classes_ : ndarray of shape (n_classes,)
+
+    References
+    ----------
+    J. Platt, "Probabilistic outputs for support vector machines and comparisons to
+    regularized likelihood methods", Advances in Large Margin Classifiers, 1999.
     """
 
-    def __init__(self, estimator, cv=5, random_state=None):
+    _parameter_constraints = {
+        "estimator": [
+            HasMethods(["fit", "decision_function"]),
+            HasMethods(["fit", "predict_proba"]),
+        ],
+        "cv": [Interval(Integral, 2, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, estimator, *, cv=5, random_state=None):
         self.estimator = estimator
         self.cv = cv
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
+        """Fit ``estimator`` and the sigmoid on its out-of-fold decision values.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Class labels.
+
+        Returns
+        -------
+        self : PlattScaled
+            The fitted estimator.
+        """
         fewest = int(np.unique(y, return_counts=True)[1].min())
         if fewest >= 2:
             folds = StratifiedKFold(
@@ -47,9 +84,31 @@ class PlattScaled(ClassifierMixin, BaseEstimator):
         return self
 
     def predict_proba(self, X):
+        """The sigmoid of the refitted estimator's decision values.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        P : ndarray of shape (n_samples, n_classes)
+            Columns in ``classes_`` order; rows sum to one.
+        """
         check_is_fitted(self)
         return self.calibrated_.predict_proba(X)
 
     def predict(self, X):
+        """The class of largest calibrated probability.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
         check_is_fitted(self)
         return self.calibrated_.predict(X)

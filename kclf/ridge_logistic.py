@@ -14,8 +14,9 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -84,27 +85,36 @@ class WeightedRidgeLogistic(ClassifierMixin, BaseEstimator):
     True
     """
 
-    def __init__(self, lam=0.1, solver="newton", fit_intercept=True, max_iter=None, tol=1e-8):
+    _parameter_constraints = {
+        "lam": [Interval(Real, 0, 1, closed="left")],
+        "solver": [StrOptions(set(SOLVERS))],
+        "fit_intercept": ["boolean"],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+    }
+
+    def __init__(self, lam=0.1, *, solver="newton", fit_intercept=True, max_iter=None, tol=1e-8):
         self.lam = lam
         self.solver = solver
         self.fit_intercept = fit_intercept
         self.max_iter = max_iter
         self.tol = tol
 
-    def _check_params(self):
-        if not isinstance(self.lam, Real) or not (0.0 <= self.lam < 1.0):
-            raise ValueError(f"lam must be a number in [0, 1), got {self.lam!r}")
-        if self.solver not in SOLVERS:
-            raise ValueError(f"solver must be one of {SOLVERS}, got {self.solver!r}")
-        if self.max_iter is not None and (
-            not isinstance(self.max_iter, Integral) or self.max_iter < 1
-        ):
-            raise ValueError(f"max_iter must be a positive integer or None, got {self.max_iter!r}")
-        if not isinstance(self.tol, Real) or not self.tol > 0:
-            raise ValueError(f"tol must be a positive number, got {self.tol!r}")
-
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        """Maximise ``l^lam`` on ``(X, y)``; ``y`` must have exactly two classes."""
+        """Maximise the weighted ridge likelihood ``l^lam`` of Sec. 2.2 on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Exactly two classes.
+
+        Returns
+        -------
+        self : WeightedRidgeLogistic
+            The fitted estimator.
+        """
         X, y = validate_data(self, X, y, dtype=float)
         y_type = type_of_target(y, input_name="y", raise_unknown=True)
         if y_type != "binary":
@@ -117,7 +127,6 @@ class WeightedRidgeLogistic(ClassifierMixin, BaseEstimator):
                 "y must contain exactly two classes (binary classification), got one class: "
                 f"{self.classes_}"
             )
-        self._check_params()
         t = t.astype(float)
         lam = float(self.lam)
         n, p = X.shape
@@ -168,18 +177,48 @@ class WeightedRidgeLogistic(ClassifierMixin, BaseEstimator):
         return self
 
     def decision_function(self, X):
-        """Linear predictor ``x' beta``; positive means ``classes_[1]``."""
+        """The linear predictor ``x' beta`` (plus the intercept).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,)
+            Positive means ``classes_[1]``.
+        """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=float, reset=False)
         return X @ self.coef_[0] + self.intercept_[0]
 
     def predict_proba(self, X):
-        """``[1 - sigma(x' beta), sigma(x' beta)]`` in ``classes_`` order."""
+        """The logistic model's probabilities ``[1 - sigma(x' beta), sigma(x' beta)]``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        P : ndarray of shape (n_samples, 2)
+            Columns in ``classes_`` order.
+        """
         p = expit(self.decision_function(X))
         return np.column_stack([1.0 - p, p])
 
     def predict(self, X):
-        """Class labels: ``classes_[1]`` where ``x' beta > 0``."""
+        """Class labels: ``classes_[1]`` where ``x' beta > 0``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+        """
         check_is_fitted(self)
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
 

@@ -188,9 +188,9 @@ def test_no_n_by_n_matrix():
 @pytest.mark.parametrize(
     "kwargs,match",
     [
-        ({"n_basis": 0}, "n_basis must be"),
-        ({"n_basis": 2.5}, "n_basis must be"),
-        ({"n_basis": 5, "centers": "grid"}, "centers must be"),
+        ({"n_basis": 0}, "'n_basis' parameter"),
+        ({"n_basis": 2.5}, "'n_basis' parameter"),
+        ({"n_basis": 5, "centers": "grid"}, "'centers' parameter"),
         ({"n_basis": 5, "centers": "kmeans", "basis": "classwise"}, "classwise"),
         ({"n_basis": 5, "kernel": "precomputed"}, "n_basis"),
     ],

@@ -198,10 +198,10 @@ def test_precomputed_kernel_matches_rbf():
         ({}, np.ones((4, 2)), [1, 1, 1, 1], "2 classes"),
         ({}, [[np.nan, 1], [0, 1]], [0, 1], "NaN"),
         ({}, [[np.inf, 1], [0, 1]], [0, 1], "infinity"),
-        ({"sigma": -1.0}, np.eye(4), [0, 1, 0, 1], "sigma must be"),
-        ({"lam": -0.1}, np.eye(4), [0, 1, 0, 1], "lam must be"),
-        ({"lam": 0.0}, np.eye(4), [0, 1, 0, 1], "lam must be"),
-        ({"rounding": "both"}, np.eye(4), [0, 1, 0, 1], "rounding must be"),
+        ({"sigma": -1.0}, np.eye(4), [0, 1, 0, 1], "'sigma' parameter"),
+        ({"lam": -0.1}, np.eye(4), [0, 1, 0, 1], "'lam' parameter"),
+        ({"lam": 0.0}, np.eye(4), [0, 1, 0, 1], "'lam' parameter"),
+        ({"rounding": "both"}, np.eye(4), [0, 1, 0, 1], "'rounding' parameter"),
         ({"kernel": "precomputed"}, np.ones((4, 3)), [0, 1, 0, 1], "square"),
     ],
 )
@@ -221,7 +221,7 @@ def test_lspccv_bad_grid_and_cv():
     X, y = blobs()
     with pytest.raises(ValueError, match="sigmas"):
         LSPCCV(sigmas=[1.0, -2.0]).fit(X, y)
-    with pytest.raises(ValueError, match="cv must be"):
+    with pytest.raises(ValueError, match="'cv' parameter"):
         LSPCCV(cv=1).fit(X, y)
 
 

@@ -122,7 +122,7 @@ def test_degenerate_kernel_is_an_error():
     X = np.arange(10.0)[:, None]
     with pytest.raises(ValueError, match="degenerate kernel.*sigma"):
         MAPLP(sigma=1e-3).fit(X, [0, 1] * 5)
-    with pytest.raises(ValueError, match="sigma must be a finite positive"):
+    with pytest.raises(ValueError, match="'sigma' parameter"):
         MAPLP(sigma=0.0).fit(X, [0, 1] * 5)
 
 
@@ -140,7 +140,7 @@ def test_iteration_limit_reports_the_solver_message():
     y = (X[:, 0] > 0).astype(int)
     with pytest.raises(ValueError, match="limit.*HiGHS: .+"):
         MAPLP(sigma=0.5, solver_options={"maxiter": 1}).fit(X, y)
-    with pytest.raises(ValueError, match="solver_options must be a dict"):
+    with pytest.raises(ValueError, match="'solver_options' parameter"):
         MAPLP(solver_options=3).fit(X, y)
     with pytest.raises(ValueError, match="solver_options\\['method'\\] must be one of"):
         MAPLP(solver_options={"method": "glpk"}).fit(X, y)

@@ -317,13 +317,13 @@ def test_bad_input():
         ManifoldGPC(n_centers=3).fit(Xn, y)
     with pytest.raises(ValueError, match="n_centers=31 must not exceed"):
         ManifoldGPC(n_centers=31).fit(X, y)
-    with pytest.raises(ValueError, match="n_centers must be a positive integer"):
+    with pytest.raises(ValueError, match="'n_centers' parameter"):
         ManifoldGPC(n_centers=0).fit(X, y)
-    with pytest.raises(ValueError, match="inference must be one of"):
+    with pytest.raises(ValueError, match="'inference' parameter"):
         ManifoldGPC(inference="vb").fit(X, y)
     with pytest.raises(ValueError, match="length_scale must be"):
         ManifoldGPC(n_centers=None, length_scale=[1.0, -1.0]).fit(X, y)
-    with pytest.raises(ValueError, match="sigma must be"):
+    with pytest.raises(ValueError, match="'sigma' parameter"):
         ManifoldGPC(n_centers=3, sigma=0.0).fit(X, y)
 
 

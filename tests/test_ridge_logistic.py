@@ -94,9 +94,9 @@ def test_bad_input():
     with pytest.raises(ValueError, match="infinity"):
         WeightedRidgeLogistic().fit(Xn, y)
     for lam in (-0.1, 1.0, 2):
-        with pytest.raises(ValueError, match="lam must be"):
+        with pytest.raises(ValueError, match="'lam' parameter"):
             WeightedRidgeLogistic(lam=lam).fit(X, y)
-    with pytest.raises(ValueError, match="solver must be"):
+    with pytest.raises(ValueError, match="'solver' parameter"):
         WeightedRidgeLogistic(solver="lbfgs").fit(X, y)
 
 
