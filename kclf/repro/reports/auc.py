@@ -19,9 +19,11 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from ..methods import family_methods  # noqa: E402
-from ..records import atomic_write, read_records  # noqa: E402
+from ..records import read_records  # noqa: E402
 from .calibration import reliability_figure, write_calibration_table  # noqa: E402
 from .tables import AVERAGE, save_figure, summarize, wide_table, write_table  # noqa: E402
+from .tables import time_table as _time_table  # noqa: E402
+from .tables import write_time_table as _write_time_table  # noqa: E402
 
 #: table order of the methods (display names)
 ORDER = list(family_methods("auc").values())
@@ -60,59 +62,38 @@ def time_table(records, methods, reference=None):
     ``train_time_s`` row, ``paper_seconds``.
     """
     auc = records[records["metric"] == "auc"]
-    per_trial = auc.groupby(["method", "trial"])["fit_seconds"].sum()
-    per_task = auc.groupby("method")["fit_seconds"].mean()
-    ref = read_reference(reference) if reference is not None else None
-    rows = []
-    for m in methods:
-        if m not in per_task:
-            continue
-        s = per_trial.loc[m]
-        row = {
-            "method": m,
-            "n_trials": int(s.size),
-            "trial_seconds_mean": float(s.mean()),
-            "trial_seconds_std": float(s.std(ddof=1)) if s.size > 1 else 0.0,
-            "task_seconds_mean": float(per_task[m]),
-        }
-        if ref is not None:
-            col = f"{PAPER_COLUMNS.get(m, '')}_mean"
-            ok = TIME_ROW in ref.index and col in ref
-            row["paper_seconds"] = float(ref.loc[TIME_ROW, col]) if ok else np.nan
-        rows.append(row)
-    return pd.DataFrame(rows)
+    per_trial = auc.groupby(["method", "trial"], as_index=False)["fit_seconds"].sum()
+    table = _time_table(
+        per_trial.rename(columns={"fit_seconds": "trial_seconds"}), ["trial_seconds"], methods
+    )
+    table["task_seconds_mean"] = (
+        auc.groupby("method")["fit_seconds"].mean()[table["method"]].to_numpy()
+    )
+    if reference is not None:
+        ref = read_reference(reference)
+        cols = [f"{PAPER_COLUMNS.get(m, '')}_mean" for m in table["method"]]
+        table["paper_seconds"] = [
+            float(ref.loc[TIME_ROW, c]) if TIME_ROW in ref.index and c in ref else np.nan
+            for c in cols
+        ]
+    return table
 
 
 def write_time_table(records, stem, methods, *, title, reference=None):
     """Write :func:`time_table` to ``<stem>_time.csv`` and ``<stem>_time.md``."""
     table = time_table(records, methods, reference)
-    stem = Path(stem)
-    csv_path = stem.with_name(stem.name + "_time.csv")
-    md_path = stem.with_name(stem.name + "_time.md")
-    atomic_write(csv_path, lambda p: table.to_csv(p, index=False, float_format="%.6g"))
-    shown = pd.DataFrame(
-        {
-            "method": table["method"],
-            "trials": table["n_trials"],
-            "s per trial (all tasks)": [
-                f"{m:.3g} ({s:.2g})"
-                for m, s in zip(table["trial_seconds_mean"], table["trial_seconds_std"])
-            ],
-            "s per task": [f"{v:.3g}" for v in table["task_seconds_mean"]],
-        }
-    )
-    if "paper_seconds" in table:
-        shown["paper s"] = ["–" if pd.isna(v) else f"{v:g}" for v in table["paper_seconds"]]
+    columns = {"s per task": [f"{v:.3g}" for v in table["task_seconds_mean"]]}
     caption = (
         f"{title}: wall-clock training seconds (CV included), per trial for one fit of all "
         "tasks, mean (std) over trials, and per task (a multi-task fit's time shared equally "
         "by its tasks); machine- and load-dependent, hence kept out of the AUC table."
     )
     if "paper_seconds" in table:
+        columns["paper s"] = ["–" if pd.isna(v) else f"{v:g}" for v in table["paper_seconds"]]
         caption += " Paper: the published training time."
-    text = f"{caption}\n\n{shown.to_markdown(index=False)}\n"
-    atomic_write(md_path, lambda p: Path(p).write_text(text, encoding="utf-8"))
-    return csv_path, md_path
+    return _write_time_table(
+        stem, table, {"trial_seconds": "s per trial (all tasks)"}, caption, columns=columns
+    )
 
 
 def coverage_note(records, tasks, kind="tasks"):

@@ -16,7 +16,8 @@ import pandas as pd
 from ..methods import family_methods
 from ..records import atomic_write
 from .calibration import reliability_figure, write_calibration_table
-from .tables import summarize, wide_table, write_table
+from .tables import summarize, time_table, wide_table, write_table
+from .tables import write_time_table as _write_time_table
 
 METHODS = family_methods("multiclass")
 
@@ -68,10 +69,11 @@ TABLE_METRICS = {
     "error": ("test error [%]", 100.0, 2),
     "log_loss": ("log loss", 1.0, 3),
 }
-#: the wall-clock columns, only in the ``*_time`` table (not reproducible bytes)
+#: the wall-clock records -> their column label, only in the ``*_time`` table (not
+#: reproducible bytes)
 TIME_METRICS = {
-    "fit_seconds": ("fit [s]", 1.0, 2),
-    "search_seconds": ("CV search + fit [s]", 1.0, 1),
+    "fit_seconds": "fit [s]",
+    "search_seconds": "CV search + fit [s]",
 }
 PROTOCOL = {
     "digits": "scikit-learn's digits (8x8 images, 10 classes), seeded stratified {folds}-fold CV",
@@ -81,74 +83,20 @@ PROTOCOL = {
 }
 
 
-def _paper_rows(reference, kind):
-    """The paper's ISOLET rows (Roth 2001, Table 1): ``{name: (cells, error_pct)}``, the
-    cells of the error or the time table."""
+def _paper_rows(reference):
+    """The paper's ISOLET rows (Roth 2001, Table 1): ``{name: (error_pct, time)}``."""
     ref = reference[reference["dataset"] == "isolet"] if "dataset" in reference else reference
     if ref.empty:
         return {}
     r = ref.iloc[0]
-    rows = {
-        "paper ISOLET: SVM (SVM-Torch II)": (r["svm_error_pct"], r["svm_time"]),
-        "paper ISOLET: kLOGREG pairwise": (r["klogreg_error_pct"], r["klogreg_time"]),
+    return {
+        "paper ISOLET: SVM (SVM-Torch II)": (float(r["svm_error_pct"]), r["svm_time"]),
+        "paper ISOLET: kLOGREG pairwise": (float(r["klogreg_error_pct"]), r["klogreg_time"]),
     }
-    if kind == "error":
-        return {n: ({"test error [%]": f"{float(e):.2f}"}, float(e)) for n, (e, _) in rows.items()}
-    return {n: ({"fit [s]": f"{t} (500 MHz PC)"}, float(e)) for n, (e, t) in rows.items()}
 
 
-def multiclass_table(
-    records, reference, dataset, folds, per_class=None, kind="error", trials=None, source=None
-):
-    """Summary (csv) and the md / tex tables of one dataset: methods x metrics, mean
-    (std) over trials, best per metric in bold; the paper's ISOLET rows below (none when
-    ``reference`` is empty).
-
-    ``source``: for the user's own data set, how the caption names it (``text``: its entry
-    and files) and whether it is a fixed split (``fixed``); ``per_class`` does not apply.
-
-    ``kind="error"``: test error and log loss (:data:`TABLE_METRICS`), the same bytes
-    for the same config; ``kind="time"``: the seconds of the final fit and of the CV
-    search (:data:`TIME_METRICS`), which vary from run to run.
-
-    Returns ``(summary, md_table, tex_table, caption)``.
-    """
-    if kind not in ("error", "time"):
-        raise ValueError(f"kind must be 'error' or 'time', got {kind!r}")
-    metrics = TABLE_METRICS if kind == "error" else TIME_METRICS
-    records = records[records["dataset"] == dataset]
-    parts, md_cols, tex_cols = [], {}, {}
-    for metric, (label, scale, digits) in metrics.items():
-        if not (records["metric"] == metric).any():
-            continue
-        s = summarize(records, metric, row="dataset", higher_is_better=False, average=False)
-        parts.append(s.assign(metric=metric))
-        md_cols[label] = wide_table(s, row="dataset", scale=scale, digits=digits).iloc[0]
-        tex_cols[label] = wide_table(
-            s, row="dataset", scale=scale, digits=digits, markup="tex"
-        ).iloc[0]
-    if not parts:
-        raise ValueError(f"no {kind} records ({list(metrics)}) for dataset {dataset!r}")
-    summary = pd.concat(parts, ignore_index=True)
-    md = pd.DataFrame(md_cols).fillna("–")
-    tex = pd.DataFrame(tex_cols).fillna("–")
-    md.index = tex.index = [METHODS.get(m, m) for m in md.index]
-    for name, (cells, error_pct) in _paper_rows(reference, kind).items():
-        row = pd.Series({c: cells.get(c, "–") for c in md.columns})
-        md.loc[name] = tex.loc[name] = row
-        if kind == "error":
-            paper = {
-                "dataset": "isolet",
-                "method": name,
-                "metric": "error",
-                "mean": error_pct / 100.0,
-                "std": float("nan"),
-                "n": 1,
-                "best": False,
-                "tied": False,
-            }
-            summary = pd.concat([summary, pd.DataFrame([paper])], ignore_index=True)
-    md.index.name = tex.index.name = "method"
+def _protocol(dataset, folds, per_class, trials, source):
+    """How the caption names the data set and its trials (see :func:`multiclass_table`)."""
     fixed = dataset == "isolet" or (source is not None and source["fixed"])
     if source is None:
         proto = PROTOCOL.get(dataset, dataset).format(folds=folds)
@@ -159,25 +107,86 @@ def multiclass_table(
         proto += f" repeated: {trials} trials over {-(-trials // folds)} seeded partitions"
     if per_class is not None and not fixed and source is None:
         proto += f", at most {per_class} samples per class"
-    has_paper = bool(_paper_rows(reference, kind))
-    if kind == "error":
-        caption = (
-            f"Multi-class comparison on {proto}: mean (std) over trials of the test error "
-            "and the log loss of the probabilistic methods; sigma and lambda (C) chosen by "
-            "CV on each training part. Seconds: the _time table."
-            + (" The paper's ISOLET row (Roth 2001, Table 1) is shown for reference." * has_paper)
-        )
-    else:
-        caption = (
-            f"Training time on {proto}: mean (std) over trials of the seconds of the final "
-            "fit and of the whole CV search (this machine, one core)"
-            + (
-                "; the paper's ISOLET times (Roth 2001, Table 1) were measured on a 500 MHz PC."
-                if has_paper
-                else "."
-            )
-        )
+    return proto
+
+
+def multiclass_table(records, reference, dataset, folds, per_class=None, trials=None, source=None):
+    """Summary (csv) and the md / tex tables of one dataset: methods x (test error, log
+    loss) (:data:`TABLE_METRICS`), mean (std) over trials, best per metric in bold; the
+    paper's ISOLET rows below (none when ``reference`` is empty).  The same bytes for the
+    same config: the seconds are in :func:`write_time_table`'s table.
+
+    ``source``: for the user's own data set, how the caption names it (``text``: its entry
+    and files) and whether it is a fixed split (``fixed``); ``per_class`` does not apply.
+
+    Returns ``(summary, md_table, tex_table, caption)``.
+    """
+    records = records[records["dataset"] == dataset]
+    parts, md_cols, tex_cols = [], {}, {}
+    for metric, (label, scale, digits) in TABLE_METRICS.items():
+        if not (records["metric"] == metric).any():
+            continue
+        s = summarize(records, metric, row="dataset", higher_is_better=False, average=False)
+        parts.append(s.assign(metric=metric))
+        md_cols[label] = wide_table(s, row="dataset", scale=scale, digits=digits).iloc[0]
+        tex_cols[label] = wide_table(
+            s, row="dataset", scale=scale, digits=digits, markup="tex"
+        ).iloc[0]
+    if not parts:
+        raise ValueError(f"no error records ({list(TABLE_METRICS)}) for dataset {dataset!r}")
+    summary = pd.concat(parts, ignore_index=True)
+    md = pd.DataFrame(md_cols).fillna("–")
+    tex = pd.DataFrame(tex_cols).fillna("–")
+    md.index = tex.index = [METHODS.get(m, m) for m in md.index]
+    paper = _paper_rows(reference)
+    for name, (error_pct, _) in paper.items():
+        row = pd.Series({c: "–" for c in md.columns} | {"test error [%]": f"{error_pct:.2f}"})
+        md.loc[name] = tex.loc[name] = row[md.columns]
+        ref = {
+            "dataset": "isolet",
+            "method": name,
+            "metric": "error",
+            "mean": error_pct / 100.0,
+            "std": float("nan"),
+            "n": 1,
+            "best": False,
+            "tied": False,
+        }
+        summary = pd.concat([summary, pd.DataFrame([ref])], ignore_index=True)
+    md.index.name = tex.index.name = "method"
+    caption = (
+        f"Multi-class comparison on {_protocol(dataset, folds, per_class, trials, source)}: "
+        "mean (std) over trials of the test error and the log loss of the probabilistic "
+        "methods; sigma and lambda (C) chosen by CV on each training part. Seconds: the "
+        "_time table."
+        + (" The paper's ISOLET row (Roth 2001, Table 1) is shown for reference." * bool(paper))
+    )
     return summary, md, tex, caption
+
+
+def write_time_table(records, reference, dataset, folds, per_class, stem, trials=None, source=None):
+    """``<stem>_time.{csv,md,tex}`` (:func:`kclf.repro.reports.tables.write_time_table`):
+    per method the mean (std) over trials of the seconds of the final fit and of the whole
+    CV search, the paper's ISOLET times below."""
+    records = records[records["dataset"] == dataset]
+    timed = records[records["metric"].isin(list(TIME_METRICS))]
+    if timed.empty:
+        raise ValueError(f"no time records ({list(TIME_METRICS)}) for dataset {dataset!r}")
+    per_trial = timed.pivot_table(index=["method", "trial"], columns="metric", values="value")
+    table = time_table(per_trial.reset_index(), list(TIME_METRICS), [*METHODS, *timed["method"]])
+    paper = _paper_rows(reference)
+    rows = [(name, {"fit [s]": f"{t} (500 MHz PC)"}) for name, (_, t) in paper.items()]
+    caption = (
+        f"Training time on {_protocol(dataset, folds, per_class, trials, source)}: mean "
+        "(std) over trials of the seconds of the final fit and of the whole CV search "
+        "(this machine, one core)"
+        + (
+            "; the paper's ISOLET times (Roth 2001, Table 1) were measured on a 500 MHz PC."
+            if paper
+            else "."
+        )
+    )
+    return _write_time_table(stem, table, TIME_METRICS, caption, names=METHODS, rows=rows, tex=True)
 
 
 def calibration_caption(dataset):
@@ -210,10 +219,7 @@ def write_tables(
         records, reference, dataset, folds, per_class, trials=trials, source=source
     )
     write_table(stem, summary, md, tex, caption)
-    t_summary, t_md, t_tex, t_caption = multiclass_table(
-        records, reference, dataset, folds, per_class, kind="time", trials=trials, source=source
-    )
-    write_table(stem.with_name(stem.name + "_time"), t_summary, t_md, t_tex, t_caption)
+    write_time_table(records, reference, dataset, folds, per_class, stem, trials, source)
     named = records.assign(method=records["method"].map(lambda m: METHODS.get(m, m)))
     _, md_path = write_calibration_table(named, stem)
     named_as = dataset if source is None else source["text"]

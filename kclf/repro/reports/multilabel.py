@@ -5,7 +5,6 @@ calibration companions, the training-time table and the toy example's Fig. 1."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import matplotlib
 
@@ -17,10 +16,11 @@ import pandas as pd  # noqa: E402
 from ...metrics import MULTILABEL_METRICS  # noqa: E402
 from ..experiments.multilabel import ALSO_MAP, MAP_SUFFIX  # noqa: E402
 from ..methods import family_methods  # noqa: E402
-from ..records import atomic_write  # noqa: E402
 from .calibration import reliability_figure, write_calibration_table  # noqa: E402
 from .tables import save_figure, summarize, wide_table  # noqa: E402
+from .tables import time_table as _time_table  # noqa: E402
 from .tables import write_table as _write  # noqa: E402
+from .tables import write_time_table as _write_time_table  # noqa: E402
 
 METHODS = family_methods("multilabel")
 
@@ -113,41 +113,32 @@ def write_calibration(records, dataset, stem, reliability=None):
 
 
 def time_table(records):
-    """Seconds per trial (one fit of all labels with its CV) per method: mean, std, n."""
+    """Seconds per trial (one fit of all labels with its CV) per method: ``dataset``,
+    ``method`` (display name), ``n_trials``, ``seconds_mean``, ``seconds_std``."""
     sel = records[records["metric"] == "subset_accuracy"]  # one row per (method, trial)
-    per_trial = sel.groupby(["dataset", "method", "trial"])["fit_seconds"].first()
-    g = per_trial.groupby(level=["dataset", "method"], sort=False)
-    out = pd.DataFrame(
-        {
-            "n_trials": g.size(),
-            "seconds_mean": g.mean(),
-            "seconds_std": g.std(ddof=1).fillna(0.0),
-        }
-    ).reset_index()
-    order = {m: i for i, m in enumerate(METHODS)}
-    out = out.sort_values("method", key=lambda c: c.map(lambda m: order.get(m, len(order))))
-    out["method"] = out["method"].map(lambda m: METHODS.get(m, m))
-    return out.reset_index(drop=True)
+    per_trial = sel.groupby(["method", "trial"], sort=False, as_index=False)["fit_seconds"].first()
+    table = _time_table(
+        per_trial.rename(columns={"fit_seconds": "seconds"}),
+        ["seconds"],
+        [*METHODS, *per_trial["method"]],
+    )
+    table.insert(
+        0,
+        "dataset",
+        sel.groupby("method", sort=False)["dataset"].first()[table["method"]].to_numpy(),
+    )
+    table["method"] = table["method"].map(lambda m: METHODS.get(m, m))
+    return table
 
 
 def write_time_table(records, dataset, stem):
     """``<stem>_time.{csv,md}``: wall-clock training seconds, kept out of the main table
     (timings differ between runs; every other table is byte-identical across runs)."""
-    table = time_table(records)
-    stem = Path(stem)
-    csv_path = stem.with_name(stem.name + "_time.csv")
-    md_path = stem.with_name(stem.name + "_time.md")
-    atomic_write(csv_path, lambda p: table.to_csv(p, index=False, float_format="%.6g"))
-    shown = table.assign(
-        seconds=[f"{m:.3g} ({s:.2g})" for m, s in zip(table["seconds_mean"], table["seconds_std"])]
-    )[["method", "n_trials", "seconds"]]
     caption = (
         f"Multilabel {dataset}: wall-clock training seconds per trial (all labels, CV "
         "included), mean (std) over trials; machine- and load-dependent."
     )
-    text = f"{caption}\n\n{shown.to_markdown(index=False)}\n"
-    atomic_write(md_path, lambda p: Path(p).write_text(text, encoding="utf-8"))
-    return csv_path, md_path
+    return _write_time_table(stem, time_table(records), {"seconds": "seconds"}, caption)
 
 
 LABEL_PAIRS = {(1, 1): "++", (1, 0): "+-", (0, 1): "-+", (0, 0): "--"}

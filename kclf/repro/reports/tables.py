@@ -161,3 +161,62 @@ def save_figure(fig, path, dpi=120):
     atomic_write(path, lambda p: fig.savefig(p, dpi=dpi, format=fmt, metadata=meta))
     plt.close(fig)
     return path
+
+
+def time_table(per_trial, timings, methods=None):
+    """Wall-clock training seconds over trials, one row per method.
+
+    ``per_trial`` holds one row per (method, trial): a ``method`` column and the seconds
+    of every timing named in ``timings``.  ``methods``: the row order (methods without
+    records are left out, repeats ignored); None: as they first appear.  Returns
+    ``method``, ``n_trials`` and per timing ``<timing>_mean`` / ``<timing>_std`` (std over
+    trials, 0 for one).
+    """
+    g = per_trial.groupby("method", sort=False)
+    present = list(g.groups)
+    order = present if methods is None else [m for m in dict.fromkeys(methods) if m in present]
+    out = pd.DataFrame({"method": order, "n_trials": g.size().loc[order].to_numpy()})
+    for t in timings:
+        out[f"{t}_mean"] = g[t].mean().loc[order].to_numpy()
+        out[f"{t}_std"] = g[t].std(ddof=1).loc[order].fillna(0.0).to_numpy()
+    return out
+
+
+def write_time_table(stem, table, labels, caption, *, names=None, columns=None, rows=(), tex=False):
+    """``<stem>_time.csv`` (``table`` of :func:`time_table`, extra columns included) and
+    ``<stem>_time.md``: ``caption``, then per method its trials and one ``mean (std)``
+    column per timing (``labels``: timing -> column label).
+
+    ``names`` maps methods to display names; ``columns`` (label -> strings, one per row
+    of ``table``) and ``rows`` (``(name, {label: text})`` pairs, e.g. a paper's times)
+    add formatted cells; ``tex``: also ``<stem>_time.tex``.  Wall-clock seconds differ
+    between runs, so they live only here, never in a table meant to be byte-identical
+    for the same config.  Returns the paths written.
+    """
+    stem = Path(stem)
+    stem = stem.with_name(stem.name + "_time")
+    csv_path, md_path = stem.with_suffix(".csv"), stem.with_suffix(".md")
+    atomic_write(csv_path, lambda p: table.to_csv(p, index=False, float_format="%.6g"))
+    cells = {
+        label: [f"{m:.3g} ({s:.2g})" for m, s in zip(table[f"{t}_mean"], table[f"{t}_std"])]
+        for t, label in labels.items()
+    }
+    shown = pd.DataFrame(
+        {
+            "method": [(names or {}).get(m, m) for m in table["method"]],
+            "trials": table["n_trials"],
+            **cells,
+            **(columns or {}),
+        }
+    )
+    if rows:
+        extra = [{c: row.get(c, "–") for c in shown.columns} | {"method": n} for n, row in rows]
+        shown = pd.concat([shown, pd.DataFrame(extra, columns=shown.columns)], ignore_index=True)
+    text = f"{caption}\n\n{shown.to_markdown(index=False)}\n"
+    atomic_write(md_path, lambda p: Path(p).write_text(text, encoding="utf-8"))
+    paths = [csv_path, md_path]
+    if tex:
+        latex = shown.to_latex(index=False, caption=caption, label=f"tab:{stem.name}")
+        paths.append(stem.with_suffix(".tex"))
+        atomic_write(paths[-1], lambda p: Path(p).write_text(latex, encoding="utf-8"))
+    return tuple(paths)
