@@ -211,15 +211,12 @@ def test_a_bad_value_is_rejected_naming_the_parameter(name, param, value):
 def test_only_the_first_parameters_are_positional(name):
     est, positional, _ = CASES[name]
     cls = type(est)
-    kinds = {
-        p.name: p.kind for p in inspect.signature(cls.__init__).parameters.values() if p.name != "self"
-    }
+    params = inspect.signature(cls.__init__).parameters.values()
+    kinds = {p.name: p.kind for p in params if p.name != "self"}
     assert [p for p, k in kinds.items() if k is inspect.Parameter.POSITIONAL_OR_KEYWORD] == (
         positional
     )
-    assert all(
-        k is inspect.Parameter.KEYWORD_ONLY for p, k in kinds.items() if p not in positional
-    )
+    assert all(k is inspect.Parameter.KEYWORD_ONLY for p, k in kinds.items() if p not in positional)
     args = [getattr(est, p) for p in positional]
     cls(*args)  # the positional ones still are
     with pytest.raises(TypeError, match="positional"):

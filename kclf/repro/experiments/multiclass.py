@@ -16,6 +16,7 @@ each, for a range of ``c``.
 
 from __future__ import annotations
 
+import logging
 import time
 
 import numpy as np
@@ -41,6 +42,7 @@ from ..seeding import seed_for
 
 METHODS = family_methods("multiclass")
 DATASETS = ("digits", "isolet1", "isolet")
+logger = logging.getLogger(__name__)
 
 
 def prepare(
@@ -123,6 +125,48 @@ def trial_split(y, name, seed, folds, trial):
     names = ("multiclass", name) if r == 0 else ("multiclass", name, "partition", r)
     skf = StratifiedKFold(folds, shuffle=True, random_state=seed_for(seed, *names))
     return list(skf.split(np.zeros((len(y), 1)), y))[k]
+
+
+def load_trials(path, dataset, trials, seed, folds):
+    """``X``, ``y`` and the ``(train, test)`` indices of ``trials`` (dicts by trial) from
+    the data rule's npz ``path``: its fixed split (``train_0`` / ``test_0``, as isolet's
+    UCI split: one trial, so only the chunk of trial 0), else :func:`trial_split`."""
+    with np.load(path) as f:
+        data = {"X": f["X"], "y": f["y"], "train": {}, "test": {}}
+        if "train_0" in f.files:
+            if list(trials) != [0]:
+                raise ValueError(f"{path} has one fixed split: trial chunk must be 0-0")
+            data["train"][0], data["test"][0] = f["train_0"], f["test_0"]
+            return data
+    for t in trials:
+        data["train"][t], data["test"][t] = trial_split(data["y"], dataset, seed, folds, t)
+    return data
+
+
+def run_trials(data, trials, method, seed, dataset, cfg, n_bins=10):
+    """The records of :func:`run_trial` for every trial of ``trials``; ``cfg`` holds
+    ``sigma_factors``, ``cv`` and ``grid``, the method's own grid (the lambdas of KLR or
+    LSPC-new, the C values of the SVC).  Logs each trial's last record."""
+    grid = {
+        "lams": cfg["grid"] if method.startswith("klr") else None,
+        "lspc_lams": cfg["grid"] if method == "lspc_new" else None,
+        "svc_Cs": cfg["grid"] if method == "svc" else None,
+    }
+    rows = []
+    for trial in trials:
+        rows += run_trial(
+            data,
+            trial,
+            method,
+            seed,
+            dataset,
+            cfg["sigma_factors"],
+            cv=cfg["cv"],
+            n_bins=n_bins,
+            **grid,
+        )
+        logger.info("trial %d: %s", trial, rows[-1])
+    return rows
 
 
 def _search(method, X, y, sigmas, lams, svc_Cs, cv, random_state):

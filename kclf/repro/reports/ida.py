@@ -262,6 +262,27 @@ def _reference(path, columns):
     return pd.DataFrame(columns=["dataset", *columns])
 
 
+def data_origins(data_paths):
+    """``{dataset: where its data came from}`` for the captions, from the data rule's
+    npz files (``results/data/ida/<dataset>/<chunk>.npz``: ``origin`` and the
+    realisations ``from_asc`` read from the IDA split files, named at the end)."""
+    base, from_asc = {}, {}
+    for path in data_paths:
+        name = Path(path).parent.name
+        with np.load(path) as f:
+            base.setdefault(name, str(f["origin"]).split(" (realisation ")[0])
+            from_asc.setdefault(name, []).extend(int(r) for r in f["from_asc"])
+    return {
+        name: text
+        + (
+            f" (realisation {', '.join(map(str, sorted(from_asc[name])))} from the IDA split files)"
+            if from_asc[name]
+            else ""
+        )
+        for name, text in base.items()
+    }
+
+
 def write_report(
     record_paths,
     reference_error,
