@@ -971,13 +971,34 @@ class CorrLog(ClassifierMixin, BaseEstimator):
 
     def predict(self, X):
         """Label vectors by ``decode``: the joint MAP, Eq. (21), or the thresholded
-        marginals; an (n, m) 0/1 matrix (for a 1-D binary ``y``: its class values)."""
+        marginals.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        Y : ndarray of shape (n_samples, n_labels) or (n_samples,)
+            0/1 label vectors; for a 1-D binary ``y`` at fit, its class values.
+        """
         out = self.decode_labels(X)
         return self.classes_[out[:, 0]] if self._binary else out
 
     def predict_proba(self, X):
-        """Per-label marginals ``P(y_i = 1 | x)`` under Eq. (4), shape (n, m); for a 1-D
-        binary ``y``, the (n, 2) class probabilities."""
+        """Per-label marginals ``P(y_i = 1 | x)`` under Eq. (4): enumerated up to
+        :data:`MAX_EXACT_LABELS` labels, sum-product belief propagation beyond.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        P : ndarray of shape (n_samples, n_labels) or (n_samples, 2)
+            The marginals; for a 1-D binary ``y`` at fit, the class probabilities in
+            ``classes_`` order.
+        """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         out = self._constant_fill(X.shape[0], float)
@@ -988,8 +1009,21 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         return np.column_stack([1.0 - out[:, 0], out[:, 0]]) if self._binary else out
 
     def score(self, X, y, sample_weight=None):
-        """Subset (0/1) accuracy of :meth:`predict` against the 0/1 matrix ``y`` (accuracy
-        for a 1-D binary ``y``)."""
+        """Subset (0/1) accuracy of :meth:`predict`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples, n_labels) or (n_samples,)
+            The 0/1 label matrix (or, for a model fitted on a 1-D binary ``y``, classes).
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        score : float
+            The (weighted) fraction of rows whose whole label vector is right (accuracy
+            for a 1-D binary ``y``).
+        """
         pred = self.predict(X)
         if self._binary:
             hit = (pred == np.asarray(y)).astype(float)

@@ -300,7 +300,19 @@ class PairwiseCoupling(ClassifierMixin, BaseEstimator):
         return self
 
     def pairwise_proba(self, X):
-        """``R[n, i, j] = r_ij(x_n)`` for ``i < j`` (and ``1 - r_ij`` below the diagonal)."""
+        """The pairs' probabilities ``r_ij(x) = P(i | x, i or j)`` of Eq. (10).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            Test inputs, or their cross-kernel for a precomputed-kernel estimator.
+
+        Returns
+        -------
+        R : ndarray of shape (n_samples, n_classes, n_classes)
+            ``R[n, i, j] = r_ij(x_n)`` for ``i < j``, ``1 - r_ij`` below the diagonal,
+            1/2 on it.
+        """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         pairwise = _pairwise_input(self.estimator)
@@ -343,6 +355,17 @@ class PairwiseCoupling(ClassifierMixin, BaseEstimator):
         return couple(R, self.pair_counts_, tol=self.tol, max_iter=self.max_iter)
 
     def predict_log_proba(self, X):
+        """``log`` of :meth:`predict_proba` (probabilities clipped at the smallest float).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            As in :meth:`predict_proba`.
+
+        Returns
+        -------
+        log_P : ndarray of shape (n_samples, n_classes)
+        """
         check_is_fitted(self)
         return np.log(np.clip(self.predict_proba(X), np.finfo(float).tiny, None))
 
