@@ -7,12 +7,14 @@ below refer to that paper.
 
 from __future__ import annotations
 
+import warnings
 from itertools import combinations
 from numbers import Integral
 
 import numpy as np
 from scipy.special import expit, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.multiclass import check_classification_targets
@@ -40,7 +42,7 @@ def _iterate(P, target, W, tol, max_iter):
         P[active] = Pa
         # rows whose probabilities all moved by at most tol are done
         active = active[np.max(np.abs(Pa - P_old), axis=1) > tol]
-    return P, n_iter
+    return P, n_iter, active.size
 
 
 def _kl_terms(Z, r, w, iu, ju):
@@ -100,7 +102,7 @@ def _newton(P, R, W, tol, max_iter):
         Pnew = softmax(Znew, axis=1)
         Z[active] = Znew - Znew.max(axis=1, keepdims=True)
         active = active[np.max(np.abs(Pnew - Pold), axis=1) > tol]
-    return softmax(Z, axis=1), n_iter
+    return softmax(Z, axis=1), n_iter, active.size
 
 
 def couple(R, N=None, tol=1e-10, max_iter=1000, method="newton", return_n_iter=False):
@@ -134,6 +136,7 @@ def couple(R, N=None, tol=1e-10, max_iter=1000, method="newton", return_n_iter=F
         :func:`_newton`), quadratic convergence to the same minimiser.
     return_n_iter : bool
         Also return the number of sweeps done (of the slowest row).
+        A ``ConvergenceWarning`` names the rows still moving after ``max_iter`` sweeps.
 
     Returns
     -------
@@ -172,11 +175,19 @@ def couple(R, N=None, tol=1e-10, max_iter=1000, method="newton", return_n_iter=F
     # initial guess p_i proportional to sum_j n_ij r_ij (Hastie & Tibshirani's start)
     P = target / target.sum(axis=1, keepdims=True)
     if method == "iteration":
-        P, n_iter = _iterate(P, target, W, tol, max_iter)
+        P, n_iter, n_left = _iterate(P, target, W, tol, max_iter)
     elif method == "newton":
-        P, n_iter = _newton(P, full, W, tol, max_iter)
+        P, n_iter, n_left = _newton(P, full, W, tol, max_iter)
     else:
         raise ValueError(f"method must be 'newton' or 'iteration', got {method!r}")
+    if n_left:
+        warnings.warn(
+            f"couple: {n_left} of {P.shape[0]} rows still moved by more than tol={tol:g} "
+            f"after max_iter={max_iter} sweeps ({method!r}); their probabilities are the "
+            "last iterate",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
     return (P[0] if single else P, n_iter) if return_n_iter else (P[0] if single else P)
 
 

@@ -1,11 +1,14 @@
 """Pairwise coupling (klogreg paper Eq. 10-11): exactness, the score equations, the KL
 optimum, and the scikit-learn contract."""
 
+import warnings
+
 import numpy as np
 import pytest
 from scipy.optimize import minimize
 from scipy.special import softmax
 from sklearn.datasets import load_iris
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -186,3 +189,16 @@ SKIPPED = {
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("method", ["iteration", "newton"])
+def test_couple_warns_when_rows_still_move_at_max_iter(method):
+    # inconsistent pairwise probabilities: the minimiser is not reached in one sweep
+    rng = np.random.default_rng(3)
+    R = rng.uniform(0.05, 0.95, size=(20, 5, 5))
+    with pytest.warns(ConvergenceWarning, match=r"rows still moved .* max_iter=1 "):
+        couple(R, max_iter=1, method=method)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        P = couple(R, method=method)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-12)
