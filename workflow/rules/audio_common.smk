@@ -5,7 +5,7 @@ import pandas as pd
 
 from kclf.repro.datasets import synthetic_audio
 from kclf.repro.datasets.audio_collections import METADATA_FILES, load_collection, select_clips
-from kclf.features.surf_bow import shard_of
+from kclf.repro.shards import shard_of
 
 AUDIO = config["audio"]
 AUDIO_DATASET = {

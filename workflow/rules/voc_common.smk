@@ -5,7 +5,7 @@ import functools
 from kclf.repro.datasets import synthetic_voc
 from kclf.repro.datasets.voc import VOC_CLASSES, image_paths, list_image_ids, resolve_voc_root
 from kclf.repro.datasets.user_data import IMAGE_EXTENSIONS, list_class_folders
-from kclf.features.surf_bow import n_shards_for, shard_members
+from kclf.repro.shards import n_shards_for, shard_members
 
 VOC = config["voc"]
 VOC_DIR = "results/data/voc"
