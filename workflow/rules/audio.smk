@@ -206,6 +206,7 @@ rule audio_loglik_shard:
         mem_mb=4000,
         runtime=120,
     params:
+        **AUDIO_LANDMARK_PARAMS,
         n_shards=len(AUDIO_KERNEL_SHARDS),
     script:
         "../scripts/audio_loglik_shard.py"
@@ -229,6 +230,7 @@ rule audio_kernel:
         mem_mb=4000,
         runtime=30,
     params:
+        **AUDIO_LANDMARK_PARAMS,
         tau=AUDIO["kernel"]["tau"],
     script:
         "../scripts/audio_kernel.py"

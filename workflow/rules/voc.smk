@@ -231,6 +231,7 @@ rule voc_dataset:
         mem_mb=2000,
         runtime=5,
     params:
+        **VOC_SPLIT_PARAMS,
         root=lambda wildcards: voc_root(),
         image_set=VOC["image_set"],
         classes=VOC_CLASS_NAMES,
@@ -263,12 +264,16 @@ rule voc_fit:
         dataset=VOC_DATASET,
         experiment=lambda wildcards: pick(
             VOC["experiment"],
-            [
-                "n_train",
-                "folds",
-                "sigma_factors",
-                "svc_Cs" if wildcards.method == "svc" else "lams",
-            ],
+            fit_keys(
+                VOC["experiment"],
+                wildcards.method,
+                [
+                    "n_train",
+                    "folds",
+                    "sigma_factors",
+                    "svc_Cs" if wildcards.method == "svc" else "lams",
+                ],
+            ),
         ),
         n_bins=config["calibration_bins"],
     script:
