@@ -1,5 +1,5 @@
-"""One method on a chunk of trials: seeded splits of the HMM kernel, shared AUC trial.
-The labels come from the clip list (clips.csv, tags.txt), aligned with the kernel's clips."""
+"""One method on a chunk of trials: seeded splits of the HMM kernel (or its Nystroem
+features), the shared AUC trial; labels from the clip list, aligned with the kernel."""
 
 from _joblog import to_rule_log
 
