@@ -17,7 +17,7 @@ import soundfile as sf
 import workflow_run as wf
 import yaml
 
-from kclf.features.surf_bow import shard_of
+from kclf.repro.shards import shard_of
 
 pytestmark = pytest.mark.slow
 

@@ -4,6 +4,8 @@ import hashlib
 import http.server
 import io
 import json
+import logging
+import os
 import socket
 import subprocess
 import sys
@@ -157,12 +159,45 @@ def test_corrupt_cache_is_replaced(server, tmp_path):
     assert server.requests == ["/data.csv"]
 
 
-def test_unknown_hash_is_printed_and_then_cached(server, tmp_path, capsys):
+def test_unknown_hash_is_logged_and_then_cached(server, tmp_path, caplog):
     url = f"{server.url}/data.csv"
-    path = fetch(url, None, cache_dir=tmp_path / "cache")
-    assert SHA in capsys.readouterr().err
+    with caplog.at_level(logging.WARNING, logger="kclf.repro.download"):
+        path = fetch(url, None, cache_dir=tmp_path / "cache")
+    assert any(SHA in r.getMessage() for r in caplog.records if r.name == "kclf.repro.download")
     assert fetch(url, "print", cache_dir=tmp_path / "cache") == path
     assert server.requests == ["/data.csv"]
+
+
+@pytest.mark.parametrize("as_rule", [False, True])
+def test_unknown_hash_reaches_stderr_or_the_rule_log(server, tmp_path, as_rule):
+    """Through the module logger only: a plain session (no logging configured) shows it
+    on stderr, a workflow job (workflow/scripts/_joblog.py) in its rule log."""
+    log = tmp_path / "logs" / "voc_download.log"
+    rule = (
+        f"sys.path.append({str(REPO / 'workflow' / 'scripts')!r})\n"
+        f"snakemake = types.SimpleNamespace(log=[{str(log)!r}], rule='voc_download')\n"
+        "from _joblog import to_rule_log\nto_rule_log(snakemake)\n"
+    )
+    script = (
+        "import sys, types\n"
+        + (rule if as_rule else "")
+        + "from kclf.repro.download import fetch\n"
+        + f"fetch({server.url + '/data.csv'!r}, None, cache_dir={str(tmp_path / 'c')!r})\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    if as_rule:
+        assert f"WARNING kclf.repro.download: sha256 of {server.url}" in log.read_text()
+        assert SHA in log.read_text()
+    else:
+        assert SHA in proc.stderr
 
 
 @pytest.mark.parametrize("bad", ["", "abc", "g" * 64, 42])

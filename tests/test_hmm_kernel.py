@@ -17,9 +17,9 @@ from kclf.features.hmm_kernel import (
     median_tau,
     naive_cross_loglik,
     project_psd,
-    row_shards,
     save_bank,
 )
+from kclf.repro.shards import row_shards
 
 
 def _random_bank(rng, M, S, d):

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 import yaml
 
-from kclf.features.surf_bow import n_shards_for, shard_of
 from kclf.repro.datasets.synthetic_voc import image_ids, make_synthetic_voc
 from kclf.repro.datasets.voc import VOC_CLASSES, image_paths
+from kclf.repro.shards import n_shards_for, shard_of
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))

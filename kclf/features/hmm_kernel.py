@@ -17,8 +17,10 @@ The cross log-likelihood matrix is the expensive part (``N^2`` forward passes).
 models at once (numpy, vectorised over clips x models x states, log-domain emissions
 with per-step rescaling), equal to ``GaussianHMM.score`` up to round-off; pairs whose
 rescaled forward pass underflows are recomputed in pure log space.  It takes any
-subset of rows, so the matrix can be computed in row-block shards (:func:`row_shards`)
-as separate jobs and assembled.
+subset of rows and any subset of models (:meth:`HMMBank.subset`), so the matrix can be
+computed in row blocks as separate jobs and assembled (the workflow's shards:
+:mod:`kclf.repro.shards.audio`), or for a few landmark columns only
+(:mod:`kclf._landmarks`).
 """
 
 from __future__ import annotations
@@ -317,18 +319,6 @@ def naive_cross_loglik(sequences, models):
     return L
 
 
-def row_shards(n, n_shards):
-    """Split rows ``0..n-1`` into ``n_shards`` contiguous blocks (some may be empty)."""
-    if n_shards < 1:
-        raise ValueError(f"n_shards must be >= 1, got {n_shards}")
-    return [np.arange(a, b) for a, b in zip(*_bounds(n, n_shards))]
-
-
-def _bounds(n, k):
-    edges = np.linspace(0, n, k + 1).round().astype(int)
-    return edges[:-1], edges[1:]
-
-
 def hmm_divergence(L, lengths):
     """``D(i, j) = 1/2[(L_ii - L_ij)/T_i + (L_jj - L_ji)/T_j]`` from the square matrix ``L``.
 
@@ -395,100 +385,3 @@ def project_psd(K):
         return K, 0.0
     Kp = (V * np.maximum(w, 0.0)) @ V.T
     return 0.5 * (Kp + Kp.T), clipped
-
-
-def _clip_key(path, feature_config, hmm_params, seed):
-    """Cache key: the file's content hash and every setting the features and HMM depend on."""
-    import hashlib
-    import json
-    from dataclasses import asdict
-
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    settings = {"features": asdict(feature_config), "hmm": hmm_params, "seed": int(seed)}
-    h.update(json.dumps(settings, sort_keys=True, default=str).encode())
-    return h.hexdigest()[:20]
-
-
-def clip_model(
-    path, clip_id, feature_config, seed, n_states=4, n_iter=20, min_covar=1e-3, cache_dir=None
-):
-    """Frame features and fitted HMM of one clip: ``(X, bank of one model)``.
-
-    The HMM is seeded by ``seed_for(seed, "hmm", clip_id)``.  With ``cache_dir`` the
-    result is stored per clip as ``<clip_id>-<key>.npz`` (key: file content and settings),
-    so re-sharding or adding clips never refits an unchanged clip.  Undecodable or
-    unusable clips raise :class:`kclf.features.audio.BadAudioError`.
-    """
-    from ..repro.seeding import seed_for
-    from .audio import clip_features
-
-    hmm_params = {"n_states": int(n_states), "n_iter": int(n_iter), "min_covar": float(min_covar)}
-    cache = None
-    if cache_dir is not None:
-        key = _clip_key(path, feature_config, hmm_params, seed)
-        cache = Path(cache_dir) / f"{clip_id}-{key}.npz"
-        if cache.is_file():
-            with np.load(cache, allow_pickle=False) as z:
-                return z["X"], HMMBank(*(z[f] for f in _FIELDS))
-    X = clip_features(path, feature_config)
-    hmm = fit_clip_hmm(
-        X,
-        n_states=n_states,
-        random_state=seed_for(seed, "hmm", clip_id),
-        n_iter=n_iter,
-        min_covar=min_covar,
-    )
-    bank = HMMBank.from_models([hmm])
-    if cache is not None:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_name(f".{cache.name}.tmp")
-        with open(tmp, "wb") as fh:
-            np.savez(fh, X=X, **{f: getattr(bank, f) for f in _FIELDS})
-        tmp.replace(cache)
-    return X, bank
-
-
-def save_shard(path, bank, ids, features, bad=()):
-    """One shard of clips: their HMMs, ids, frame features and the clips left out.
-
-    ``features`` is a list of (T_i, d) arrays, stored concatenated with offsets;
-    ``bad`` lists ``(path, reason)`` of clips skipped as unusable.
-    """
-    lengths = np.array([F.shape[0] for F in features], dtype=np.int64)
-    d = bank.n_features if len(ids) else 0
-    frames = np.concatenate(features) if features else np.zeros((0, d))
-    bad = np.array([f"{p}\t{r}" for p, r in bad], dtype=str)
-    from ..repro.records import atomic_write
-
-    def _write(tmp):
-        with open(tmp, "wb") as fh:
-            np.savez(
-                fh,
-                ids=np.asarray(ids, dtype=str),
-                lengths=lengths,
-                frames=frames,
-                bad=bad,
-                **{f: getattr(bank, f) for f in _FIELDS},
-            )
-
-    atomic_write(path, _write)
-
-
-def load_shards(paths):
-    """Concatenate shards saved by :func:`save_shard`: ``(bank, ids, features, bad)``."""
-    banks, ids, feats, bad = [], [], [], []
-    for p in paths:
-        with np.load(p, allow_pickle=False) as z:
-            if z["ids"].size:
-                banks.append(HMMBank(*(z[f] for f in _FIELDS)))
-                ids.extend(z["ids"].astype(str).tolist())
-                edges = np.concatenate([[0], np.cumsum(z["lengths"])])
-                frames = z["frames"]
-                feats.extend(frames[a:b] for a, b in zip(edges[:-1], edges[1:]))
-            bad.extend(tuple(s.split("\t", 1)) for s in z["bad"].astype(str).tolist())
-    if not banks:
-        raise ValueError("no usable clips in the shards: every clip was skipped")
-    return HMMBank.concatenate(banks), ids, feats, bad

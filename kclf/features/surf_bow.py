@@ -10,24 +10,16 @@ Pipeline pieces, each usable on its own and each one workflow stage:
 * :func:`extract_descriptors` runs the detector: ``"surf"`` is mahotas' SURF (in the PyPI
   wheels; OpenCV's wheels exclude SURF), ``"opencv-surf"`` OpenCV's SURF where the build
   has it (:func:`opencv_surf_available`), ``"sift"`` OpenCV's SIFT (128-d).
-* :func:`shard_of` assigns an image to a shard by a stable hash of its id, so adding an
-  image changes only its own shard; :func:`extract_shard` computes one shard's
-  descriptors, :func:`save_shard`/:func:`load_shard` cache them.
-* :func:`fit_vocabulary` fits MiniBatchKMeans on a seeded uniform sample of descriptors
-  drawn across shards; :func:`bag_of_words` counts words per image.
+* :func:`fit_vocabulary` fits MiniBatchKMeans on descriptors (the workflow: a seeded
+  uniform sample drawn across its shards); :func:`bag_of_words` counts words per image.
+
+The workflow's sharding and shard files are in :mod:`kclf.repro.shards`.
 """
 
 from __future__ import annotations
 
-import logging
-import zlib
-from numbers import Integral
-from pathlib import Path
-
 import numpy as np
 from PIL import Image, UnidentifiedImageError
-
-logger = logging.getLogger(__name__)
 
 DETECTORS = ("surf", "opencv-surf", "sift")
 SURF_DEFAULTS = {
@@ -145,123 +137,6 @@ def extract_descriptors(grey, detector="surf", params=None):
     _, d = algo.detectAndCompute(u8, None)
     dim = descriptor_dim(detector, params)
     return np.zeros((0, dim), np.float32) if d is None else np.asarray(d, np.float32)
-
-
-def shard_of(image_id, n_shards):
-    """Shard index of ``image_id``: CRC-32 of the id modulo ``n_shards``.
-
-    Depends on the id alone, so adding or removing images leaves every other image in
-    its shard (as long as ``n_shards`` stays the same).
-    """
-    if not isinstance(n_shards, Integral) or n_shards < 1:
-        raise ValueError(f"n_shards must be a positive integer, got {n_shards!r}")
-    return zlib.crc32(str(image_id).encode("utf-8")) % int(n_shards)
-
-
-def n_shards_for(n_images, images_per_shard):
-    """``ceil(n_images / images_per_shard)`` (at least 1)."""
-    if not isinstance(images_per_shard, Integral) or images_per_shard < 1:
-        raise ValueError(f"images_per_shard must be a positive integer, got {images_per_shard!r}")
-    return max(1, -(-int(n_images) // int(images_per_shard)))
-
-
-def shard_members(ids, n_shards):
-    """``{shard: [ids in their given order]}`` for every shard ``0 .. n_shards-1``."""
-    out = {s: [] for s in range(n_shards)}
-    for i in ids:
-        out[shard_of(i, n_shards)].append(i)
-    return out
-
-
-def extract_shard(ids, paths, detector="surf", params=None, skip_bad_images=False):
-    """Descriptors of the images of one shard.
-
-    Returns a dict with ``ids`` (the images kept), ``counts`` (descriptors per image),
-    ``descriptors`` (all stacked, float32), ``bad`` (``[(path, reason)]`` of images left
-    out).  A bad image raises :class:`BadImageError` unless ``skip_bad_images``; then it
-    is listed in ``bad`` and logged as a warning (this module's logger).
-    """
-    if len(ids) != len(paths):
-        raise ValueError(f"ids and paths differ in length: {len(ids)} != {len(paths)}")
-    dim = descriptor_dim(detector, params)
-    kept, counts, descs, bad = [], [], [], []
-    for image_id, path in zip(ids, paths):
-        try:
-            grey = read_grey(path)
-        except BadImageError as exc:
-            if not skip_bad_images:
-                raise
-            bad.append((str(path), exc.reason))
-            logger.warning("skipping bad image %s: %s", path, exc.reason)
-            continue
-        d = extract_descriptors(grey, detector, params)
-        kept.append(str(image_id))
-        counts.append(d.shape[0])
-        descs.append(d)
-    return {
-        "ids": kept,
-        "counts": np.asarray(counts, dtype=np.int64),
-        "descriptors": np.concatenate(descs) if descs else np.zeros((0, dim), np.float32),
-        "bad": bad,
-    }
-
-
-def save_shard(shard, path):
-    """Write a shard (from :func:`extract_shard`) to ``path`` (``.npz``), atomically."""
-    from ..repro.records import atomic_write
-
-    bad = shard["bad"]
-
-    def _write(tmp):
-        with open(tmp, "wb") as fh:
-            np.savez(
-                fh,
-                ids=np.asarray(shard["ids"], dtype=str),
-                counts=shard["counts"],
-                descriptors=shard["descriptors"],
-                bad_paths=np.asarray([b[0] for b in bad], dtype=str),
-                bad_reasons=np.asarray([b[1] for b in bad], dtype=str),
-            )
-
-    atomic_write(path, _write)
-    return Path(path)
-
-
-def load_shard(path):
-    """Read a shard written by :func:`save_shard`."""
-    with np.load(path, allow_pickle=False) as z:
-        return {
-            "ids": [str(i) for i in z["ids"]],
-            "counts": z["counts"].astype(np.int64),
-            "descriptors": z["descriptors"],
-            "bad": list(zip(map(str, z["bad_paths"]), map(str, z["bad_reasons"]))),
-        }
-
-
-def sample_descriptors(shard_paths, sample_size, random_state):
-    """A uniform sample (without replacement) of ``sample_size`` descriptors across all
-    shards (all of them when there are fewer), loading one shard at a time.
-
-    ``random_state`` is an int or a :class:`numpy.random.Generator`; the sample depends
-    only on it and the shards' contents in the given order.
-    """
-    rng = np.random.default_rng(random_state)
-    sizes = []
-    for p in shard_paths:
-        with np.load(p, allow_pickle=False) as z:
-            sizes.append(int(z["counts"].sum()))
-    total = sum(sizes)
-    if total == 0:
-        raise ValueError("no descriptors in any shard: cannot fit a vocabulary")
-    take = np.sort(rng.choice(total, size=min(int(sample_size), total), replace=False))
-    out, start = [], 0
-    for p, n in zip(shard_paths, sizes):
-        sel = take[(take >= start) & (take < start + n)] - start
-        if sel.size:
-            with np.load(p, allow_pickle=False) as z:
-                out.append(z["descriptors"][sel])
-        start += n
-    return np.concatenate(out).astype(np.float32)
 
 
 def fit_vocabulary(descriptors, n_words=500, random_state=0, batch_size=4096, n_init=3):

@@ -16,8 +16,10 @@ either, :class:`DownloadError` says so in one line naming the URL and the missin
 mirror path.  Both errors derive from :class:`ValueError`.
 
 Some public files' hashes cannot be known in advance.  Passing ``sha256=None`` (or the
-string ``"print"``) explicitly skips the check: the file's SHA-256 is computed, printed
-to standard error and logged, so it can be pasted into the config for the next run.
+string ``"print"``) explicitly skips the check: the file's SHA-256 is computed and logged as a
+warning by this module's logger (in a workflow job: the rule's log; in a session without
+logging configured Python writes warnings to standard error), so it can be pasted into
+the config for the next run.
 There is no default: every caller states a hash or asks for it to be printed.
 """
 
@@ -27,7 +29,6 @@ import logging
 import os
 import re
 import shutil
-import sys
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -111,7 +112,6 @@ def _report_unverified(path, source):
     digest = file_sha256(path)
     msg = f"sha256 of {source}: {digest} (unverified: put it in the config)"
     logger.warning(msg)
-    print(f"kclf.repro.download: {msg}", file=sys.stderr)
     return digest
 
 

@@ -16,6 +16,9 @@
 # changed clip reruns its manifest, its shard's HMMs and what follows (cross
 # log-likelihoods, kernel, fits, table); a changed tag in the metadata reruns only the clip
 # list (labels), the fits and the table.
+# audio.kernel.landmarks: m: the row blocks compute only the landmark columns (their clips
+# under the m landmark models and back) and the kernel job stores Nystroem features
+# (kclf.repro.shards.audio); the rules read the key (and the seed) only when it is set.
 include: "audio_common.smk"
 
 
@@ -206,6 +209,7 @@ rule audio_loglik_shard:
         mem_mb=4000,
         runtime=120,
     params:
+        **AUDIO_LANDMARK_PARAMS,
         n_shards=len(AUDIO_KERNEL_SHARDS),
     script:
         "../scripts/audio_loglik_shard.py"
@@ -229,6 +233,7 @@ rule audio_kernel:
         mem_mb=4000,
         runtime=30,
     params:
+        **AUDIO_LANDMARK_PARAMS,
         tau=AUDIO["kernel"]["tau"],
     script:
         "../scripts/audio_kernel.py"

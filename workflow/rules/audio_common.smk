@@ -5,7 +5,7 @@ import pandas as pd
 
 from kclf.repro.datasets import synthetic_audio
 from kclf.repro.datasets.audio_collections import METADATA_FILES, load_collection, select_clips
-from kclf.features.surf_bow import shard_of
+from kclf.repro.shards import shard_of
 
 AUDIO = config["audio"]
 AUDIO_DATASET = {
@@ -21,6 +21,13 @@ AUDIO_LAYOUT = "freesound" if AUDIO["source"] == "synthetic" else AUDIO["source"
 AUDIO_METHODS = {m: AUC_METHODS[m] for m in AUDIO["experiment"]["methods"]}
 AUDIO_FEATURE_SHARDS = list(range(AUDIO["features"]["n_shards"]))
 AUDIO_KERNEL_SHARDS = list(range(AUDIO["kernel"]["n_shards"]))
+# audio.kernel.landmarks: m landmark clips drawn from the config's seed (stream "audio",
+# "landmarks"); absent or null = the full kernel, whose rules then read neither key
+AUDIO_LANDMARK_PARAMS = (
+    {}
+    if AUDIO["kernel"].get("landmarks") is None
+    else {"landmarks": AUDIO["kernel"]["landmarks"], "seed": config["seed"]}
+)
 AUDIO_CHUNKS = trial_chunks(AUDIO["experiment"]["trials"], AUDIO["experiment"]["trials_per_job"])
 # the paper's Table 2 beside ours, never beside the user's own tag folders
 AUDIO_REFERENCE = [] if AUDIO["source"] == "folder" else existing_file(AUDIO["reference"])

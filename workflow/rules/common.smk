@@ -123,6 +123,13 @@ def pick(block, keys):
     return {k: block[k] for k in keys}
 
 
+def fit_keys(experiment, method, keys):
+    """``keys`` plus ``n_basis`` for the LSPC methods when the family's experiment sets it
+    (null = the exact model: the key stays out, so a finished exact run replans nothing)."""
+    low_rank = experiment.get("n_basis") is not None and method in ("lspc_new", "lspc")
+    return list(keys) + (["n_basis"] if low_rank else [])
+
+
 def enabled(family):
     return bool(config.get(family, {}).get("enabled", False))
 

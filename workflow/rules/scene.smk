@@ -49,7 +49,11 @@ rule scene_fit:
         seed=config["seed"],
         experiment=lambda wildcards: pick(
             SCENE["experiment"],
-            ["folds", "sigma_factors", "svc_Cs" if wildcards.method == "svc" else "lams"],
+            fit_keys(
+                SCENE["experiment"],
+                wildcards.method,
+                ["folds", "sigma_factors", "svc_Cs" if wildcards.method == "svc" else "lams"],
+            ),
         ),
         n_bins=config["calibration_bins"],
     script:

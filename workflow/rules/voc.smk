@@ -9,7 +9,7 @@
 #                                              checkpoint; listed after extraction
 #   image_folder: one subfolder per class   -> listed when the workflow is parsed; each
 #                                              class one-vs-rest, labels from the folders
-# Images go to shards by a CRC-32 hash of their id (kclf.features.surf_bow.shard_of). Each
+# Images go to shards by a CRC-32 hash of their id (kclf.repro.shards.shard_of). Each
 # shard has a manifest (kclf.repro.manifests: id, path, size, mtime, sha256) written by a rule
 # whose inputs are the shard's files and whose params are their sizes and times, so adding
 # or changing an image recomputes only its shard, then the vocabulary and what follows.
@@ -231,6 +231,7 @@ rule voc_dataset:
         mem_mb=2000,
         runtime=5,
     params:
+        **VOC_SPLIT_PARAMS,
         root=lambda wildcards: voc_root(),
         image_set=VOC["image_set"],
         classes=VOC_CLASS_NAMES,
@@ -263,12 +264,16 @@ rule voc_fit:
         dataset=VOC_DATASET,
         experiment=lambda wildcards: pick(
             VOC["experiment"],
-            [
-                "n_train",
-                "folds",
-                "sigma_factors",
-                "svc_Cs" if wildcards.method == "svc" else "lams",
-            ],
+            fit_keys(
+                VOC["experiment"],
+                wildcards.method,
+                [
+                    "n_train",
+                    "folds",
+                    "sigma_factors",
+                    "svc_Cs" if wildcards.method == "svc" else "lams",
+                ],
+            ),
         ),
         n_bins=config["calibration_bins"],
     script:

@@ -5,7 +5,7 @@ import functools
 from kclf.repro.datasets import synthetic_voc
 from kclf.repro.datasets.voc import VOC_CLASSES, image_paths, list_image_ids, resolve_voc_root
 from kclf.repro.datasets.user_data import IMAGE_EXTENSIONS, list_class_folders
-from kclf.features.surf_bow import n_shards_for, shard_members
+from kclf.repro.shards import n_shards_for, shard_members
 
 VOC = config["voc"]
 VOC_DIR = "results/data/voc"
@@ -45,7 +45,11 @@ VOC_TITLE = (
     else (
         "Generated VOCdevkit images (offline stand-in for VOC2010)"
         if VOC_DATASET == "voc-synthetic"
-        else f"PASCAL VOC{VOC['year']} {VOC['image_set']} (LSPC-new paper, Table 1)"
+        else (
+            f"PASCAL VOC{VOC['year']} {VOC['image_set']}"
+            + (f" -> {VOC['test_image_set']}" if VOC["test_image_set"] else "")
+            + " (LSPC-new paper, Table 1)"
+        )
     )
 )
 
@@ -54,6 +58,17 @@ def voc_source():
     if VOC_FOLDER is not None:
         return "folder"
     return "devkit" if VOC["voc_root"] else VOC["source"]
+
+
+# voc.test_image_set: the devkit's own train / test split (its lists name the images)
+VOC_IMAGE_SETS = [VOC["image_set"]] + ([VOC["test_image_set"]] if VOC["test_image_set"] else [])
+if len(VOC_IMAGE_SETS) > 1 and enabled("voc") and voc_source() not in ("devkit", "download"):
+    raise WorkflowError(
+        "invalid config: key 'voc.test_image_set' needs a VOCdevkit (voc.voc_root or "
+        f"voc.source: download), not source {voc_source()}"
+    )
+# the dataset rule reads the test set only when there is one
+VOC_SPLIT_PARAMS = {"test_image_set": VOC["test_image_set"]} if len(VOC_IMAGE_SETS) > 1 else {}
 
 
 def voc_root():
@@ -90,10 +105,19 @@ def _voc_listing(root):
         ids = [f"{classes[k]}/{f.name}" for f, k in zip(files, y)]
         paths = [str(f) for f in files]
     else:
-        ids = list_image_ids(root, VOC["image_set"], VOC_CLASS_NAMES)
+        ids = []
+        for image_set in VOC_IMAGE_SETS:
+            listed = list_image_ids(root, image_set, VOC_CLASS_NAMES)
+            both = set(ids) & set(listed)
+            if both:
+                raise WorkflowError(
+                    f"invalid config: key 'voc.test_image_set': {image_set} shares "
+                    f"{len(both)} image(s) with {VOC['image_set']}, e.g. {sorted(both)[0]}"
+                )
+            ids += listed
         paths = [str(p) for p in image_paths(root, ids)]
     n_train = VOC["experiment"]["n_train"]
-    if n_train >= len(ids):
+    if n_train >= len(ids) and len(VOC_IMAGE_SETS) == 1:
         raise WorkflowError(
             f"invalid config: key 'voc.experiment.n_train': {n_train} leaves no test image "
             f"(the image set has {len(ids)} images)"
@@ -127,9 +151,12 @@ def voc_label_files(wildcards):
     if voc_source() == "folder":  # labels: the class folders, in the image ids
         return []
     main = Path(voc_root()) / "ImageSets" / "Main"
-    listing = main / f"{VOC['image_set']}.txt"
-    files = [str(listing)] if voc_source() == "synthetic" or listing.is_file() else []
-    return files + [str(main / f"{c}_{VOC['image_set']}.txt") for c in VOC_CLASS_NAMES]
+    files = []
+    for image_set in VOC_IMAGE_SETS:
+        listing = main / f"{image_set}.txt"
+        files += [str(listing)] if voc_source() == "synthetic" or listing.is_file() else []
+        files += [str(main / f"{c}_{image_set}.txt") for c in VOC_CLASS_NAMES]
+    return files
 
 
 def voc_reference():

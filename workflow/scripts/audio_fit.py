@@ -1,5 +1,5 @@
-"""One method on a chunk of trials: seeded splits of the HMM kernel, shared AUC trial.
-The labels come from the clip list (clips.csv, tags.txt), aligned with the kernel's clips."""
+"""One method on a chunk of trials: seeded splits of the HMM kernel (or its Nystroem
+features), the shared AUC trial; labels from the clip list, aligned with the kernel."""
 
 from _joblog import to_rule_log
 
@@ -16,8 +16,9 @@ from kclf.repro.records import write_records
 from kclf.repro.seeding import chunk_trials
 
 p, i = snakemake.params, snakemake.input
-with np.load(i.kernel, allow_pickle=False) as z:
-    K, ids = z["K"], z["ids"].astype(str).tolist()
+with np.load(i.kernel, allow_pickle=False) as z:  # K, or Nystroem features Phi (landmarks)
+    factor = "Phi" in z.files
+    K, ids = z["Phi" if factor else "K"], z["ids"].astype(str).tolist()
 clips = pd.read_csv(i.clips, dtype={"id": str}).set_index("id")
 unknown = [c for c in ids if c not in clips.index]
 if unknown:
@@ -35,5 +36,6 @@ rows = kernel_trials(
     experiment=p.experiment,
     n_bins=p.n_bins,
     source=i.kernel,
+    factor=factor,
 )
 write_records(rows, snakemake.output[0])

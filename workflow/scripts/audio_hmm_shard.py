@@ -7,8 +7,9 @@ log = to_rule_log(snakemake)
 import numpy as np
 
 from kclf.features.audio import AudioFeatureConfig, BadAudioError
-from kclf.features.hmm_kernel import HMMBank, clip_model, save_shard
+from kclf.features.hmm_kernel import HMMBank
 from kclf.repro.manifests import read_manifest
+from kclf.repro.shards.audio import clip_model, save_shard
 
 p = snakemake.params
 cfg = AudioFeatureConfig(**p.features)

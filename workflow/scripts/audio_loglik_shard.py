@@ -1,4 +1,5 @@
-"""Row block r of the cross log-likelihood matrix: its clips against every clip's HMM."""
+"""Row block r of the cross log-likelihood matrix: its clips against every clip's HMM, or
+(audio.kernel.landmarks) against the landmark clips' HMMs and back."""
 
 from _joblog import to_rule_log
 
@@ -6,13 +7,16 @@ to_rule_log(snakemake)
 
 import logging
 
-import numpy as np
-
-from kclf.features.hmm_kernel import cross_loglik, load_shards, row_shards
 from kclf.repro.records import save_npz
+from kclf.repro.shards.audio import loglik_rows
 
-bank, ids, feats, _ = load_shards(snakemake.input)
-rows = row_shards(len(ids), snakemake.params.n_shards)[int(snakemake.wildcards.r)]
-L = cross_loglik([feats[i] for i in rows], bank)
-save_npz(snakemake.output[0], rows=rows, ids=np.array(ids, dtype=str)[rows], L=L)
-logging.info("%d of %d rows x %d models", rows.size, len(ids), len(bank))
+p = snakemake.params
+out = loglik_rows(
+    snakemake.input,
+    int(snakemake.wildcards.r),
+    p.n_shards,
+    landmarks=getattr(p, "landmarks", None),
+    seed=getattr(p, "seed", None),
+)
+save_npz(snakemake.output[0], **out)
+logging.info("%d rows x %d models", out["rows"].size, out["L"].shape[1])

@@ -6,8 +6,9 @@ import logging
 
 import numpy as np
 
-from kclf.features.surf_bow import bag_of_words, load_shard
+from kclf.features.surf_bow import bag_of_words
 from kclf.repro.records import save_npz
+from kclf.repro.shards.images import load_shard
 
 shard = load_shard(snakemake.input.shard)
 with np.load(snakemake.input.vocabulary) as z:

@@ -6,7 +6,7 @@ import logging
 
 import numpy as np
 
-from kclf.repro.datasets.voc import load_voc_labels
+from kclf.repro.datasets.voc import voc_dataset
 from kclf.repro.records import save_npz
 
 p = snakemake.params
@@ -17,21 +17,16 @@ for path in snakemake.input.bow:
 if p.folder:  # an image folder: image id "<class>/<file>", one-vs-rest labels
     ids = sorted(rows)
     Y = np.array([[i.split("/")[0] == c for c in p.classes] for i in ids], dtype=np.int8)
-else:
-    ids, Y = load_voc_labels(p.root, p.image_set, p.classes, p.difficult)
-keep = [k for k, i in enumerate(ids) if i in rows]
-X = np.stack([rows[ids[k]] for k in keep])
-out = {
-    "X": X,
-    "Y": Y[keep],
-    "ids": np.asarray(ids, dtype=str)[keep],
-    "classes": np.asarray(p.classes),
-}
+    out = {"X": np.stack([rows[i] for i in ids]), "Y": Y, "ids": np.asarray(ids, dtype=str)}
+    out["classes"] = np.asarray(p.classes)
+else:  # the devkit's lists: image_set, then test_image_set (its own split) when given
+    sets = [p.image_set, *([p.test_image_set] if "test_image_set" in p.keys() else [])]
+    out = voc_dataset(rows, p.root, sets, p.classes, p.difficult)
 save_npz(snakemake.output[0], **out)
 logging.info(
-    "%d images x %d words, %d classes; %d left out (see %s)",
-    *X.shape,
-    Y.shape[1],
-    len(ids) - len(keep),
+    "%d images x %d words, %d classes%s (left out as unreadable: see %s)",
+    *out["X"].shape,
+    out["Y"].shape[1],
+    f", the first {out['n_train']} of {p.image_set} for training" if "n_train" in out else "",
     snakemake.input.bad,
 )

@@ -6,9 +6,10 @@ import logging
 
 import numpy as np
 
-from kclf.features.surf_bow import fit_vocabulary, sample_descriptors
+from kclf.features.surf_bow import fit_vocabulary
 from kclf.repro.records import save_npz
 from kclf.repro.seeding import rng_for, seed_for
+from kclf.repro.shards.images import sample_descriptors
 
 p = snakemake.params
 seed = p.seed

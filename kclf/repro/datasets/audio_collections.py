@@ -29,12 +29,15 @@ of the 50 most used tags, 3-60 s long; :func:`tag_matrix` gives the 0/1 label ma
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+logger = logging.getLogger(__name__)
 
 COLUMNS = ["id", "path", "duration", "tags"]
 LAYOUTS = ("freesound", "esc50", "urbansound8k", "folder")
@@ -260,6 +263,43 @@ def select_clips(df, n_top_tags=50, min_seconds=3.0, max_seconds=60.0):
     # a tag may lose all its clips to the duration bounds: keep only tags still present
     present = {t for ts in out["tags"] for t in ts}
     return out, [t for t in tags if t in present]
+
+
+def experiment_clips(layout, root, missing, selection):
+    """The clip list of the audio experiment (rule audio_clips): the collection's
+    metadata loaded, the paper's selection (``n_top_tags``, ``min_seconds``,
+    ``max_seconds`` of ``selection``) applied.
+
+    Returns ``(clips, tags, dropped)``: a table (id, path, duration, tags joined by
+    spaces), the selected tags, the listed paths missing on disk (``missing="drop"``; each
+    logged as a warning).  Fewer than 4 selected clips raise ``ValueError`` naming
+    ``root``.
+    """
+    dropped = []
+    df = load_collection(layout, root, missing=missing, dropped=dropped)
+    for path in dropped:
+        logger.warning("dropped (listed in the metadata, missing on disk): %s", path)
+    sel = selection
+    clips, tags = select_clips(df, sel["n_top_tags"], sel["min_seconds"], sel["max_seconds"])
+    logger.info(
+        "%s: %d clips listed, %d dropped as missing, %d selected, %d tags",
+        root,
+        len(df) + len(dropped),
+        len(dropped),
+        len(clips),
+        len(tags),
+    )
+    if len(clips) < 4:
+        raise ValueError(f"only {len(clips)} clips of {root} pass the selection {sel}")
+    table = pd.DataFrame(
+        {
+            "id": clips["id"],
+            "path": clips["path"],
+            "duration": clips["duration"],
+            "tags": [" ".join(t) for t in clips["tags"]],
+        }
+    )
+    return table, tags, dropped
 
 
 def tag_matrix(df, tags):

@@ -144,6 +144,33 @@ def load_voc_labels(root, image_set="trainval", classes=VOC_CLASSES, difficult="
     return ids, Y
 
 
+def voc_dataset(rows, root, image_sets, classes, difficult="positive"):
+    """The arrays of the VOC data set (rule voc_dataset) from the images' word counts.
+
+    ``rows`` maps image id -> bag-of-words row (images left out as unreadable are absent
+    and skipped).  ``image_sets``: one set (random splits later), or two, ``[train,
+    test]``: the images of the first come first and ``n_train`` says how many (the
+    experiment's trial 0 trains on them and tests on the rest).  Returns ``X``, ``Y``,
+    ``ids``, ``classes`` (and ``n_train``).
+    """
+    ids, Ys, n_first = [], [], None
+    for image_set in image_sets:
+        got, Y = load_voc_labels(root, image_set, classes, difficult)
+        ids += got
+        Ys.append(Y)
+        n_first = len(ids) if n_first is None else n_first
+    keep = [k for k, i in enumerate(ids) if i in rows]
+    out = {
+        "X": np.stack([rows[ids[k]] for k in keep]),
+        "Y": np.concatenate(Ys)[keep],
+        "ids": np.asarray(ids, dtype=str)[keep],
+        "classes": np.asarray(classes),
+    }
+    if len(image_sets) > 1:
+        out["n_train"] = np.int64(sum(k < n_first for k in keep))
+    return out
+
+
 def parse_annotation(path):
     """One ``Annotations/<id>.xml`` as ``{"filename", "width", "height", "depth", "objects"}``;
     ``objects`` is a list of ``{"name", "difficult", "bbox": (xmin, ymin, xmax, ymax)}``."""

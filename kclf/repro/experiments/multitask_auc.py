@@ -82,10 +82,14 @@ def fit_predict(
     lams=None,
     scoring="auc",
     svc_Cs=None,
+    n_basis=None,
     random_state=None,
 ):
     """Fit ``method`` on the (n_train, T) 0/1 matrix ``Ytr``; return
-    (P of shape (n_test, T), seconds, list of per-task chosen parameters)."""
+    (P of shape (n_test, T), seconds, list of per-task chosen parameters).
+
+    ``n_basis`` (LSPC-new and LSPC only): the low-rank model, ``LSPCCV(n_basis=...)``;
+    None = the exact model."""
     T = Ytr.shape[1]
     P = np.empty((Xte.shape[0], T))
     params = [{} for _ in range(T)]
@@ -100,8 +104,16 @@ def fit_predict(
         sigmas = default_sigmas(Xtr)
     t0 = time.perf_counter()
     if method in ("lspc_new", "lspc", "klr"):
+        low_rank = {} if n_basis is None or method == "klr" else {"n_basis": n_basis}
         model = kernel_search(
-            method, sigmas, lams, cv=cv, random_state=random_state, scoring=scoring, kernel=kernel
+            method,
+            sigmas,
+            lams,
+            cv=cv,
+            random_state=random_state,
+            scoring=scoring,
+            kernel=kernel,
+            **low_rank,
         )
         Yfit = Ytr[:, fit]
         if len(fit) == 1:  # the multi-task path needs >= 2 columns
@@ -142,6 +154,7 @@ def multitask_trial(
     lams=None,
     scoring="auc",
     svc_Cs=None,
+    n_basis=None,
     n_bins=10,
 ):
     """Run every method on one split; return tidy records (AUC and calibration metrics
@@ -166,6 +179,7 @@ def multitask_trial(
             lams=lams,
             scoring=scoring,
             svc_Cs=svc_Cs,
+            n_basis=n_basis,
             random_state=rs,
         )
         per_task = secs / Y.shape[1]
@@ -212,7 +226,8 @@ def feature_trials(
     ``own_n_train`` samples train), that split for trial 0 and seeded re-splits of the same
     training size after it.  The sigma grid is ``median_sigma(X[train]) *
     experiment["sigma_factors"]`` (None: :class:`kclf.LSPCCV`'s default grid); ``lams``
-    or ``svc_Cs`` as the experiment gives them.  ``family`` names the config block in the
+    or ``svc_Cs`` as the experiment gives them, ``n_basis`` (LSPC-new, LSPC) when it
+    gives one.  ``family`` names the config block in the
     error messages; ``source`` the data file.
     """
     n = len(X)
@@ -245,6 +260,7 @@ def feature_trials(
             sigmas=sigmas,
             lams=experiment.get("lams"),
             svc_Cs=experiment.get("svc_Cs"),
+            n_basis=experiment.get("n_basis"),
             n_bins=n_bins,
         )
         scored = {r["task"] for r in got if r["metric"] == "auc"}
@@ -263,8 +279,14 @@ def feature_trials(
     return rows
 
 
-def kernel_trials(K, Y, tags, trials, method, *, dataset, seed, experiment, n_bins=10, source=None):
+def kernel_trials(
+    K, Y, tags, trials, method, *, dataset, seed, experiment, n_bins=10, source=None, factor=False
+):
     """Records of ``method`` on ``trials`` of a precomputed kernel ``K`` (audio tagging).
+
+    With ``factor=True`` ``K`` is an (n, r) factor ``Phi`` of the kernel ``Phi Phi^T``
+    (Nystroem features of the landmark HMM kernel); a trial then forms only its
+    (train + test)-square block, never the n x n matrix.
 
     Trial ``t`` is the seeded split :func:`make_splits` of ``experiment["n_train"]`` clips,
     its test part cut to ``experiment["n_test"]`` clips by a seeded draw; with fewer clips
@@ -312,11 +334,16 @@ def kernel_trials(K, Y, tags, trials, method, *, dataset, seed, experiment, n_bi
                 m,
                 [tags[k] for k in range(Y.shape[1]) if k not in ok],
             )
+        G, Yk, tr, te = K, Y[:, ok], train, test
+        if factor:  # the trial's block of Phi Phi^T; its clips renumbered train first
+            idx = np.concatenate([train, test])
+            G, Yk = K[idx] @ K[idx].T, Yk[idx]
+            tr, te = np.arange(train.size), np.arange(train.size, idx.size)
         rows += multitask_trial(
-            K,
-            Y[:, ok],
-            train,
-            test,
+            G,
+            Yk,
+            tr,
+            te,
             [method],
             dataset=dataset,
             trial=trial,

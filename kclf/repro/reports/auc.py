@@ -287,6 +287,12 @@ def write_audio_report(
         f"({ks['n_bad_clips']} left out), tau = {ks['tau']:.4g} ({ks['tau_rule']}), "
         f"negative eigenvalue mass clipped: {100 * ks['clipped_mass']:.2f}%."
     )
+    if "landmarks" in ks:
+        caption += (
+            f" Landmark kernel: {ks['landmarks']} landmark clips (audio.kernel.landmarks), "
+            f"Nystroem features of rank {ks['rank']} (the clipped mass is that of the "
+            "landmarks' own kernel)."
+        )
     expected = Path(tags_file).read_text().split()
     caption += coverage_note(records, expected, "tags")
     dropped = [Path(line).name for line in Path(dropped_file).read_text().splitlines()]
