@@ -114,7 +114,7 @@ def load_voc_labels(root, image_set="trainval", classes=VOC_CLASSES, difficult="
     root : path
         The ``VOC<year>`` folder (see :func:`resolve_voc_root`).
     image_set : str
-        ``"trainval"`` (the paper's 11,321 VOC2010 images), ``"train"`` or ``"val"``.
+        ``"trainval"`` (the list the paper's experiment draws from), ``"train"`` or ``"val"``.
     classes : sequence of str
         Class names; the columns of the matrix in this order.
     difficult : {"positive", "negative"}
