@@ -99,18 +99,21 @@ def rows_of(K, positions):
 class FoldSystems:
     """The Gram sums ``K^T K`` and ``K^T Y`` of one width, per row group (:func:`row_atoms`).
 
-    One pass over the rows of the (n, b) design matrix ``K`` (rows in ``order``) gives
-    each group's ``b x b`` Gram matrix; the training part of fold ``k`` and the full set
-    then cost only sums of ``b x b`` matrices.
+    One pass over the rows of ``KY = [K, Y]`` ((n, b + p): the design matrix with the
+    right-hand sides appended, rows in ``order``) gives each group's ``b x b`` Gram
+    matrix and ``b x p`` right-hand side together, as blocks of one symmetric rank-k
+    update (``[K, Y]^T [K, Y]``: a thin ``K^T Y`` product would read all of ``K`` again,
+    memory-bound); the training part of fold ``k`` and the full set then cost only sums
+    of ``b x b`` matrices.
     """
 
-    def __init__(self, K, Y, bounds, masks):
+    def __init__(self, KY, b, bounds, masks):
         self.G = []
         self.KY = []
         for a in range(masks.shape[0]):
-            Ka = K[bounds[a] : bounds[a + 1]]
-            self.G.append(gram_upper(Ka))
-            self.KY.append(Ka.T @ Y[bounds[a] : bounds[a + 1]])
+            H = gram_upper(KY[bounds[a] : bounds[a + 1]])
+            self.G.append(H[:b, :b])
+            self.KY.append(H[:b, b:])
         self.masks = masks
 
     def training(self, k):

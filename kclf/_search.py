@@ -128,35 +128,97 @@ def fold_scores(P, y, scoring):
     if scoring == "log_loss":
         p = np.take_along_axis(P, np.broadcast_to(y[..., None], P.shape[:-1] + (1,)), -1)
         return -np.mean(np.log(np.clip(p[..., 0], EPS, 1.0)), axis=1)
-    return np.array(
-        [[rank_auc(y[:, t], P[k, :, t, 1]) for t in range(y.shape[1])] for k in range(len(P))]
-    )
+    return rank_auc_columns(y[:, None, :], P[..., 1].transpose(1, 0, 2))
+
+
+class BinaryFoldScores:
+    """:func:`binary_fold_scores` over the validation rows given in blocks.
+
+    ``add(F0, F1, y)`` takes the next rows' raw outputs (rows, n_settings, n_tasks) of the
+    negative and positive class and their 0/1 labels (rows, n_tasks); ``scores()``
+    returns the (n_settings, n_tasks) scores of all rows added.  Error and log loss keep
+    running sums (the blocks' posteriors are never stored; a block of a few thousand
+    rows stays in cache), AUC keeps the positive posteriors and ranks them at the end.
+    Element by element the arithmetic of the posteriors is that of
+    ``round_outputs`` (:func:`binary_fold_scores`).
+    """
+
+    def __init__(self, n, n_settings, n_tasks, rounding, scoring):
+        self.n, self.rounding, self.scoring = n, rounding, scoring
+        self.seen = 0
+        if scoring == "auc":
+            self.p1 = np.empty((n, n_settings, n_tasks))
+            self.y = np.empty((n, n_tasks), dtype=int)
+        else:
+            self.total = np.zeros((n_settings, n_tasks))
+
+    def add(self, F0, F1, y):
+        if self.rounding == "none":
+            Z = F0 + F1
+            ok = Z != 0
+        else:
+            F0, F1 = np.maximum(F0, 0.0), np.maximum(F1, 0.0)
+            Z = F0 + F1
+            ok = Z > 0
+        p1 = np.divide(F1, Z, out=np.full_like(F1, 0.5), where=ok)
+        lo, self.seen = self.seen, self.seen + F1.shape[0]
+        if self.scoring == "auc":
+            self.p1[lo : self.seen] = p1
+            self.y[lo : self.seen] = y
+            return
+        p0 = np.divide(F0, Z, out=np.full_like(F0, 0.5), where=ok)
+        y = y[:, None, :]
+        if self.scoring == "error":
+            self.total += np.count_nonzero((p1 > p0) != y, axis=0)
+        else:
+            p = np.where(y == 1, p1, p0)
+            self.total += np.sum(np.log(np.clip(p, EPS, 1.0)), axis=0)
+
+    def scores(self):
+        if self.scoring == "auc":
+            return rank_auc_columns(self.y[:, None, :], self.p1)
+        return self.total / self.n if self.scoring == "error" else -(self.total / self.n)
 
 
 def binary_fold_scores(F0, F1, y, rounding, scoring):
     """:func:`fold_scores` of ``round_outputs(stack([F0, F1], -1), rounding)`` for two
     classes without the stacked arrays: ``F0``, ``F1`` (n, n_settings, n_tasks) raw
     outputs of the negative and positive class, ``y`` (n, n_tasks) 0/1; returns
-    (n_settings, n_tasks).  The same arithmetic element by element, so the same scores
-    bit for bit."""
-    if rounding == "none":
-        Z = F0 + F1
-        ok = Z != 0
-    else:
-        F0, F1 = np.maximum(F0, 0.0), np.maximum(F1, 0.0)
-        Z = F0 + F1
-        ok = Z > 0
-    p0 = np.divide(F0, Z, out=np.full_like(F0, 0.5), where=ok)
-    p1 = np.divide(F1, Z, out=np.full_like(F1, 0.5), where=ok)
-    y = y[:, None, :]
-    if scoring == "error":
-        return np.mean((p1 > p0) != y, axis=0)
-    if scoring == "log_loss":
-        p = np.where(y == 1, p1, p0)
-        return -np.mean(np.log(np.clip(p, EPS, 1.0)), axis=0)
-    return np.array(
-        [[rank_auc(y[:, 0, t], p1[:, k, t]) for t in range(y.shape[2])] for k in range(p1.shape[1])]
-    )
+    (n_settings, n_tasks).  The same arithmetic element by element (sums of the log
+    loss in another order)."""
+    acc = BinaryFoldScores(F0.shape[0], F0.shape[1], F0.shape[2], rounding, scoring)
+    acc.add(F0, F1, y)
+    return acc.scores()
+
+
+def rank_auc_columns(y, S):
+    """:func:`rank_auc` of every column at once: ``S`` (n, ...) scores, ``y`` 0/1 labels
+    broadcasting against it; returns ``S.shape[1:]`` (NaN where a column of ``y`` has one
+    class).  One sort per column; the tied runs' mid-ranks come from the run
+    boundaries, so every rank (an integer or half-integer) and every rank sum equals
+    :func:`rank_auc`'s exactly."""
+    S = np.asarray(S, dtype=float)
+    y = np.broadcast_to(y, S.shape)
+    n, shape = S.shape[0], S.shape[1:]
+    St = np.ascontiguousarray(S.reshape(n, -1).T)  # (columns, n)
+    pos = np.ascontiguousarray(y.reshape(n, -1).T) == 1
+    order = np.argsort(St, axis=1)
+    Ss = np.take_along_axis(St, order, axis=1)
+    idx = np.broadcast_to(np.arange(n), St.shape)
+    starts = np.ones(St.shape, dtype=bool)
+    starts[:, 1:] = Ss[:, 1:] != Ss[:, :-1]
+    ends = np.ones(St.shape, dtype=bool)
+    ends[:, :-1] = starts[:, 1:]
+    first = np.maximum.accumulate(np.where(starts, idx, 0), axis=1)
+    last = np.minimum.accumulate(np.where(ends, idx, n - 1)[:, ::-1], axis=1)[:, ::-1]
+    ranks = (first + last) / 2.0 + 1.0  # mid-rank of each tied run, 1-based
+    n_pos = pos.sum(axis=1)
+    n_neg = n - n_pos
+    rank_sum = np.sum(np.where(np.take_along_axis(pos, order, axis=1), ranks, 0.0), axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        auc = (rank_sum - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg)
+    auc[(n_pos == 0) | (n_neg == 0)] = np.nan
+    return auc.reshape(shape)
 
 
 def rank_auc(y, score):

@@ -20,6 +20,7 @@ from ._lowrank import (
 )
 from ._search import (
     SCORINGS,
+    BinaryFoldScores,
     best_index,
     binary_fold_scores,
     constant_tasks,
@@ -43,6 +44,9 @@ from .lspc import (
 # its tridiagonal reduction is memory-bound there, and between the search's matrix
 # products a multi-threaded eigh measured 2x slower (benchmarks/bench_lspc.py, 2 cores).
 SERIAL_EIGH_MAX = 1024
+# validation rows per block of the low-rank search's output product and scoring: the
+# block's outputs (rows x n_lams x solved columns) stay in cache and are never stored
+SCORE_BLOCK = 2048
 
 
 def solved_columns(ind, n_tasks, rounding):
@@ -61,6 +65,7 @@ def solved_columns(ind, n_tasks, rounding):
             return F.reshape(F.shape[:-1] + (n_tasks, n_cls))
 
         to_classes.ones = False
+        to_classes.n_cls = n_cls
         return ind, to_classes
 
     def to_classes(F):
@@ -68,6 +73,7 @@ def solved_columns(ind, n_tasks, rounding):
         return np.stack([F[..., :1] - pos, pos], axis=-1)
 
     to_classes.ones = True
+    to_classes.n_cls = 2
     return np.c_[np.ones(ind.shape[0]), ind[:, 1::2]], to_classes
 
 
@@ -210,6 +216,26 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
             return fold_scores(P, labels, self.scoring)
         return binary_fold_scores(F0, F1, labels, self.rounding, self.scoring)
 
+    def _block_scores(self, to_classes, Kva, A, labels):
+        """:meth:`_fold_scores` of the validation outputs ``Kva @ A`` (``A`` (b, n_lams x
+        p), lambda-major), two classes per task computed and scored in row blocks of
+        :data:`SCORE_BLOCK` (:class:`kclf._search.BinaryFoldScores`)."""
+        n_va, n_tasks = labels.shape
+        if to_classes.n_cls != 2:  # more classes: the whole product at once
+            F = (Kva @ A).reshape(n_va, A.shape[1] // (to_classes.n_cls * n_tasks), -1)
+            return self._fold_scores(to_classes, F, labels)
+        p = n_tasks + 1 if to_classes.ones else 2 * n_tasks
+        n_lams = A.shape[1] // p
+        acc = BinaryFoldScores(n_va, n_lams, n_tasks, self.rounding, self.scoring)
+        for lo in range(0, n_va, SCORE_BLOCK):
+            F = (Kva[lo : lo + SCORE_BLOCK] @ A).reshape(-1, n_lams, p)
+            if to_classes.ones:  # [ones, positives]: negative = ones - positive
+                F1 = F[:, :, 1:]
+                acc.add(F[:, :, :1] - F1, F1, labels[lo : lo + SCORE_BLOCK])
+            else:  # [negative, positive] per task
+                acc.add(F[:, :, 0::2], F[:, :, 1::2], labels[lo : lo + SCORE_BLOCK])
+        return acc.scores()
+
     def _search_exact(self, X, sigmas, lams, folds, ind, labels, scores, counts):
         """Add every (task, sigma, lambda)'s fold scores to ``scores`` and ``counts``;
         returns the squared distances of ``X`` (rbf; None otherwise) for the final fit."""
@@ -266,34 +292,36 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
         pos = np.empty(n, dtype=int)
         pos[order] = np.arange(n)
         S, to_classes = solved_columns(ind, n_tasks, self.rounding)
-        S_o = S[order]
         labels_o = labels[order]
 
         rbf = self.kernel == "rbf"
+        # [K, S]: the design matrix (written per width) with the solved columns appended,
+        # so one rank-k update per row group gives K^T K and K^T S (FoldSystems)
+        KS = np.empty((n, b + S.shape[1]))
+        KS[:, b:] = S[order]
+        K = KS[:, :b]
         if rbf:
             D = design_distances(X, order, C)
-            K = np.empty_like(D)
         else:
-            K = np.asarray(gram(self.kernel, X[order], C), dtype=float)
+            K[...] = gram(self.kernel, X[order], C)
         systems = []
         for si, sigma in enumerate(sigmas if n_tasks else ()):
             if rbf:
                 np.multiply(D, -1.0 / (2.0 * sigma**2), out=K)
                 np.exp(K, out=K)
-            fs = FoldSystems(K, S_o, bounds, masks)
+            fs = FoldSystems(KS, b, bounds, masks)
             for k, (tr, va) in enumerate(folds):
                 H, h = fs.training(k)
                 A = eigen_path(H, h, tr.size, lams, serial=b <= SERIAL_EIGH_MAX)
                 if self.rounding == "parameters":
                     np.maximum(A, 0.0, out=A)
                 Kva, va_pos = rows_of(K, pos[va])
-                F = (Kva @ A.reshape(b, -1)).reshape(va.size, lams.size, -1)
-                sc = self._fold_scores(to_classes, F, labels_o[va_pos])
+                sc = self._block_scores(to_classes, Kva, A.reshape(b, -1), labels_o[va_pos])
                 ok = ~np.isnan(sc)
                 scores[:, si, :] += np.where(ok, sc, 0.0).T
                 counts[:, si, :] += ok.T
-            G, KS = fs.full()
-            systems.append((G, to_classes(KS).reshape(b, -1)))
+            G, KSf = fs.full()
+            systems.append((G, to_classes(KSf).reshape(b, -1)))
         return (index, C), systems
 
     @_fit_context(prefer_skip_nested_validation=True)
