@@ -22,6 +22,8 @@ from threadpoolctl import ThreadpoolController
 _CONTROLLER = []
 # rows of the design matrix per block of a Gram pass over a non-contiguous row set
 ROW_BLOCK = 8192
+# rows per block of the per-width exp of the design matrix (about 2 MB at b = 1000)
+EXP_BLOCK = 256
 
 
 def serial_blas(serial=True):
@@ -99,21 +101,15 @@ def rows_of(K, positions):
 class FoldSystems:
     """The Gram sums ``K^T K`` and ``K^T Y`` of one width, per row group (:func:`row_atoms`).
 
-    One pass over the rows of ``KY = [K, Y]`` ((n, b + p): the design matrix with the
-    right-hand sides appended, rows in ``order``) gives each group's ``b x b`` Gram
-    matrix and ``b x p`` right-hand side together, as blocks of one symmetric rank-k
-    update (``[K, Y]^T [K, Y]``: a thin ``K^T Y`` product would read all of ``K`` again,
-    memory-bound); the training part of fold ``k`` and the full set then cost only sums
-    of ``b x b`` matrices.
+    One pass over the rows of the (n, b) design matrix ``K`` (rows in ``order``) gives
+    each group's ``b x b`` Gram matrix; with each group's ``K_a^T Y_a`` (``KY``, computed
+    by the caller while it writes ``K``), the training part of fold ``k`` and the full
+    set then cost only sums of ``b x b`` matrices.
     """
 
-    def __init__(self, KY, b, bounds, masks):
-        self.G = []
-        self.KY = []
-        for a in range(masks.shape[0]):
-            H = gram_upper(KY[bounds[a] : bounds[a + 1]])
-            self.G.append(H[:b, :b])
-            self.KY.append(H[:b, b:])
+    def __init__(self, K, KY, bounds, masks):
+        self.G = [gram_upper(K[bounds[a] : bounds[a + 1]]) for a in range(masks.shape[0])]
+        self.KY = list(KY)
         self.masks = masks
 
     def training(self, k):
@@ -141,6 +137,24 @@ def eigen_path(H, h, m, lams, serial):
     G = 1.0 / (s[None, :] + np.asarray(lams)[:, None])  # (L, b)
     GR = (G[:, :, None] * R[None]).transpose(1, 0, 2)  # (b, L, p)
     return (V @ GR.reshape(V.shape[0], -1)).reshape(GR.shape)
+
+
+def exp_design(D, K, scale, S, bounds, block=EXP_BLOCK):
+    """``K = exp(scale * D)`` in place, row block by row block, and per row group ``a``
+    (``bounds``) ``K_a^T S_a`` from each block while it is in cache (a separate thin
+    product would read all of ``K`` again, memory-bound).  Returns the groups' (b, p)
+    products."""
+    KS = []
+    for a in range(bounds.size - 1):
+        acc = np.zeros((K.shape[1], S.shape[1]))
+        for lo in range(bounds[a], bounds[a + 1], block):
+            hi = min(lo + block, bounds[a + 1])
+            Kb = K[lo:hi]
+            np.multiply(D[lo:hi], scale, out=Kb)
+            np.exp(Kb, out=Kb)
+            acc += Kb.T @ S[lo:hi]
+        KS.append(acc)
+    return KS
 
 
 def design_distances(X, order, C, block=ROW_BLOCK):

@@ -140,7 +140,10 @@ class BinaryFoldScores:
     running sums (the blocks' posteriors are never stored; a block of a few thousand
     rows stays in cache), AUC keeps the positive posteriors and ranks them at the end.
     Element by element the arithmetic of the posteriors is that of
-    ``round_outputs`` (:func:`binary_fold_scores`).
+    ``round_outputs`` (:func:`binary_fold_scores`); the error of rounded outputs compares
+    ``max(F1, 0)`` with ``max(F0, 0)``, the order of the posteriors before their common
+    division (the same decision but where that division rounds two outputs a few ulps
+    apart to one posterior).
     """
 
     def __init__(self, n, n_settings, n_tasks, rounding, scoring):
@@ -153,6 +156,14 @@ class BinaryFoldScores:
             self.total = np.zeros((n_settings, n_tasks))
 
     def add(self, F0, F1, y):
+        lo = self.seen
+        if self.scoring == "error" and self.rounding != "none":
+            # p1 > p0 <=> max(F1, 0) > max(F0, 0): both share the normaliser Z > 0 (or
+            # are both 1/2), so the error needs no division
+            wrong = (np.maximum(F1, 0.0) > np.maximum(F0, 0.0)) != y[:, None, :]
+            self.total += np.count_nonzero(wrong, axis=0)
+            self.seen += F1.shape[0]
+            return
         if self.rounding == "none":
             Z = F0 + F1
             ok = Z != 0
@@ -161,7 +172,7 @@ class BinaryFoldScores:
             Z = F0 + F1
             ok = Z > 0
         p1 = np.divide(F1, Z, out=np.full_like(F1, 0.5), where=ok)
-        lo, self.seen = self.seen, self.seen + F1.shape[0]
+        self.seen += F1.shape[0]
         if self.scoring == "auc":
             self.p1[lo : self.seen] = p1
             self.y[lo : self.seen] = y

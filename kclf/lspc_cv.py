@@ -14,6 +14,7 @@ from ._lowrank import (
     choose_centers,
     design_distances,
     eigen_path,
+    exp_design,
     row_atoms,
     rows_of,
     serial_blas,
@@ -295,21 +296,18 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
         labels_o = labels[order]
 
         rbf = self.kernel == "rbf"
-        # [K, S]: the design matrix (written per width) with the solved columns appended,
-        # so one rank-k update per row group gives K^T K and K^T S (FoldSystems)
-        KS = np.empty((n, b + S.shape[1]))
-        KS[:, b:] = S[order]
-        K = KS[:, :b]
+        S_o = S[order]
         if rbf:
             D = design_distances(X, order, C)
+            K = np.empty_like(D)
         else:
-            K[...] = gram(self.kernel, X[order], C)
+            K = np.asarray(gram(self.kernel, X[order], C), dtype=float)
+            KS = [K[lo:hi].T @ S_o[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:])]
         systems = []
         for si, sigma in enumerate(sigmas if n_tasks else ()):
             if rbf:
-                np.multiply(D, -1.0 / (2.0 * sigma**2), out=K)
-                np.exp(K, out=K)
-            fs = FoldSystems(KS, b, bounds, masks)
+                KS = exp_design(D, K, -1.0 / (2.0 * sigma**2), S_o, bounds)
+            fs = FoldSystems(K, KS, bounds, masks)
             for k, (tr, va) in enumerate(folds):
                 H, h = fs.training(k)
                 A = eigen_path(H, h, tr.size, lams, serial=b <= SERIAL_EIGH_MAX)
