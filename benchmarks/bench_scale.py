@@ -11,11 +11,17 @@
    n = 3000 (3000 more rows for testing), b = 100 ... 3000; CV scoring "auc".
 4. ``LSPCCV(n_basis=1000)`` at n = 50,000 and 100,000 against its GEMM-bound limit: one
    n x b distance block; per sigma one exp of it, one b x b Gram over all rows
-   (``dsyrk``) and one b x b eigh per fold.  Peak RSS of the process after each.
+   (``dsyrk``) and one b x b eigh per fold.  Peak RSS of the process after each.  The
+   search's excess over the limit is what the limit leaves out: per (sigma, fold) the
+   validation outputs (n_va x b times b x 189: 9 lambdas x (20 tasks + a column of
+   ones)), computed and scored in row blocks, and the thin ``K^T Y``.
 5. ``KernelLogisticRegressionCV(n_components=1000)`` against ``LSPCCV(n_basis=1000)`` at
    n = 50,000: its per-(task, sigma) cost is measured on ``--klr-tasks`` task(s) x
    ``--klr-sigmas`` width(s) (all 9 lambdas, both folds) and scaled to 20 x 9 (its tasks
    and widths are independent fits, so the cost is linear in both).
+
+The HMM kernel with landmarks against the full kernel (the issue's third figure) is
+``benchmarks/bench_landmarks.py`` (real clips, its own command).
 
 Data (items 1, 3-5): n rows of d = 500 word counts from a 10-topic model with 20 binary
 tasks (``bench_lspc.make_counts``, bag-of-words-like, generated); item 2: the real
