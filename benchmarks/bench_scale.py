@@ -250,6 +250,7 @@ def main():
     ap.add_argument("--sizes", type=int, nargs="*", default=[50_000, 100_000])
     ap.add_argument("--repeat", type=int, default=1, help="best of this many, item 4")
     ap.add_argument("--only-lowrank", action="store_true", help="item 4 (and 5) only")
+    ap.add_argument("--no-auc", action="store_true", help="skip item 3")
     args = ap.parse_args()
     q = 10 if args.quick else 1
     print(f"# bench_scale (2-core machine; BLAS threads: default; quick={args.quick})\n")
@@ -257,7 +258,8 @@ def main():
         item_exact(1000)
         if args.isolet:
             item_pairwise(args.isolet)
-        item_auc(3000 // q, [b for b in (100, 300, 1000, 3000) if b <= 3000 // q])
+        if not args.no_auc:
+            item_auc(3000 // q, [b for b in (100, 300, 1000, 3000) if b <= 3000 // q])
     for k, n in enumerate(args.sizes):
         klr_tasks = 0 if (k or args.quick) else args.klr_tasks
         item_lowrank(n // q, 1000 // q, klr_tasks, args.klr_sigmas, args.repeat)
