@@ -36,12 +36,20 @@ passes) and end to end (features + HMM fits, shared, + cross log-likelihoods + k
 search and fit), timed in this process.
 
     .venv/bin/python benchmarks/bench_landmarks.py --root ../shared/data/urbansound8k_sample
+
+Your own short-clip collection (the layout of ``audio.source: folder``: one subfolder per
+tag, its audio files the tag's clips): ``--folder DIR`` takes every clip whole (no
+cutting), each clip its own source, and holds out ``--test-fraction`` of every tag's clips
+per seeded split:
+
+    .venv/bin/python benchmarks/bench_landmarks.py --folder /path/to/clips --splits 5
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import sys
 import time
 from pathlib import Path
 
@@ -59,6 +67,7 @@ from kclf.features.hmm_kernel import (
     median_tau,
 )
 from kclf.lspc_cv import LSPCCV
+from kclf.repro.datasets.user_data import AUDIO_EXTENSIONS, list_class_folders
 from kclf.repro.seeding import seed_for
 
 SEED = 0
@@ -88,15 +97,43 @@ def short_clips(root, seconds, hop, config):
     return ids, np.array(source), np.array(label), feats
 
 
+def whole_clips(folder, config):
+    """``(ids, source, label, features)`` of every clip of a one-subfolder-per-tag
+    collection, each clip whole and its own source; unusable clips (silent, too short)
+    are left out with a count on stderr."""
+    paths, y, tags = list_class_folders(Path(folder), AUDIO_EXTENSIONS)
+    ids, label, feats, skipped = [], [], [], []
+    for path, c in zip(paths, y):
+        x, sr = load_audio(path, config.sample_rate)
+        try:
+            check_usable(x, sr, config, path)
+        except ValueError as err:
+            skipped.append(str(err))
+            continue
+        ids.append(f"{tags[c]}/{path.name}")
+        label.append(int(c))
+        feats.append(frame_features(x, sr, config))
+    if skipped:
+        print(
+            f"{folder}: {len(skipped)} unusable clips left out, e.g. {skipped[0]}", file=sys.stderr
+        )
+    return ids, np.arange(len(ids)), np.array(label), feats
+
+
 def fit_bank(ids, feats):
     models = [fit_clip_hmm(X, random_state=seed_for(SEED, "hmm", i)) for i, X in zip(ids, feats)]
     return HMMBank.from_models(models)
 
 
-def split_sources(source, label, seed):
-    """Test sources: one seeded source clip per class."""
+def split_sources(source, label, seed, test_fraction=1 / 3):
+    """Test sources: ``max(1, round(test_fraction * k))`` seeded source clips of every
+    class of k sources (one of the UrbanSound8K sample's three)."""
     rng = np.random.default_rng(seed_for(SEED, "landmark-split", seed))
-    test = [rng.choice(np.unique(source[label == c])) for c in np.unique(label)]
+    test = []
+    for c in np.unique(label):
+        srcs = np.unique(source[label == c])
+        h = max(1, round(test_fraction * srcs.size))
+        test.extend([rng.choice(srcs)] if h == 1 else rng.choice(srcs, size=h, replace=False))
     te = np.isin(source, test)
     return np.flatnonzero(~te), np.flatnonzero(te)
 
@@ -133,6 +170,8 @@ def landmark_logliks(feats, bank, J):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--root", default="../shared/data/urbansound8k_sample")
+    ap.add_argument("--folder", help="a one-subfolder-per-tag clip collection (clips whole)")
+    ap.add_argument("--test-fraction", type=float, default=1 / 3)
     ap.add_argument("--seconds", type=float, default=0.5)
     ap.add_argument("--hop", type=float, default=0.25)
     ap.add_argument("--landmarks", type=int, default=100)
@@ -142,7 +181,10 @@ def main():
     logging.getLogger("hmmlearn").setLevel(logging.ERROR)  # EM's round-off dips, per clip
 
     t0 = time.perf_counter()
-    ids, source, label, feats = short_clips(args.root, args.seconds, args.hop, config)
+    if args.folder:
+        ids, source, label, feats = whole_clips(args.folder, config)
+    else:
+        ids, source, label, feats = short_clips(args.root, args.seconds, args.hop, config)
     t_feat = time.perf_counter() - t0
     t0 = time.perf_counter()
     bank = fit_bank(ids, feats)
@@ -152,10 +194,11 @@ def main():
     Y = (label[:, None] == classes[None, :]).astype(int)
     n = len(ids)
     print("# bench_landmarks: HMM kernel, landmarks vs full (2-core machine)\n")
+    cut = "" if args.folder else f" cut into {n} short clips of {args.seconds} s every {args.hop} s"
     print(
-        f"{np.unique(source).size} source clips ({classes.size} classes) cut into {n} short "
-        f"clips of {args.seconds} s every {args.hop} s ({lengths.min()}-{lengths.max()} "
-        f"frames); features {t_feat:.1f} s, {n} HMM fits {t_hmm:.1f} s (shared by both)\n"
+        f"{np.unique(source).size} source clips ({classes.size} classes){cut} "
+        f"({lengths.min()}-{lengths.max()} frames); features {t_feat:.1f} s, {n} HMM fits "
+        f"{t_hmm:.1f} s (shared by both)\n"
     )
     print("| split | n train / test | m | test AUC full | test AUC landmarks | diff |")
     print("|---:|---:|---:|---:|---:|---:|")
@@ -166,7 +209,7 @@ def main():
     every = np.arange(n)
     auc_f, auc_l, e_full, e_land, t_land = [], [], [], [], None
     for s in range(args.splits):
-        tr, te = split_sources(source, label, s)
+        tr, te = split_sources(source, label, s, args.test_fraction)
         m = min(args.landmarks, tr.size - 1)
         seed = seed_for(SEED, "landmarks", s)
         t0 = time.perf_counter()
