@@ -203,45 +203,24 @@ def binary_fold_scores(F0, F1, y, rounding, scoring):
 
 
 def rank_auc_columns(y, S):
-    """:func:`rank_auc` of every column at once: ``S`` (n, ...) scores, ``y`` 0/1 labels
-    broadcasting against it; returns ``S.shape[1:]`` (NaN where a column of ``y`` has one
-    class).  One sort per column; the tied runs' mid-ranks come from the run
-    boundaries, so every rank (an integer or half-integer) and every rank sum equals
-    :func:`rank_auc`'s exactly."""
+    """ROC AUC of every column at once by the Mann-Whitney rank statistic (ties count one
+    half; ``sklearn.metrics.roc_auc_score`` without its validation overhead): ``S`` (n, ...)
+    scores, ``y`` 0/1 labels broadcasting against it; returns ``S.shape[1:]`` (NaN where a
+    column of ``y`` has one class).  The mid-ranks are integers or half-integers, so every
+    rank sum is exact."""
     S = np.asarray(S, dtype=float)
-    y = np.broadcast_to(y, S.shape)
-    n, shape = S.shape[0], S.shape[1:]
-    St = np.ascontiguousarray(S.reshape(n, -1).T)  # (columns, n)
-    pos = np.ascontiguousarray(y.reshape(n, -1).T) == 1
-    order = np.argsort(St, axis=1)
-    Ss = np.take_along_axis(St, order, axis=1)
-    idx = np.broadcast_to(np.arange(n), St.shape)
-    starts = np.ones(St.shape, dtype=bool)
-    starts[:, 1:] = Ss[:, 1:] != Ss[:, :-1]
-    ends = np.ones(St.shape, dtype=bool)
-    ends[:, :-1] = starts[:, 1:]
-    first = np.maximum.accumulate(np.where(starts, idx, 0), axis=1)
-    last = np.minimum.accumulate(np.where(ends, idx, n - 1)[:, ::-1], axis=1)[:, ::-1]
-    ranks = (first + last) / 2.0 + 1.0  # mid-rank of each tied run, 1-based
-    n_pos = pos.sum(axis=1)
-    n_neg = n - n_pos
-    rank_sum = np.sum(np.where(np.take_along_axis(pos, order, axis=1), ranks, 0.0), axis=1)
+    pos = np.broadcast_to(y, S.shape) == 1
+    n_pos = pos.sum(axis=0)
+    n_neg = S.shape[0] - n_pos
+    rank_sum = np.sum(rankdata(S, axis=0), axis=0, where=pos)
     with np.errstate(invalid="ignore", divide="ignore"):
         auc = (rank_sum - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg)
-    auc[(n_pos == 0) | (n_neg == 0)] = np.nan
-    return auc.reshape(shape)
+    return np.where((n_pos == 0) | (n_neg == 0), np.nan, auc)
 
 
 def rank_auc(y, score):
-    """ROC AUC by the Mann-Whitney rank statistic (ties count one half), equal to
-    ``sklearn.metrics.roc_auc_score`` without its validation overhead; NaN for one class."""
-    pos = y == 1
-    n_pos = int(pos.sum())
-    n_neg = y.size - n_pos
-    if n_pos == 0 or n_neg == 0:
-        return np.nan
-    ranks = rankdata(score)
-    return float((ranks[pos].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
+    """:func:`rank_auc_columns` of one column: a float."""
+    return float(rank_auc_columns(np.asarray(y)[:, None], np.asarray(score)[:, None])[0])
 
 
 def task_choices(mean, best, sigmas, lams, fit_tasks, n_tasks):
