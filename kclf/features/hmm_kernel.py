@@ -366,7 +366,7 @@ def check_symmetric(K, rtol=1e-10, name="K"):
     return K
 
 
-def project_psd(K):
+def project_psd(K, *, return_eigenvalues=False):
     """Nearest PSD matrix in Frobenius norm: clip negative eigenvalues of ``(K + K^T)/2``.
 
     Returns
@@ -374,6 +374,8 @@ def project_psd(K):
     K_psd : ndarray
     clipped_mass : float
         ``sum |negative eigenvalues| / sum |eigenvalues|`` (0 when ``K`` was PSD).
+    eigenvalues : ndarray, only with ``return_eigenvalues=True``
+        The eigenvalues of ``(K + K^T)/2`` before clipping, ascending.
     """
     K = check_symmetric(K, rtol=1e-8)
     K = 0.5 * (K + K.T)
@@ -382,6 +384,8 @@ def project_psd(K):
     total = np.abs(w).sum()
     clipped = float(-w[neg].sum() / total) if total > 0 else 0.0
     if not np.any(neg):
-        return K, 0.0
-    Kp = (V * np.maximum(w, 0.0)) @ V.T
-    return 0.5 * (Kp + Kp.T), clipped
+        Kp = K
+    else:
+        Kp = (V * np.maximum(w, 0.0)) @ V.T
+        Kp = 0.5 * (Kp + Kp.T)
+    return (Kp, clipped, w) if return_eigenvalues else (Kp, clipped)
