@@ -126,7 +126,7 @@ def pick(block, keys):
 def fit_keys(experiment, method, keys):
     """``keys`` plus ``n_basis`` for the LSPC methods when the family's experiment sets it
     (null = the exact model: the key stays out, so a finished exact run replans nothing)."""
-    low_rank = experiment.get("n_basis") is not None and method in ("lspc_new", "lspc")
+    low_rank = experiment.get("n_basis") is not None and method in METHOD_REGISTRY.ROUNDING
     return list(keys) + (["n_basis"] if low_rank else [])
 
 

@@ -28,7 +28,7 @@ from sklearn.svm import SVC
 from ..._search import DEFAULT_LAMS, default_sigmas
 from ...kernels import median_sigma
 from ...platt import PlattScaled
-from ..methods import family_methods, gamma_of, kernel_search
+from ..methods import ROUNDING, family_methods, gamma_of, kernel_search
 from ..records import calibration_records, record
 from ..seeding import rng_for, seed_for
 
@@ -104,7 +104,7 @@ def fit_predict(
         sigmas = default_sigmas(Xtr)
     t0 = time.perf_counter()
     if method in ("lspc_new", "lspc", "klr"):
-        low_rank = {} if n_basis is None or method == "klr" else {"n_basis": n_basis}
+        low_rank = {} if n_basis is None or method not in ROUNDING else {"n_basis": n_basis}
         model = kernel_search(
             method,
             sigmas,
