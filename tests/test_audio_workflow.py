@@ -12,7 +12,7 @@ import soundfile as sf
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from workflow_run import ROOT, run  # noqa: E402
+from workflow_run import ROOT, data_dir, run  # noqa: E402
 
 from kclf.repro.datasets.synthetic_audio import make_synthetic_collection  # noqa: E402
 
@@ -85,7 +85,7 @@ def test_skip_bad_lists_them_and_the_table_comes_out(tmp_path, collection):
     names = sorted(Path(line.split("\t")[0]).name for line in bad)
     assert names == ["broken.wav", "cut.wav", "quiet.wav"]
     assert "silent" in "".join(bad) and "truncated" in "".join(bad)
-    summary = json.loads((work / "results/data/freesound/kernel_summary.json").read_text())
+    summary = json.loads((data_dir(work, "freesound") / "kernel_summary.json").read_text())
     assert summary["n_clips"] == 22 and summary["n_bad_clips"] == 3
     caption = (work / "results/tables/audio_auc.md").read_text().split("\n\n")[0]
     assert "Left out as undecodable or unusable" in caption
@@ -106,7 +106,7 @@ def test_skip_bad_lists_them_and_the_table_comes_out(tmp_path, collection):
     cal = pd.read_csv(work / "results/tables/audio_auc_calibration.csv")
     assert sorted(cal["method"]) == ["KLR", "LSPC-new"]
     # the assembled kernel is symmetric and PSD after the projection
-    with np.load(work / "results/data/freesound/kernel.npz") as z:
+    with np.load(data_dir(work, "freesound") / "kernel.npz") as z:
         K = z["K"]
     assert np.allclose(K, K.T) and np.linalg.eigvalsh(K).min() > -1e-9
 

@@ -15,7 +15,12 @@ AUDIO_DATASET = {
     "urbansound8k": "urbansound8k",
     "folder": "audio-folder",
 }[AUDIO["source"]]
-AUDIO_DIR = f"results/data/{AUDIO_DATASET}"
+# a collection given by its folder: the folder's own data directory (see voc_data_key)
+AUDIO_DIR = (
+    f"results/data/{AUDIO_DATASET}-{path_key(AUDIO['root'])}"
+    if AUDIO["root"] and AUDIO["source"] != "synthetic"
+    else f"results/data/{AUDIO_DATASET}"
+)
 AUDIO_SYNTH_ROOT = f"{AUDIO_DIR}/collection"
 AUDIO_LAYOUT = "freesound" if AUDIO["source"] == "synthetic" else AUDIO["source"]
 AUDIO_METHODS = {m: AUC_METHODS[m] for m in AUDIO["experiment"]["methods"]}

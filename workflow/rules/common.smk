@@ -149,6 +149,14 @@ def existing_file(path):
     return [str(path)] if path and Path(path).is_file() else []
 
 
+def path_key(path):
+    """8 hex digits naming a folder outside the project by its absolute path (relative
+    paths from the working directory): data folders of different sources never collide."""
+    import hashlib
+
+    return hashlib.sha256(str(Path(path).resolve()).encode()).hexdigest()[:8]
+
+
 def file_signature(paths):
     """``[(path, size, mtime_ns), ...]`` of existing files: the params of a manifest rule,
     so the manifest is rewritten when a file's bytes change even if its time goes back

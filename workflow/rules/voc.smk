@@ -4,7 +4,7 @@
 # Where the images come from (config voc):
 #   voc_root: an existing VOCdevkit        -> listed when the workflow is parsed
 #   source: synthetic (the offline default) -> ids known from the config; images generated
-#                                              per shard into results/data/voc/synthetic
+#                                              per shard into results/data/voc-synthetic
 #   source: download                        -> VOCtrainval tar fetched and extracted by a
 #                                              checkpoint; listed after extraction
 #   image_folder: one subfolder per class   -> listed when the workflow is parsed; each
@@ -43,7 +43,7 @@ checkpoint voc_extract:
     input:
         rules.voc_download.output,
     output:
-        directory(f"{VOC_DOWNLOAD_DIR}/extracted"),
+        directory(VOC_EXTRACT_DIR),
     log:
         "results/logs/voc_extract/all.log",
     conda:
@@ -237,6 +237,7 @@ rule voc_dataset:
         classes=VOC_CLASS_NAMES,
         difficult=VOC["difficult"],
         folder=voc_source() == "folder",
+        title=VOC_TITLE,
     script:
         "../scripts/voc_dataset.py"
 

@@ -8,9 +8,9 @@ from kclf.repro.datasets.user_data import IMAGE_EXTENSIONS, list_class_folders
 from kclf.repro.shards import n_shards_for, shard_members
 
 VOC = config["voc"]
-VOC_DIR = "results/data/voc"
-VOC_SYNTH_ROOT = f"{VOC_DIR}/synthetic/VOCdevkit/VOC{VOC['year']}"
 VOC_DOWNLOAD_DIR = f"{config['cache_dir']}/voc"
+# one extraction folder per archive: another year's tar never reads the last one's images
+VOC_EXTRACT_DIR = f"{VOC_DOWNLOAD_DIR}/{Path(VOC['download']['url']).stem}"
 # voc.image_folder: the user's images, one subfolder per class (listed when parsed)
 VOC_FOLDER = VOC["image_folder"] if enabled("voc") else None
 VOC_FOLDER_LISTING = None
@@ -58,6 +58,26 @@ def voc_source():
     if VOC_FOLDER is not None:
         return "folder"
     return "devkit" if VOC["voc_root"] else VOC["source"]
+
+
+def voc_data_key():
+    """The folder name of the family's data under results/data: the kind of source and,
+    for raw data outside the project, which data (the archive, or a short hash of the
+    folder's absolute path).  Switching the source, the devkit or the image folder gives
+    another folder, so its data chain runs from its own raw files, and switching back
+    finds the earlier features again; image sets, classes and the images' contents of
+    one source reach the jobs through their params and manifests."""
+    src = voc_source()
+    if src == "synthetic":
+        return "voc-synthetic"
+    if src == "download":
+        return f"voc-download-{Path(VOC['download']['url']).stem}"
+    where = VOC_FOLDER if src == "folder" else VOC["voc_root"]
+    return f"voc-{src}-{path_key(where)}"
+
+
+VOC_DIR = f"results/data/{voc_data_key()}"
+VOC_SYNTH_ROOT = f"{VOC_DIR}/VOCdevkit/VOC{VOC['year']}"
 
 
 # voc.test_image_set: the devkit's own train / test split (its lists name the images)
