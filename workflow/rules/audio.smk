@@ -121,7 +121,7 @@ rule audio_clips:
         audio_metadata,
     output:
         clips=f"{AUDIO_DIR}/clips.csv",
-        tags=f"{AUDIO_DIR}/tags.txt",
+        tags=f"{AUDIO_DIR}/tags.json",
         dropped=f"{AUDIO_DIR}/dropped.txt",
     log:
         "results/logs/audio_clips/all.log",
@@ -140,6 +140,7 @@ rule audio_clips:
         # a listed clip deleted or restored changes the clip list, not the metadata
         dropped=lambda wildcards: _audio_listing(audio_root())[1],
         selection=AUDIO["selection"],
+        title=AUDIO_TITLE,
     script:
         "../scripts/audio_clips.py"
 
@@ -243,7 +244,7 @@ rule audio_fit:
     input:
         kernel=f"{AUDIO_DIR}/kernel.npz",
         clips=f"{AUDIO_DIR}/clips.csv",
-        tags=f"{AUDIO_DIR}/tags.txt",
+        tags=f"{AUDIO_DIR}/tags.json",
     output:
         f"results/records/audio/{AUDIO_DATASET}/{{method}}_{{trials}}.csv",
     log:
@@ -279,7 +280,7 @@ rule audio_table:
         ),
         kernel_summary=f"{AUDIO_DIR}/kernel_summary.json",
         bad="results/logs/bad_audio.txt",
-        tags=f"{AUDIO_DIR}/tags.txt",
+        tags=f"{AUDIO_DIR}/tags.json",
         dropped=f"{AUDIO_DIR}/dropped.txt",
         reference=AUDIO_REFERENCE,
     output:
