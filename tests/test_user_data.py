@@ -715,6 +715,9 @@ def test_unreadable_files_name_the_file(tmp_path):
         load_user_dataset("d", {"format": "csv", "path": str(p), "label": "y"})
     assert _one_line(e).startswith(f"{p}: not a comma-separated table with a header row (")
     assert "line 3" in str(e.value)  # pandas' own pointer to the ragged row
+    p = _csv(tmp_path, "\n", name="empty.csv")
+    with pytest.raises(ValueError, match=re.escape(f"{p}: empty file (a table needs a header")):
+        load_user_dataset("d", {"format": "csv", "path": str(p), "label": "y"})
     np.savez(tmp_path / "o.npz", X=np.ones((2, 1)), y=np.array([{}, {}], dtype=object))
     with pytest.raises(ValueError, match=re.escape(f"{tmp_path / 'o.npz'}: not an npz of numeric")):
         load_user_dataset("o", {"format": "npz", "path": str(tmp_path / "o.npz")})

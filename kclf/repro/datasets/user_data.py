@@ -381,7 +381,10 @@ def _read_table(path, name, entry, fmt):
     given_sep = entry.get("sep") if fmt == "csv" else "\t"
     sep, decimal, header = table_dialect(path, given_sep, entry.get("decimal"), skip=wanted)
     if len(header) < 2:
-        raise _one_column_error(path, name, fmt, sep, _sample(path)[0])
+        text = _sample(path)[0]
+        if not text.strip():
+            raise ValueError(f"{path}: empty file (a table needs a header row)")
+        raise _one_column_error(path, name, fmt, sep, text)
     logger.info(
         "%s: sep %s, decimal %r (%s)",
         path,
