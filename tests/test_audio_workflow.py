@@ -111,6 +111,37 @@ def test_skip_bad_lists_them_and_the_table_comes_out(tmp_path, collection):
     assert np.allclose(K, K.T) and np.linalg.eigvalsh(K).min() > -1e-9
 
 
+@pytest.mark.slow
+def test_random_bytes_clip_in_a_tag_folder_stops_or_is_listed_naming_the_decoders(tmp_path):
+    """Its header gives no duration: the selection keeps it for the feature step to report."""
+    root = tmp_path / "clips"
+    rng = np.random.default_rng(4)
+    for tag, f in (("low", 300.0), ("high", 1200.0)):
+        (root / tag).mkdir(parents=True)
+        for k in range(3):
+            t = np.arange(8000 * 3 + 1600) / 8000
+            y = 0.4 * np.sin(2 * np.pi * f * (1 + 0.1 * k) * t) + 0.01 * rng.normal(size=t.size)
+            sf.write(root / tag / f"c{k}.wav", y, 8000)
+    garbled = root / "low" / "garbled.ogg"
+    garbled.write_bytes(rng.bytes(4096))
+    work = _workdir(tmp_path, root, skip_bad=False, n_shards=1)
+    cfg = yaml.safe_load((work / "config.yaml").read_text())
+    cfg["audio"].update(source="folder", hmm={"n_states": 2, "n_iter": 3})
+    cfg["audio"]["experiment"].update(n_train=4, n_test=2)
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    proc = run(work, "results/logs/bad_audio.txt", check=False)
+    assert proc.returncode != 0
+    log = (work / "results/logs/audio_hmm_shard/0.log").read_text()
+    line = next(x for x in log.splitlines() if x.startswith("kclf.features.audio.BadAudioError"))
+    assert f"BadAudioError: {garbled}: cannot decode audio: soundfile " in line
+    assert "audioread " in line and "convert the file to WAV or FLAC" in line
+    cfg["audio"]["features"]["skip_bad"] = True
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    run(work, "results/logs/bad_audio.txt")
+    bad = (work / "results/logs/bad_audio.txt").read_text().splitlines()
+    assert len(bad) == 1 and bad[0].split("\t") == [str(garbled), line.split(f"{garbled}: ")[1]]
+
+
 def test_esc50_source_plans_the_verified_download_and_root_is_required(tmp_path):
     work = _workdir(tmp_path, tmp_path)
     cfg = yaml.safe_load((work / "config.yaml").read_text())

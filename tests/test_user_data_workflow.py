@@ -336,6 +336,35 @@ def test_a_multiclass_set_in_ida_fails_its_data_job_naming_the_file(small_csv):
     assert not (small_csv / "results/data/ida/four/0-1.npz").exists()
 
 
+def test_a_semicolon_csv_with_decimal_commas_through_the_data_job(tmp_path):
+    """Detected in the job; sep / decimal enter the job's params only once set."""
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(rng.normal(size=(30, 3)), columns=["a", "b", "c"])
+    frame["y"] = np.repeat(["u", "v"], 15)
+    frame.to_csv(tmp_path / "comma.csv", index=False)
+    frame.to_csv(tmp_path / "semi.csv", index=False, sep=";", decimal=",")
+    cfg = _config({"ida": dict(IDA_BLOCK, datasets=["comma", "semi"])})
+    cfg["datasets"] = {
+        name: {"format": "csv", "path": f"{name}.csv", "label": "y"} for name in ("comma", "semi")
+    }
+    _write(tmp_path, cfg)
+    targets = [f"results/data/ida/{name}/0-1.npz" for name in ("comma", "semi")]
+    wf.run(tmp_path, *targets, cores=2)
+    with np.load(tmp_path / targets[0]) as a, np.load(tmp_path / targets[1]) as b:
+        np.testing.assert_array_equal(b["X"], a["X"])
+        np.testing.assert_array_equal(b["y"], a["y"])
+    assert wf.dry_run(tmp_path, None, *targets) == []
+    cfg["datasets"]["semi"]["sep"] = ","  # forced, and wrong
+    assert wf.dry_run(tmp_path, cfg, *targets) == [("ida_data", "dataset=semi, trials=0-1")]
+    proc = wf.run(tmp_path, targets[1], cores=1, check=False)
+    assert proc.returncode != 0
+    log = (tmp_path / "results/logs/ida_data/semi_0-1.log").read_text()
+    assert (
+        "semi.csv: the header 'a;b;c;y' reads as one column with sep ',' but holds ';'; set "
+        'sep: ";" under datasets.semi, and decimal: "," if its numbers are written 1,5'
+    ) in log
+
+
 # --- mgpc: a binary set's class as a one-vs-rest task ----------------------------------------
 
 MGPC_BLOCK = {

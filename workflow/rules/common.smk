@@ -84,6 +84,16 @@ def user_files(name):
     return [entry[k] for k in ("path", "train", "test") if entry.get(k) is not None]
 
 
+def user_entry(name):
+    """The params of a data rule reading the user's data set ``name`` (None when it is not
+    the user's): its entry, without sep / decimal while they are null (detected from the
+    file, an input), so a finished run replans nothing until one of them is set."""
+    if name not in USER_DATASETS:
+        return None
+    entry = USER_DATASETS[name]
+    return {k: v for k, v in entry.items() if v is not None or k not in ("sep", "decimal")}
+
+
 def user_caption(name):
     """How captions name a data set: the name, and for the user's own where it comes from."""
     if name not in USER_DATASETS:

@@ -24,7 +24,7 @@ rule ida_data:
         seed=config["seed"],
         mirror=IDA_MIRROR,
         generate=lambda wildcards: wildcards.dataset in IDA["generate"],
-        user=lambda wildcards: USER_DATASETS.get(wildcards.dataset),
+        user=lambda wildcards: user_entry(wildcards.dataset),
         test_size=lambda wildcards: IDA["test_size"] if wildcards.dataset in IDA_USER else None,
     script:
         "../scripts/ida_data.py"

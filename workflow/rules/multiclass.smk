@@ -21,7 +21,7 @@ rule multiclass_data:
     params:
         seed=config["seed"],
         per_class=MC["per_class"],
-        user=lambda wildcards: USER_DATASETS.get(wildcards.dataset),
+        user=lambda wildcards: user_entry(wildcards.dataset),
     script:
         "../scripts/multiclass_data.py"
 

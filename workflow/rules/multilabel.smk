@@ -78,7 +78,7 @@ rule multilabel_user_data:
         runtime=5,
     params:
         seed=config["seed"],
-        user=lambda wildcards: USER_DATASETS[wildcards.dataset],
+        user=lambda wildcards: user_entry(wildcards.dataset),
         test_size=ML["test_size"],
     script:
         "../scripts/multilabel_user_data.py"

@@ -284,7 +284,9 @@ def top_tags(df, n_top_tags=50):
 
 def select_clips(df, n_top_tags=50, min_seconds=3.0, max_seconds=60.0):
     """The paper's selection: clips with any of the ``n_top_tags`` most used tags and
-    ``min_seconds <= duration <= max_seconds`` (``None`` disables a bound).
+    ``min_seconds <= duration <= max_seconds`` (``None`` disables a bound).  A clip of
+    unknown duration (NaN: its header is unreadable) is kept, so that the feature step
+    decodes it and reports it (stops, or skips and lists it) instead of it vanishing here.
 
     Tags are counted over the whole collection; each kept clip's ``tags`` is reduced to
     the selected tags.  Returns ``(clips, tags)``.
@@ -298,10 +300,11 @@ def select_clips(df, n_top_tags=50, min_seconds=3.0, max_seconds=60.0):
     reduced = [tuple(t for t in ts if t in keep_tags) for ts in df["tags"]]
     ok = np.array([len(r) > 0 for r in reduced], dtype=bool)
     dur = df["duration"].to_numpy(dtype=float)
+    unknown = np.isnan(dur)
     if min_seconds is not None:
-        ok &= dur >= min_seconds
+        ok &= unknown | (dur >= min_seconds)
     if max_seconds is not None:
-        ok &= dur <= max_seconds
+        ok &= unknown | (dur <= max_seconds)
     out = df.copy()
     out["tags"] = reduced
     out = out.loc[ok].reset_index(drop=True)
