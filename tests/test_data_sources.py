@@ -139,7 +139,7 @@ def test_a_paper_config_after_the_generated_run_reads_only_its_own_data(finished
     rules = {r for r, _, _ in jobs}
     text = config.read_text()
     if re.search(r"^voc:\n(?:\s.*\n)*?\s+source: download", text, re.M):
-        assert {"voc_download", "voc_extract"} <= rules, rules
+        assert {"download_voc_VOCtrainval_03_May_2010_tar", "voc_extract"} <= rules, rules
     if re.search(r"^audio:\n(?:\s.*\n)*?\s+source: esc50", text, re.M):
         assert "audio_extract" in rules, rules
 
@@ -183,7 +183,7 @@ def test_voc_download_devkit_and_folder_each_plan_their_whole_chain(finished, tm
             jobs = _plan(work, "results/tables/voc_auc.csv")
             rules = [r for r, _, _ in jobs]
             assert _stale_reads(work, jobs) == [], name
-            chain = {"download": ["voc_download", "voc_extract"]}.get(
+            chain = {"download": ["download_voc_VOCtrainval_03_May_2010_tar", "voc_extract"]}.get(
                 name, ["voc_manifest", "voc_surf_shard", "voc_vocabulary", "voc_bow_shard"]
             )
             assert set(chain) <= set(rules), (name, rules)

@@ -197,6 +197,8 @@ def test_download_route_and_corrupt_images(tmp_path):
 
     cfg["voc"]["download"]["md5"] = "0" * 32  # a wrong checksum is an error, not a warning
     (work / "resources/voc/VOCtrainval_03-May-2010.tar").unlink()
-    proc = _snakemake(work, cfg, "--forcerun", "voc_download", DOWNLOADED, check=False)
+    proc = _snakemake(
+        work, cfg, "--forcerun", "download_voc_VOCtrainval_03_May_2010_tar", DOWNLOADED, check=False
+    )
     assert proc.returncode != 0
     assert f"expected md5 {'0' * 32}" in proc.stdout + proc.stderr

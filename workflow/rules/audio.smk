@@ -42,7 +42,6 @@ if AUDIO_ARCHIVE:
             "results/logs/audio_extract/all.log",
         conda:
             CORE_ENV
-        threads: 1
         resources:
             mem_mb=500,
             runtime=30,
@@ -61,7 +60,6 @@ if AUDIO["source"] == "synthetic":
             k=r"\d+",
         conda:
             AUDIO_ENV
-        threads: 1
         resources:
             mem_mb=500,
             runtime=10,
@@ -85,7 +83,6 @@ if AUDIO["source"] == "synthetic":
             "results/logs/audio_synthetic_metadata/all.log",
         conda:
             AUDIO_ENV
-        threads: 1
         resources:
             mem_mb=500,
             runtime=5,
@@ -105,7 +102,6 @@ else:
             k=r"\d+",
         conda:
             CORE_ENV
-        threads: 1
         resources:
             mem_mb=500,
             runtime=10,
@@ -127,7 +123,6 @@ rule audio_clips:
         "results/logs/audio_clips/all.log",
     conda:
         AUDIO_ENV
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
@@ -160,7 +155,6 @@ rule audio_hmm_shard:
         k=r"\d+",
     conda:
         AUDIO_ENV
-    threads: 1
     resources:
         mem_mb=2000,
         runtime=60,
@@ -184,7 +178,6 @@ rule audio_bad_clips:
         "results/logs/audio_bad_clips/all.log",
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
@@ -205,7 +198,6 @@ rule audio_loglik_shard:
         r=r"\d+",
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=4000,
         runtime=120,
@@ -229,7 +221,6 @@ rule audio_kernel:
         "results/benchmarks/audio_kernel/all.tsv"
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=4000,
         runtime=30,
@@ -256,7 +247,6 @@ rule audio_fit:
         trials=CHUNK,
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=4000,
         runtime=120,
@@ -317,7 +307,6 @@ rule audio_table:
         "results/logs/audio_table/all.log",
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,

@@ -7,6 +7,7 @@ import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
+from kclf.repro import config_checks as _checks
 from kclf.repro import methods as METHOD_REGISTRY
 from kclf.repro.datasets import user_data as _user_data
 from kclf.repro.seeding import chunk_trials
@@ -58,24 +59,19 @@ for _name in USER_DATASETS:
         raise WorkflowError(f"invalid config: {_e}")
 
 
+def checked(check, *args):
+    """``check(*args)`` of kclf.repro.config_checks; its ConfigError stops the workflow
+    before any job, in one line."""
+    try:
+        return check(*args)
+    except _checks.ConfigError as e:
+        raise WorkflowError(str(e)) from None
+
+
 def user_datasets(family, names):
     """The user's data sets among a family's ``names`` (those not built in); a name that
     is neither built in nor under ``datasets:``, or whose files are missing, is an error."""
-    out = []
-    for name in names:
-        if f"{family}.datasets" in BUILTIN_DATASETS.get(name, []):
-            continue
-        if name not in USER_DATASETS:
-            raise WorkflowError(
-                f"invalid config: key '{family}.datasets': {name!r} is neither a built-in "
-                f"data set of {family} nor a name under datasets:"
-            )
-        for key in ("path", "train", "test"):
-            path = USER_DATASETS[name].get(key)
-            if path is not None and not Path(path).is_file():
-                raise WorkflowError(f"invalid config: key 'datasets.{name}.{key}': no file {path}")
-        out.append(name)
-    return out
+    return checked(_checks.user_datasets, family, names, USER_DATASETS, BUILTIN_DATASETS)
 
 
 def user_files(name):

@@ -16,7 +16,6 @@ rule ida_data:
         trials=CHUNK,
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
@@ -43,7 +42,6 @@ rule ida_select:
         method=METHOD_REGISTRY.wildcard("ida"),
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=3000,
         runtime=240,
@@ -69,7 +67,6 @@ rule ida_fit:
         trials=CHUNK,
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=3000,
         runtime=240,
@@ -128,7 +125,6 @@ rule ida_report:
         "results/logs/ida_report/all.log",
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
