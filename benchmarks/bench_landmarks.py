@@ -16,7 +16,7 @@ cross log-likelihoods.
 * full kernel: ``L`` (n x n, every short clip under every clip's model),
   ``hmm_divergence``, ``K = exp(-D / tau)``, ``tau`` = median of the training part's
   off-diagonal divergences (``median_tau``);
-* landmarks: ``m`` training clips ``J`` drawn by ``kclf._landmarks.choose_landmarks``
+* landmarks: ``m`` training clips ``J`` drawn by ``kclf.features.landmarks.choose_landmarks``
   (seeded); ``L[:, J]``, ``L[J, :]`` and the diagonal only (2 n m + n forward passes),
   ``landmark_divergence``, ``tau`` = ``landmark_tau`` of the training rows.  On the first
   split these are computed by ``cross_loglik`` (timed) and checked against the full
@@ -59,7 +59,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.metrics import roc_auc_score
 
-from kclf._landmarks import (
+from kclf.features.landmarks import (
     choose_landmarks,
     landmark_divergence,
     landmark_tau,

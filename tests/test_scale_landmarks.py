@@ -3,18 +3,18 @@
 import numpy as np
 import pytest
 
-from kclf._landmarks import (
-    choose_landmarks,
-    landmark_divergence,
-    landmark_tau,
-    nystroem_features,
-)
 from kclf.features.hmm_kernel import (
     HMMBank,
     cross_loglik,
     hmm_divergence,
     hmm_kernel,
     median_tau,
+)
+from kclf.features.landmarks import (
+    choose_landmarks,
+    landmark_divergence,
+    landmark_tau,
+    nystroem_features,
 )
 
 
