@@ -12,6 +12,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._irls import irls, irls_primal
 from ._search import (
     SCORINGS,
     best_index,
@@ -24,7 +25,7 @@ from ._search import (
 from ._validation import check_precomputed, reject_with_precomputed
 from .coupling import couple
 from .kernels import gram
-from .klr import KernelLogisticRegression, irls, irls_primal
+from .klr import KernelLogisticRegression, nystroem_design, nystroem_map
 
 
 class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
@@ -37,7 +38,7 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
 
     Fast path: for every (sigma, fold) the kernel is computed once (on all of ``X``, then
     cut into the folds); all lambdas of the grid and all tasks (or one-vs-rest classes)
-    are then fitted by one call of :func:`kclf.klr.irls`, whose conjugate-gradient
+    are then fitted by one call of :func:`kclf._irls.irls`, whose conjugate-gradient
     iterations apply the shared kernel to all (task, lambda) columns as one matrix
     product.  Each setting is fitted to the same tolerance as a separate
     :class:`KernelLogisticRegression` would be, so the choice equals the naive loop's up
@@ -77,7 +78,7 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
         (the landmarks drawn with ``random_state``, as the final
         ``KernelLogisticRegression(n_components=m, random_state=random_state)`` fit on
         ``X`` draws them), and every fold, lambda and task is fitted in those features by
-        :func:`kclf.klr.irls_primal`.  Pairwise multi-class mode fits each pair's own
+        :func:`kclf._irls.irls_primal`.  Pairwise multi-class mode fits each pair's own
         feature map (as the final model does), one fit per setting and fold.
 
     Attributes
@@ -184,12 +185,9 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
     def _features(self, X, sigma):
         """Nystroem features of all of ``X`` (with the intercept's column), as the final
         ``KernelLogisticRegression(n_components, random_state)`` fitted on ``X`` makes."""
-        est = self._estimator(sigma, 1.0)
-        est.sigma_ = None if np.isnan(sigma) else float(sigma)
-        est.nystroem_offset_ = np.median(X, axis=0) if self.kernel == "rbf" else None
-        est.nystroem_ = est._nystroem(X.shape[0])
-        est.nystroem_.fit(X if est.nystroem_offset_ is None else X - est.nystroem_offset_)
-        return est._features(X)
+        sigma = None if np.isnan(sigma) else float(sigma)
+        offset, nystroem = nystroem_map(X, self.kernel, sigma, self.n_components, self.random_state)
+        return nystroem_design(X, offset, nystroem, self.fit_intercept)
 
     def _primal_path(self, Phi, tr, va, Ytr, lams):
         """:meth:`_binary_path` in Nystroem features ``Phi`` (n, m)."""
