@@ -99,6 +99,11 @@ class WeightedRidgeLogistic(ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Maximise the weighted ridge likelihood ``l^lam`` of Sec. 2.2 on ``(X, y)``.
@@ -106,13 +111,14 @@ class WeightedRidgeLogistic(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The covariates ``x_i``.
         y : array-like of shape (n_samples,)
-            Exactly two classes.
+            Exactly two classes; ``classes_[1]`` is coded ``t_i = 1``.
 
         Returns
         -------
         self : WeightedRidgeLogistic
-            The fitted estimator.
+            The fitted estimator (``coef_`` and ``intercept_`` are ``beta``).
         """
         X, y = validate_data(self, X, y, dtype=float)
         self.classes_, t = binary_labels(y, "WeightedRidgeLogistic")
@@ -169,6 +175,7 @@ class WeightedRidgeLogistic(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The covariates ``x``, as at fit.
 
         Returns
         -------
@@ -185,6 +192,7 @@ class WeightedRidgeLogistic(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The covariates ``x``, as at fit.
 
         Returns
         -------
@@ -200,16 +208,12 @@ class WeightedRidgeLogistic(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The covariates ``x``, as at fit.
 
         Returns
         -------
         y : ndarray of shape (n_samples,)
             Labels from ``classes_``.
         """
-        check_is_fitted(self)
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
+        positive = self.decision_function(X) > 0
+        return self.classes_[positive.astype(int)]

@@ -1,4 +1,4 @@
-"""HMM kernel with landmarks (issue 17, item 3; the maths only, no workflow wiring)."""
+"""HMM kernel with landmarks (the maths only, no workflow wiring)."""
 
 import numpy as np
 import pytest
