@@ -100,9 +100,15 @@ def binary_labels(y, name):
     """``(classes, y_index)`` of a binary target ``y``: exactly two classes.
 
     ``ValueError`` for a target of another type (scikit-learn's ``type_of_target``:
-    multiclass, continuous, ...) or of one class only (:func:`one_class_message`).
+    multiclass, or continuous -- "Unknown label type", as scikit-learn words it) or of
+    one class only (:func:`one_class_message`).
     """
     y_type = type_of_target(y, input_name="y", raise_unknown=True)
+    if y_type.startswith("continuous"):
+        raise ValueError(
+            f"Unknown label type: {y_type}. Only binary classification is supported: y "
+            "must hold two classes"
+        )
     if y_type != "binary":
         raise ValueError(
             f"Only binary classification is supported. The type of the target is {y_type}."
@@ -111,6 +117,31 @@ def binary_labels(y, name):
     if classes.size != 2:
         raise ValueError(one_class_message(name, classes[0], binary=True))
     return classes, y_index
+
+
+def label_matrix(Y, n):
+    """``Y`` as an int (n, m) 0/1 multilabel indicator matrix; ``ValueError`` for another
+    shape, another number of rows than ``n``, or entries other than 0 and 1 (naming the
+    target type)."""
+    Y = np.asarray(Y)
+    if Y.ndim != 2:
+        raise ValueError(
+            f"Y must be a 2-D (n_samples, n_labels) 0/1 indicator matrix, got shape {Y.shape}"
+        )
+    if Y.shape[0] != n:
+        raise ValueError(f"X and Y have different numbers of rows: {n} != {Y.shape[0]}")
+    if Y.dtype.kind not in "biuf" or not np.all((Y == 0) | (Y == 1)):
+        kind = type_of_target(Y, input_name="Y") if Y.dtype.kind in "biuf" else "unknown"
+        if kind.startswith("continuous"):
+            raise ValueError(
+                f"Unknown label type: {kind}. Y must contain only 0 and 1 "
+                "(a multilabel indicator matrix)"
+            )
+        raise ValueError(
+            "Only binary labels are supported: Y must contain only 0 and 1 "
+            f"(a multilabel indicator matrix); got target type {kind!r}"
+        )
+    return Y.astype(int)
 
 
 def warn_convergence(message, stacklevel=2):
