@@ -59,12 +59,6 @@ from pathlib import Path
 import numpy as np
 from sklearn.metrics import roc_auc_score
 
-from kclf.features.landmarks import (
-    choose_landmarks,
-    landmark_divergence,
-    landmark_tau,
-    nystroem_features,
-)
 from kclf.features.audio import AudioFeatureConfig, check_usable, frame_features, load_audio
 from kclf.features.hmm_kernel import (
     HMMBank,
@@ -73,6 +67,12 @@ from kclf.features.hmm_kernel import (
     hmm_divergence,
     hmm_kernel,
     median_tau,
+)
+from kclf.features.landmarks import (
+    choose_landmarks,
+    landmark_divergence,
+    landmark_tau,
+    nystroem_features,
 )
 from kclf.lspc_cv import LSPCCV
 from kclf.repro.datasets.user_data import AUDIO_EXTENSIONS, list_class_folders

@@ -79,6 +79,8 @@ def one_class_message(name, label, *, binary=False):
     """The error of an estimator ``name`` fitted on a target with the one class ``label``:
     every estimator that needs two classes says it in these words."""
     need = "exactly two classes (binary classification)" if binary else "at least two classes"
+    if isinstance(label, np.generic):
+        label = label.item()  # 3, not np.int64(3)
     return f"{name} needs {need} in y, got one class: {label!r}"
 
 
