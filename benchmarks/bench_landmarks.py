@@ -16,7 +16,7 @@ cross log-likelihoods.
 * full kernel: ``L`` (n x n, every short clip under every clip's model),
   ``hmm_divergence``, ``K = exp(-D / tau)``, ``tau`` = median of the training part's
   off-diagonal divergences (``median_tau``);
-* landmarks: ``m`` training clips ``J`` drawn by ``kclf._landmarks.choose_landmarks``
+* landmarks: ``m`` training clips ``J`` drawn by ``kclf.features.landmarks.choose_landmarks``
   (seeded); ``L[:, J]``, ``L[J, :]`` and the diagonal only (2 n m + n forward passes),
   ``landmark_divergence``, ``tau`` = ``landmark_tau`` of the training rows.  On the first
   split these are computed by ``cross_loglik`` (timed) and checked against the full
@@ -59,12 +59,6 @@ from pathlib import Path
 import numpy as np
 from sklearn.metrics import roc_auc_score
 
-from kclf._landmarks import (
-    choose_landmarks,
-    landmark_divergence,
-    landmark_tau,
-    nystroem_features,
-)
 from kclf.features.audio import AudioFeatureConfig, check_usable, frame_features, load_audio
 from kclf.features.hmm_kernel import (
     HMMBank,
@@ -73,6 +67,12 @@ from kclf.features.hmm_kernel import (
     hmm_divergence,
     hmm_kernel,
     median_tau,
+)
+from kclf.features.landmarks import (
+    choose_landmarks,
+    landmark_divergence,
+    landmark_tau,
+    nystroem_features,
 )
 from kclf.lspc_cv import LSPCCV
 from kclf.repro.datasets.user_data import AUDIO_EXTENSIONS, list_class_folders

@@ -13,6 +13,7 @@ from .lspc import LSPC
 from .lspc_cv import LSPCCV
 from .maplp import MAPLP
 from .mgpc import ManifoldGPC
+from .platt import PlattScaled
 from .ridge_logistic import WeightedRidgeLogistic
 
 __version__ = "0.1.0"
@@ -26,6 +27,7 @@ __all__ = [
     "KernelLogisticRegressionCV",
     "ManifoldGPC",
     "PairwiseCoupling",
+    "PlattScaled",
     "WeightedRidgeLogistic",
     "couple",
     "__version__",

@@ -1,9 +1,13 @@
-"""The cross-validation machinery :class:`kclf.LSPCCV` and
+"""The cross-validation search :class:`kclf.LSPCCV` and
 :class:`kclf.KernelLogisticRegressionCV` share (private).
 
 Both search a sigma x lambda grid on the same seeded folds and choose with the same rule;
 their defaults are defined here once: :data:`SIGMA_FACTORS` (times the median pairwise
-distance) and :data:`DEFAULT_LAMS`.
+distance) and :data:`DEFAULT_LAMS`.  :class:`KernelGridSearch` is their common base: the
+targets (one task or a 0/1 task matrix), the folds (:func:`cv_splits`, also CorrLog's),
+the table of fold scores (:class:`ScoreTable`), the tie rule (:func:`best_index`),
+``cv_results_`` and the multi-task predictions; each search keeps only how it scores a
+fold and how it refits.
 """
 
 from __future__ import annotations
@@ -13,9 +17,12 @@ from numbers import Integral
 
 import numpy as np
 from scipy.stats import rankdata
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.model_selection import KFold, StratifiedKFold, check_cv
+from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import positive_grid
+from ._validation import check_precomputed, class_labels, positive_grid, reject_with_precomputed
 from .kernels import median_sigma
 from .metrics import EPS
 
@@ -88,7 +95,7 @@ def cv_splits(cv, X, y, random_state):
     return folds
 
 
-def constant_tasks(Y, name):
+def constant_tasks(Y, name, stacklevel=3):
     """``(constant, fit)``: per task of the 0/1 matrix ``Y`` the constant label of a task
     with one class (NaN for the others), and the indices of the others.  Warns once,
     naming the one-class tasks: they are not searched and predict their constant."""
@@ -101,7 +108,7 @@ def constant_tasks(Y, name):
             f"{name}: {which} of y has only one class; not searched, predicts that "
             "class with probability 1",
             UserWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
     return constant, np.flatnonzero(lo != hi)
 
@@ -253,3 +260,202 @@ def best_index(scores, scoring, sigma, lam):
     cand = np.flatnonzero(tie)
     sig = np.nan_to_num(np.asarray(sigma, dtype=float)[cand], nan=0.0)
     return int(cand[np.lexsort((np.asarray(lam, dtype=float)[cand], sig))[-1]])
+
+
+class ScoreTable:
+    """Sums of the fold scores of every (task, sigma, lambda) of a search; a NaN score
+    (AUC of a fold with one class) is left out of its setting's mean."""
+
+    def __init__(self, n_tasks, sigmas, lams):
+        self.sigmas, self.lams = sigmas, lams
+        self.total = np.zeros((n_tasks, sigmas.size, lams.size))
+        self.count = np.zeros_like(self.total)
+
+    def add(self, si, sc):
+        """Add one fold's scores ``sc`` (n_lams, n_tasks) of the width ``sigmas[si]``."""
+        ok = ~np.isnan(sc)
+        self.total[:, si, :] += np.where(ok, sc, 0.0).T
+        self.count[:, si, :] += ok.T
+
+    def choose(self, scoring):
+        """``(mean, best, grid_sigma, grid_lam)``: the mean scores (n_tasks, n_settings)
+        over the settings sigma-major, each task's best setting (:func:`best_index`), and
+        the settings' widths and lambdas."""
+        with np.errstate(invalid="ignore"):
+            mean = np.where(self.count > 0, self.total / np.maximum(self.count, 1), np.nan)
+        mean = mean.reshape(mean.shape[0], -1)
+        grid_s = np.repeat(self.sigmas, self.lams.size)
+        grid_l = np.tile(self.lams, self.sigmas.size)
+        best = np.array([best_index(row, scoring, grid_s, grid_l) for row in mean], dtype=int)
+        return mean, best, grid_s, grid_l
+
+
+class KernelGridSearch(ClassifierMixin, BaseEstimator):
+    """Base of the sigma x lambda searches (:class:`kclf.LSPCCV`,
+    :class:`kclf.KernelLogisticRegressionCV`).
+
+    ``fit(X, y)`` selects and fits one classifier; ``fit(X, Y)`` with a 2-D 0/1 matrix
+    (n_samples, n_tasks) one binary classifier per task, each with its own sigma and
+    lambda, sharing X and the folds.  A task with one class is not searched (a warning
+    names it) and predicts that class with probability 1.
+
+    The search's parameters are ``sigmas``, ``lams``, ``cv``, ``scoring``,
+    ``random_state`` (the folds') and ``kernel``.  A subclass adds its model's parameters
+    to ``_parameter_constraints`` (``random_state`` and ``kernel`` among them), to
+    ``__init__`` (which passes the search's on to this one's) and defines
+
+    * ``_needs_inputs``: ``(name, what it does)`` of the option that needs the inputs,
+      not their Gram matrix (rejected with ``kernel="precomputed"``);
+    * ``_search(X, y, labels, folds, table)``: add every fold's scores to ``table``
+      (:class:`ScoreTable`; ``labels`` (n, n_tasks) class indices of the searched tasks);
+      returns what the refit may reuse;
+    * ``_refit(X, y, reuse)``: the single-task model at ``sigma_``, ``lam_``;
+    * ``_refit_tasks(X, Y, fit_tasks, sigmas, lams, reuse)``: the searched tasks' models
+      at their chosen settings, and ``_tasks_proba(X)`` / ``_tasks_decision(X)`` (n,
+      n_tasks) of all tasks.
+    """
+
+    #: The grid and the folds; a subclass adds its model's parameters.
+    _parameter_constraints = {
+        "sigmas": ["array-like", None],
+        "lams": ["array-like", None],
+        "cv": ["cv_object"],
+        "scoring": [StrOptions(set(SCORINGS))],
+    }
+
+    def __init__(self, sigmas, lams, cv, scoring, random_state, kernel):
+        self.sigmas = sigmas
+        self.lams = lams
+        self.cv = cv
+        self.scoring = scoring
+        self.random_state = random_state
+        self.kernel = kernel
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.target_tags.multi_output = True
+        return tags
+
+    def _grids(self, X):
+        """The validated ``(sigmas, lams)`` (:func:`search_grids`); ``ValueError`` if the
+        option ``_needs_inputs = (name, what it does)`` is set with a precomputed kernel."""
+        reject_with_precomputed(self, *self._needs_inputs)
+        return search_grids(X, self.sigmas, self.lams, self.kernel)
+
+    def _targets(self, y):
+        """Set ``classes_``, ``n_tasks_`` (and ``task_constant_``); return ``(y, labels,
+        fit_tasks)``: the target (a column raveled), the class indices (n, n_tasks) of the
+        tasks searched, and those tasks' indices."""
+        name = type(self).__name__
+        if y.ndim == 2 and y.shape[1] > 1:
+            if not np.isin(y, (0, 1)).all():
+                raise ValueError("a 2-D y must be a 0/1 matrix (n_samples, n_tasks)")
+            self.n_tasks_ = y.shape[1]
+            self.classes_ = np.array([0, 1])
+            self.task_constant_, fit_tasks = constant_tasks(y, name, stacklevel=5)
+            return y, y[:, fit_tasks].astype(int), fit_tasks
+        if y.ndim == 2:
+            y = y.ravel()
+        self.n_tasks_ = None
+        self.classes_, yi = class_labels(y, name)
+        if self.scoring == "auc" and self.classes_.size != 2:
+            raise ValueError("scoring='auc' needs a binary y")
+        return y, yi[:, None], np.array([0])
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Select (sigma, lambda) by CV, then refit on all of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
+            The training inputs, or their Gram matrix with ``kernel="precomputed"``.
+        y : array-like of shape (n_samples,) or (n_samples, n_tasks)
+            Class labels (single task), or a 0/1 matrix with one binary task per column.
+
+        Returns
+        -------
+        self : object
+            The fitted search (``sigma_``, ``lam_``, ``best_score_``, ``cv_results_``, and
+            ``best_estimator_`` or the per-task models).
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True)
+        if self.kernel == "precomputed":
+            check_precomputed(X)
+        sigmas, lams = self._grids(X)
+        y, labels, fit_tasks = self._targets(y)
+        folds = cv_splits(self.cv, X, y, self.random_state)
+        table = ScoreTable(labels.shape[1], sigmas, lams)
+        reuse = self._search(X, y, labels, folds, table)
+        mean, best, grid_s, grid_l = table.choose(self.scoring)
+        if self.n_tasks_ is None:
+            self.cv_results_ = {"sigma": grid_s, "lam": grid_l, "mean_test_score": mean[0]}
+            self.sigma_ = None if np.isnan(grid_s[best[0]]) else float(grid_s[best[0]])
+            self.lam_ = float(grid_l[best[0]])
+            self.best_score_ = float(mean[0, best[0]])
+            self.best_estimator_ = self._refit(X, y, reuse)
+            return self
+        self.cv_results_, self.sigma_, self.lam_, self.best_score_ = task_choices(
+            mean, best, grid_s, grid_l, fit_tasks, self.n_tasks_
+        )
+        self._refit_tasks(X, y, fit_tasks, grid_s[best], grid_l[best], reuse)
+        return self
+
+    def predict_proba(self, X):
+        """Class probabilities of the chosen model(s): ``best_estimator_``'s (LSPC: Eq. 4,
+        5 or 6 by ``rounding``; kernel logistic regression: Eq. 2, coupled by Eq. 10-11).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            Test inputs, or their cross-kernel with ``kernel="precomputed"``.
+
+        Returns
+        -------
+        P : ndarray of shape (n_samples, n_classes) or (n_samples, n_tasks)
+            Single task: posteriors in ``classes_`` order.  Multi-task: estimates of
+            P(task positive | x) (a one-class task: its label).
+        """
+        check_is_fitted(self)
+        if self.n_tasks_ is None:
+            return self.best_estimator_.predict_proba(X)
+        return self._tasks_proba(X)
+
+    def decision_function(self, X):
+        """Scores ranked like :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            As in :meth:`predict_proba`.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,), (n_samples, n_classes) or (n_samples, n_tasks)
+            Single task: ``best_estimator_.decision_function``.  Multi-task: the log-odds
+            per task (LSPC with ``rounding="none"``: ``2 p - 1``; a one-class task of
+            kernel logistic regression: +-inf).
+        """
+        check_is_fitted(self)
+        if self.n_tasks_ is None:
+            return self.best_estimator_.decision_function(X)
+        return self._tasks_decision(X)
+
+    def predict(self, X):
+        """Decisions of the chosen model(s).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            As in :meth:`predict_proba`.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,) or (n_samples, n_tasks)
+            Single task: class labels.  Multi-task: 0/1 decisions at p > 1/2.
+        """
+        check_is_fitted(self)
+        if self.n_tasks_ is None:
+            return self.best_estimator_.predict(X)
+        return (self.predict_proba(X) > 0.5).astype(int)

@@ -4,15 +4,20 @@ Every estimator declares its parameters' types and ranges in scikit-learn's
 ``_parameter_constraints`` and validates them at the top of ``fit`` (``_fit_context``);
 the errors (``InvalidParameterError``, a ``ValueError`` and ``TypeError``) name the
 parameter.  What those constraints cannot say is here: the entries of a grid, rules
-between two parameters, and the shape of a precomputed kernel.
+between two parameters, the shape of a precomputed kernel, and the classes of a target
+(one wording for every estimator).  :func:`warn_convergence` is the one way a solver
+reports that it stopped at its iteration cap.
 """
 
 from __future__ import annotations
 
+import warnings
 from numbers import Real
 
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 
 #: A finite number > 0 (an ``Interval`` never admits NaN or infinity).
 POSITIVE = Interval(Real, 0, None, closed="neither")
@@ -68,3 +73,82 @@ def check_precomputed(K, n_train=None, name="X"):
     if not np.all(np.isfinite(K)):
         raise ValueError(f"precomputed kernel {name} contains NaN or infinity")
     return K
+
+
+def one_class_message(name, label, *, binary=False):
+    """The error of an estimator ``name`` fitted on a target with the one class ``label``:
+    every estimator that needs two classes says it in these words."""
+    need = "exactly two classes (binary classification)" if binary else "at least two classes"
+    if isinstance(label, np.generic):
+        label = label.item()  # 3, not np.int64(3)
+    return f"{name} needs {need} in y, got one class: {label!r}"
+
+
+def class_labels(y, name):
+    """``(classes, y_index)`` of class labels ``y`` with at least two classes.
+
+    ``y`` must be a classification target (scikit-learn's
+    ``check_classification_targets``); ``ValueError`` (:func:`one_class_message`) if it
+    holds one class only.
+    """
+    check_classification_targets(y)
+    classes, y_index = np.unique(y, return_inverse=True)
+    if classes.size < 2:
+        raise ValueError(one_class_message(name, classes[0]))
+    return classes, y_index
+
+
+def binary_labels(y, name):
+    """``(classes, y_index)`` of a binary target ``y``: exactly two classes.
+
+    ``ValueError`` for a target of another type (scikit-learn's ``type_of_target``:
+    multiclass, or continuous -- "Unknown label type", as scikit-learn words it) or of
+    one class only (:func:`one_class_message`).
+    """
+    y_type = type_of_target(y, input_name="y", raise_unknown=True)
+    if y_type.startswith("continuous"):
+        raise ValueError(
+            f"Unknown label type: {y_type}. Only binary classification is supported: y "
+            "must hold two classes"
+        )
+    if y_type != "binary":
+        raise ValueError(
+            f"Only binary classification is supported. The type of the target is {y_type}."
+        )
+    classes, y_index = np.unique(y, return_inverse=True)
+    if classes.size != 2:
+        raise ValueError(one_class_message(name, classes[0], binary=True))
+    return classes, y_index
+
+
+def label_matrix(Y, n):
+    """``Y`` as an int (n, m) 0/1 multilabel indicator matrix; ``ValueError`` for another
+    shape, another number of rows than ``n``, or entries other than 0 and 1 (naming the
+    target type)."""
+    Y = np.asarray(Y)
+    if Y.ndim != 2:
+        raise ValueError(
+            f"Y must be a 2-D (n_samples, n_labels) 0/1 indicator matrix, got shape {Y.shape}"
+        )
+    if Y.shape[0] != n:
+        raise ValueError(f"X and Y have different numbers of rows: {n} != {Y.shape[0]}")
+    if Y.dtype.kind not in "biuf" or not np.all((Y == 0) | (Y == 1)):
+        kind = type_of_target(Y, input_name="Y") if Y.dtype.kind in "biuf" else "unknown"
+        if kind.startswith("continuous"):
+            raise ValueError(
+                f"Unknown label type: {kind}. Y must contain only 0 and 1 "
+                "(a multilabel indicator matrix)"
+            )
+        raise ValueError(
+            "Only binary labels are supported: Y must contain only 0 and 1 "
+            f"(a multilabel indicator matrix); got target type {kind!r}"
+        )
+    return Y.astype(int)
+
+
+def warn_convergence(message, stacklevel=2):
+    """Warn ``sklearn.exceptions.ConvergenceWarning`` with ``message``: a solver stopped
+    at its iteration cap (or its tolerance was not met).  ``stacklevel`` counts from the
+    caller, as in ``warnings.warn``: 2 points at the caller's caller (the user's ``fit``).
+    """
+    warnings.warn(message, ConvergenceWarning, stacklevel=stacklevel + 1)

@@ -7,20 +7,17 @@ below refer to that paper.
 
 from __future__ import annotations
 
-import warnings
 from itertools import combinations
 from numbers import Integral
 
 import numpy as np
 from scipy.special import expit, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, Interval
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import POSITIVE, check_precomputed
+from ._validation import POSITIVE, check_precomputed, class_labels, warn_convergence
 
 # r_ij is kept inside [R_EPS, 1 - R_EPS] so that mu_ij, p_i never hit 0/0.
 R_EPS = 1e-15
@@ -181,18 +178,71 @@ def couple(R, N=None, tol=1e-10, max_iter=1000, method="newton", return_n_iter=F
     else:
         raise ValueError(f"method must be 'newton' or 'iteration', got {method!r}")
     if n_left:
-        warnings.warn(
+        warn_convergence(
             f"couple: {n_left} of {P.shape[0]} rows still moved by more than tol={tol:g} "
             f"after max_iter={max_iter} sweeps ({method!r}); their probabilities are the "
-            "last iterate",
-            ConvergenceWarning,
-            stacklevel=2,
+            "last iterate"
         )
     return (P[0] if single else P, n_iter) if return_n_iter else (P[0] if single else P)
 
 
 def _pairwise_input(estimator):
     return get_tags(estimator).input_tags.pairwise
+
+
+class PairBatching:
+    """The interface of a binary estimator that fits all pairs of :class:`PairwiseCoupling`
+    at once (private; :class:`kclf.KernelLogisticRegression` implements it).
+
+    :class:`PairwiseCoupling` fits one clone of its estimator per pair of classes.  If
+    the estimator derives from this class, ``fit`` first calls ``_fit_pairs`` on a clone
+    and predicts with ``_pairs_decision``; an implementation may decline either (return
+    None), and the pair-by-pair loop runs instead.  The defaults decline both.
+    """
+
+    def _fit_pairs(self, X, yi, pairs, pair_index):
+        """Fit every pair; called on a fresh clone of the coupling's estimator.
+
+        Parameters
+        ----------
+        X : ndarray of shape (n_samples, n_features), or (n_samples, n_samples)
+            All training inputs (the Gram matrix for a precomputed kernel).
+        yi : ndarray of shape (n_samples,)
+            Class indices into ``PairwiseCoupling.classes_``.
+        pairs : ndarray of shape (n_pairs, 2)
+            Class indices ``(i, j)``, ``i < j``.
+        pair_index : list of ndarray
+            Training rows of each pair.
+
+        Returns
+        -------
+        estimators : list of fitted estimators or None
+            One per pair, equal (up to round-off) to ``clone(self).fit`` on the pair's
+            rows with label 1 <=> class ``i``; None: fit them one by one.
+        """
+        return None
+
+    @classmethod
+    def _pairs_decision(cls, estimators, X_train, X, pair_index):
+        """The pairs' log-odds ``f_p(x)``, ``r_ij(x) = sigmoid(f_p(x))``, all at once.
+
+        Parameters
+        ----------
+        estimators : list of fitted estimators
+            ``PairwiseCoupling.estimators_`` (as ``_fit_pairs`` returned them).
+        X_train : ndarray of shape (n_train, n_features)
+            A copy of the training inputs (``PairwiseCoupling.X_fit_``).
+        X : ndarray of shape (n_samples, n_features)
+            Test inputs.
+        pair_index : list of ndarray
+            Training rows of each pair.
+
+        Returns
+        -------
+        F : ndarray of shape (n_samples, n_pairs) or None
+            None: each estimator's ``predict_proba`` is used.
+        """
+        return None
 
 
 class PairwiseCoupling(ClassifierMixin, BaseEstimator):
@@ -231,7 +281,7 @@ class PairwiseCoupling(ClassifierMixin, BaseEstimator):
         Whether every pair's fit converged (its ``converged_``; an estimator without
         that attribute counts as converged).
     X_fit_ : ndarray or None
-        Only for an estimator that fits all pairs at once (``_fit_pairwise``, as
+        Only for an estimator that fits all pairs at once (:class:`PairBatching`, as
         :class:`kclf.KernelLogisticRegression` does by stacked IRLS): a copy of the
         training inputs, from which the pairs' cross-kernels are cut at prediction
         (None for a precomputed kernel).
@@ -280,25 +330,19 @@ class PairwiseCoupling(ClassifierMixin, BaseEstimator):
         pairwise = _pairwise_input(self.estimator)
         if pairwise:
             check_precomputed(X)
-        check_classification_targets(y)
-        self.classes_, yi = np.unique(y, return_inverse=True)
+        self.classes_, yi = class_labels(y, "PairwiseCoupling")
         self.n_train_ = X.shape[0]
         c = self.classes_.size
-        if c < 2:
-            raise ValueError(
-                f"PairwiseCoupling needs at least 2 classes in y, got 1 class: {self.classes_[0]!r}"
-            )
         counts = np.bincount(yi, minlength=c)
         self.pairs_ = np.array(list(combinations(range(c), 2)))
         self.pair_counts_ = counts[:, None] + counts[None, :]
         np.fill_diagonal(self.pair_counts_, 0)
         self.pair_index_ = [np.flatnonzero((yi == i) | (yi == j)) for i, j in self.pairs_]
-        batched = getattr(self.estimator, "_fit_pairwise", None)
-        if batched is not None:
-            # the estimator fits all pairs at once (KernelLogisticRegression: stacked IRLS)
-            self.estimators_ = clone(self.estimator)._fit_pairwise(
-                X, yi, self.pairs_, self.pair_index_
-            )
+        fitted = None
+        if isinstance(self.estimator, PairBatching):
+            fitted = clone(self.estimator)._fit_pairs(X, yi, self.pairs_, self.pair_index_)
+        if fitted is not None:
+            self.estimators_ = fitted
             self.X_fit_ = None if pairwise else X.copy()
         else:
             self.estimators_ = []
@@ -331,10 +375,10 @@ class PairwiseCoupling(ClassifierMixin, BaseEstimator):
             check_precomputed(X, n_train=self.n_train_)
         c = self.classes_.size
         R = np.full((X.shape[0], c, c), 0.5)
-        batched = getattr(type(self.estimators_[0]), "_pairwise_decision", None)
         F = None
-        if batched is not None and getattr(self, "X_fit_", None) is not None:
-            F = batched(self.estimators_, self.X_fit_, X, self.pair_index_)
+        first = self.estimators_[0]
+        if isinstance(first, PairBatching) and getattr(self, "X_fit_", None) is not None:
+            F = type(first)._pairs_decision(self.estimators_, self.X_fit_, X, self.pair_index_)
         for p, ((i, j), est, idx) in enumerate(
             zip(self.pairs_, self.estimators_, self.pair_index_)
         ):

@@ -6,28 +6,30 @@ import warnings
 
 import numpy as np
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
-from ._search import (
-    SCORINGS,
-    best_index,
-    constant_tasks,
-    cv_splits,
-    score_proba,
-    search_grids,
-    task_choices,
-)
-from ._validation import check_precomputed, reject_with_precomputed
+from ._irls import irls, irls_primal
+from ._search import KernelGridSearch, score_proba
+from ._validation import warn_convergence
 from .coupling import couple
 from .kernels import gram
-from .klr import KernelLogisticRegression, irls, irls_primal
+from .klr import KernelLogisticRegression, nystroem_design, nystroem_map
+
+# the parameters passed on to every KernelLogisticRegression of the search
+MODEL_PARAMS = (
+    "kernel",
+    "multi_class",
+    "tol",
+    "max_iter",
+    "cg_tol",
+    "fit_intercept",
+    "solver",
+    "n_components",
+)
 
 
-class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
+class KernelLogisticRegressionCV(KernelGridSearch):
     """Kernel logistic regression with sigma and lambda chosen by K-fold CV.
 
     ``fit(X, y)`` selects and fits one classifier (binary, or multi-class by pairwise
@@ -37,7 +39,7 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
 
     Fast path: for every (sigma, fold) the kernel is computed once (on all of ``X``, then
     cut into the folds); all lambdas of the grid and all tasks (or one-vs-rest classes)
-    are then fitted by one call of :func:`kclf.klr.irls`, whose conjugate-gradient
+    are then fitted by one call of :func:`kclf._irls.irls`, whose conjugate-gradient
     iterations apply the shared kernel to all (task, lambda) columns as one matrix
     product.  Each setting is fitted to the same tolerance as a separate
     :class:`KernelLogisticRegression` would be, so the choice equals the naive loop's up
@@ -77,45 +79,27 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
         (the landmarks drawn with ``random_state``, as the final
         ``KernelLogisticRegression(n_components=m, random_state=random_state)`` fit on
         ``X`` draws them), and every fold, lambda and task is fitted in those features by
-        :func:`kclf.klr.irls_primal`.  Pairwise multi-class mode fits each pair's own
+        :func:`kclf._irls.irls_primal`.  Pairwise multi-class mode fits each pair's own
         feature map (as the final model does), one fit per setting and fold.
 
     Attributes
     ----------
-    sigma_, lam_ : float, or ndarray of shape (n_tasks,) in multi-task mode
-    best_score_ : float or ndarray of shape (n_tasks,)
-    cv_results_ : dict
-        ``"sigma"``, ``"lam"`` (n_settings,) and ``"mean_test_score"`` (n_settings,), or
-        (n_tasks, n_settings) in multi-task mode.
+    sigma_, lam_, best_score_, cv_results_, n_tasks_, task_constant_
+        The choice and the mean CV scores, as in :class:`kclf.LSPCCV`.
     best_estimator_ : KernelLogisticRegression
-        Single-task mode only.
+        The refitted model (single-task mode).
     estimators_ : list of KernelLogisticRegression or None
         Multi-task mode only, one per task (None for a one-class task).
-    task_constant_ : ndarray of shape (n_tasks,)
-        Multi-task mode: the label of a one-class task, NaN for the others.
-    n_tasks_ : int or None
     n_iter_ : ndarray
         IRLS steps of the final fit(s).
     """
 
+    _needs_inputs = ("n_components", "Nystroem mode")
     _parameter_constraints = {
-        "sigmas": ["array-like", None],
-        "lams": ["array-like", None],
-        "cv": ["cv_object"],
-        "scoring": [StrOptions(set(SCORINGS))],
+        **KernelGridSearch._parameter_constraints,
         **{
             name: KernelLogisticRegression._parameter_constraints[name]
-            for name in (
-                "multi_class",
-                "random_state",
-                "kernel",
-                "tol",
-                "max_iter",
-                "cg_tol",
-                "fit_intercept",
-                "solver",
-                "n_components",
-            )
+            for name in (*MODEL_PARAMS, "random_state")
         },
     }
 
@@ -136,13 +120,8 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
         solver="auto",
         n_components=None,
     ):
-        self.sigmas = sigmas
-        self.lams = lams
-        self.cv = cv
-        self.scoring = scoring
+        super().__init__(sigmas, lams, cv, scoring, random_state, kernel)
         self.multi_class = multi_class
-        self.random_state = random_state
-        self.kernel = kernel
         self.tol = tol
         self.max_iter = max_iter
         self.cg_tol = cg_tol
@@ -150,58 +129,39 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
         self.solver = solver
         self.n_components = n_components
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        tags.target_tags.multi_output = True
-        return tags
-
-    def _grids(self, X):
-        reject_with_precomputed(self, "n_components", "Nystroem mode")
-        return search_grids(X, self.sigmas, self.lams, self.kernel)
-
     def _estimator(self, sigma, lam):
+        """The model at one setting (``sigma`` NaN: no width)."""
         return KernelLogisticRegression(
             sigma=None if np.isnan(sigma) else float(sigma),
             lam=float(lam),
-            kernel=self.kernel,
-            multi_class=self.multi_class,
-            tol=self.tol,
-            max_iter=self.max_iter,
-            cg_tol=self.cg_tol,
-            fit_intercept=self.fit_intercept,
-            solver=self.solver,
-            n_components=self.n_components,
             random_state=self.random_state if self.n_components is not None else None,
+            **{name: getattr(self, name) for name in MODEL_PARAMS},
         )
 
-    def _irls(self, K, Y, lam):
-        A, _, conv = irls(K, Y, lam, self.tol, self.max_iter, self.cg_tol, self.solver)
-        self._cv_fits += conv.size
-        self._cv_unconverged += int(np.sum(~conv))
+    def _irls(self, K, Y, lam, conv):
+        """:func:`kclf._irls.irls` at this search's solver settings; appends the fits'
+        converged flags to ``conv``."""
+        A, _, converged = irls(K, Y, lam, self.tol, self.max_iter, self.cg_tol, self.solver)
+        conv.append(converged)
         return A
 
     def _features(self, X, sigma):
         """Nystroem features of all of ``X`` (with the intercept's column), as the final
         ``KernelLogisticRegression(n_components, random_state)`` fitted on ``X`` makes."""
-        est = self._estimator(sigma, 1.0)
-        est.sigma_ = None if np.isnan(sigma) else float(sigma)
-        est.nystroem_offset_ = np.median(X, axis=0) if self.kernel == "rbf" else None
-        est.nystroem_ = est._nystroem(X.shape[0])
-        est.nystroem_.fit(X if est.nystroem_offset_ is None else X - est.nystroem_offset_)
-        return est._features(X)
+        sigma = None if np.isnan(sigma) else float(sigma)
+        offset, nystroem = nystroem_map(X, self.kernel, sigma, self.n_components, self.random_state)
+        return nystroem_design(X, offset, nystroem, self.fit_intercept)
 
-    def _primal_path(self, Phi, tr, va, Ytr, lams):
+    def _primal_path(self, Phi, tr, va, Ytr, lams, conv):
         """:meth:`_binary_path` in Nystroem features ``Phi`` (n, m)."""
         T, L = Ytr.shape[1], lams.size
-        W, _, conv = irls_primal(
+        W, _, converged = irls_primal(
             Phi[tr], np.repeat(Ytr, L, axis=1), np.tile(lams, T), self.tol, self.max_iter
         )
-        self._cv_fits += conv.size
-        self._cv_unconverged += int(np.sum(~conv))
+        conv.append(converged)
         return expit(Phi[va] @ W).reshape(va.size, T, L).transpose(2, 0, 1)
 
-    def _naive_path(self, X, sigma, tr, va, y, lams):
+    def _naive_path(self, X, sigma, tr, va, y, lams, conv):
         """Class posteriors on the validation fold by one fit per lambda."""
         out = []
         for lam in lams:
@@ -209,28 +169,27 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always", ConvergenceWarning)
                 est.fit(X[tr], y[tr])
-            self._cv_fits += 1
-            self._cv_unconverged += int(any(w.category is ConvergenceWarning for w in caught))
+            conv.append(np.array([not any(w.category is ConvergenceWarning for w in caught)]))
             P = np.zeros((va.size, self.classes_.size))
             P[:, np.searchsorted(self.classes_, est.classes_)] = est.predict_proba(X[va])
             out.append(P)
         return np.stack(out)
 
-    def _binary_path(self, K, tr, va, Ytr, lams):
+    def _binary_path(self, K, tr, va, Ytr, lams, conv):
         """P(positive) on the validation fold, shape (n_lams, n_va, n_tasks)."""
         if self.n_components is not None:
-            return self._primal_path(K, tr, va, Ytr, lams)
+            return self._primal_path(K, tr, va, Ytr, lams, conv)
         T, L = Ytr.shape[1], lams.size
         Ktr = K[np.ix_(tr, tr)]
         if self.fit_intercept:
             Ktr += 1.0
-        A = self._irls(Ktr, np.repeat(Ytr, L, axis=1), np.tile(lams, T))
+        A = self._irls(Ktr, np.repeat(Ytr, L, axis=1), np.tile(lams, T), conv)
         F = K[np.ix_(va, tr)] @ A
         if self.fit_intercept:
             F += A.sum(axis=0)
         return expit(F).reshape(va.size, T, L).transpose(2, 0, 1)
 
-    def _pairwise_path(self, K, tr, va, yi_tr, c, lams):
+    def _pairwise_path(self, K, tr, va, yi_tr, c, lams, conv):
         """Coupled class posteriors on the validation fold, shape (n_lams, n_va, c)."""
         L = lams.size
         R = np.full((L, va.size, c, c), 0.5)
@@ -242,7 +201,7 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
                 Kp = K[np.ix_(idx, idx)]
                 if self.fit_intercept:
                     Kp += 1.0
-                A = self._irls(Kp, np.repeat(y, L, axis=1), lams)
+                A = self._irls(Kp, np.repeat(y, L, axis=1), lams, conv)
                 F = K[np.ix_(va, idx)] @ A
                 if self.fit_intercept:
                     F += A.sum(axis=0)
@@ -252,59 +211,13 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
         N = counts[:, None] + counts[None, :]
         return np.stack([couple(R[li], N) for li in range(L)])
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Select (sigma, lambda) by CV, then refit (IRLS, Eq. 9) on all of ``X``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
-            The training inputs, or their Gram matrix with ``kernel="precomputed"``.
-        y : array-like of shape (n_samples,) or (n_samples, n_tasks)
-            Class labels (single task), or a 0/1 matrix with one binary task per column.
-
-        Returns
-        -------
-        self : KernelLogisticRegressionCV
-            The fitted search (``sigma_``, ``lam_``, ``cv_results_``, and
-            ``best_estimator_`` or the per-task ``estimators_``).
-        """
-        y_arr = np.asarray(y)
-        multi = y_arr.ndim == 2 and y_arr.shape[1] > 1
-        X, y = validate_data(self, X, y, dtype=np.float64, multi_output=multi)
-        if self.kernel == "precomputed":
-            check_precomputed(X)
-        sigmas, lams = self._grids(X)
-        if multi:
-            Y = np.asarray(y)
-            if not np.isin(Y, (0, 1)).all():
-                raise ValueError("a 2-D y must be a 0/1 matrix (n_samples, n_tasks)")
-            self.n_tasks_ = Y.shape[1]
-            self.classes_ = np.array([0, 1])
-            self.task_constant_, fit_tasks = constant_tasks(Y, "KernelLogisticRegressionCV")
-            labels = Y[:, fit_tasks].astype(int)
-            folds = cv_splits(self.cv, X, Y, self.random_state)
-            c = 2
-        else:
-            if y.ndim == 2:
-                y = y.ravel()
-            check_classification_targets(y)
-            self.n_tasks_ = None
-            self.classes_, yi = np.unique(y, return_inverse=True)
-            c = self.classes_.size
-            if c < 2:
-                raise ValueError(
-                    f"KernelLogisticRegressionCV needs at least 2 classes in y, got 1 "
-                    f"class: {self.classes_[0]!r}"
-                )
-            if self.scoring == "auc" and c != 2:
-                raise ValueError("scoring='auc' needs a binary y")
-            labels = yi[:, None]
-            folds = cv_splits(self.cv, X, y, self.random_state)
-        n_tasks = labels.shape[1]
-        scores = np.zeros((n_tasks, sigmas.size, lams.size))
-        counts = np.zeros_like(scores)
-        self._cv_fits = self._cv_unconverged = 0
+    def _search(self, X, y, labels, folds, table):
+        """Every (task, sigma, lambda)'s fold scores by the warm paths above; warns once
+        (``ConvergenceWarning``) if some of the search's IRLS fits stopped at
+        ``max_iter``."""
+        sigmas, lams = table.sigmas, table.lams
+        c, n_tasks = self.classes_.size, labels.shape[1]
+        conv = []  # converged flags of every IRLS fit of the search
         naive = self.n_components is not None and c > 2 and self.multi_class == "pairwise"
         for si, sigma in enumerate(sigmas if n_tasks else ()):
             if naive:
@@ -315,101 +228,55 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
                 K = gram(self.kernel, X, None, None if np.isnan(sigma) else sigma)
             for tr, va in folds:
                 if naive:
-                    Ps = [self._naive_path(X, sigma, tr, va, y, lams)]
+                    Ps = [self._naive_path(X, sigma, tr, va, y, lams, conv)]
                 elif c == 2:
-                    P1 = self._binary_path(K, tr, va, labels[tr].astype(float), lams)
+                    P1 = self._binary_path(K, tr, va, labels[tr].astype(float), lams, conv)
                     Ps = [np.stack([1.0 - P1[..., t], P1[..., t]], axis=2) for t in range(n_tasks)]
                 elif self.multi_class == "ovr":
                     Ytr = np.eye(c)[labels[tr, 0]]
-                    P = self._binary_path(K, tr, va, Ytr, lams)
+                    P = self._binary_path(K, tr, va, Ytr, lams, conv)
                     Ps = [P / P.sum(axis=2, keepdims=True)]
                 else:
-                    Ps = [self._pairwise_path(K, tr, va, labels[tr, 0], c, lams)]
-                for t in range(n_tasks):
-                    for li in range(lams.size):
-                        sc = score_proba(Ps[t][li], labels[va, t], self.scoring)
-                        if not np.isnan(sc):
-                            scores[t, si, li] += sc
-                            counts[t, si, li] += 1
-        if self._cv_unconverged:
-            warnings.warn(
-                f"KernelLogisticRegressionCV: {self._cv_unconverged} of {self._cv_fits} IRLS "
+                    Ps = [self._pairwise_path(K, tr, va, labels[tr, 0], c, lams, conv)]
+                sc = [
+                    [score_proba(Ps[t][li], labels[va, t], self.scoring) for t in range(n_tasks)]
+                    for li in range(lams.size)
+                ]
+                table.add(si, np.array(sc, dtype=float).reshape(lams.size, n_tasks))
+        conv = np.concatenate(conv) if conv else np.ones(0, dtype=bool)
+        if not conv.all():
+            warn_convergence(
+                f"KernelLogisticRegressionCV: {int(np.sum(~conv))} of {conv.size} IRLS "
                 f"fits of the search (settings x folds x problems) did not reach "
                 f"tol={self.tol} within max_iter={self.max_iter} steps",
-                ConvergenceWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
-        del self._cv_fits, self._cv_unconverged
-        with np.errstate(invalid="ignore"):
-            mean = np.where(counts > 0, scores / np.maximum(counts, 1), np.nan)
-        mean = mean.reshape(n_tasks, -1)
-        grid_s = np.repeat(sigmas, lams.size)
-        grid_l = np.tile(lams, sigmas.size)
-        best = np.array(
-            [best_index(mean[t], self.scoring, grid_s, grid_l) for t in range(n_tasks)], dtype=int
-        )
-        if not multi:
-            self.cv_results_ = {"sigma": grid_s, "lam": grid_l, "mean_test_score": mean[0]}
-            self.sigma_ = None if np.isnan(grid_s[best[0]]) else float(grid_s[best[0]])
-            self.lam_ = float(grid_l[best[0]])
-            self.best_score_ = float(mean[0, best[0]])
-            self.best_estimator_ = self._estimator(grid_s[best[0]], self.lam_).fit(X, y)
-            self.n_iter_ = self.best_estimator_.n_iter_
-            return self
-        T = self.n_tasks_
-        self.cv_results_, self.sigma_, self.lam_, self.best_score_ = task_choices(
-            mean, best, grid_s, grid_l, fit_tasks, T
-        )
-        self.estimators_ = [None] * T
-        for t in fit_tasks:
-            est = self._estimator(self.sigma_[t], self.lam_[t])
-            self.estimators_[t] = est.fit(X, np.asarray(y)[:, t].astype(int))
+
+    def _refit(self, X, y, reuse):
+        est = self._estimator(np.nan if self.sigma_ is None else self.sigma_, self.lam_)
+        est.fit(X, y)
+        self.n_iter_ = est.n_iter_
+        return est
+
+    def _refit_tasks(self, X, Y, fit_tasks, sig_t, lam_t, reuse):
+        self.estimators_ = [None] * self.n_tasks_
+        for t, sigma, lam in zip(fit_tasks, sig_t, lam_t):
+            est = self._estimator(sigma, lam)
+            self.estimators_[t] = est.fit(X, np.asarray(Y)[:, t].astype(int))
         fitted = [e for e in self.estimators_ if e is not None]
         self.n_iter_ = np.concatenate([e.n_iter_ for e in fitted]) if fitted else np.array([])
-        return self
 
-    def predict_proba(self, X):
-        """Class probabilities of the chosen model(s) (Eq. 2; coupled by Eq. 10-11).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
-            Test inputs, or their cross-kernel with ``kernel="precomputed"``.
-
-        Returns
-        -------
-        P : ndarray of shape (n_samples, n_classes) or (n_samples, n_tasks)
-            Single task: posteriors in ``classes_`` order.  Multi-task: estimates of
-            P(task positive | x) (a one-class task: its label).
-        """
-        check_is_fitted(self)
-        if self.n_tasks_ is None:
-            return self.best_estimator_.predict_proba(X)
+    def _tasks_proba(self, X):
+        """P(task positive | x) of every task's model (Eq. 2)."""
         X = validate_data(self, X, dtype=np.float64, reset=False)
         out = np.empty((X.shape[0], self.n_tasks_))
         for t, est in enumerate(self.estimators_):
             out[:, t] = self.task_constant_[t] if est is None else est.predict_proba(X)[:, 1]
         return out
 
-    def decision_function(self, X):
-        """Scores ranked like :meth:`predict_proba`.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
-            As in :meth:`predict_proba`.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,), (n_samples, n_classes) or (n_samples, n_tasks)
-            Single task: as :meth:`KernelLogisticRegression.decision_function`.
-            Multi-task: the log-odds ``f(x)`` per task (+-inf for a one-class task).
-        """
-        check_is_fitted(self)
-        if self.n_tasks_ is None:
-            return self.best_estimator_.decision_function(X)
+    def _tasks_decision(self, X):
+        """The log-odds ``f(x)`` of every task's model (+-inf for a one-class task)."""
         n = validate_data(self, X, dtype=np.float64, reset=False).shape[0]
-        # a one-class task: log-odds +-inf
         return np.column_stack(
             [
                 np.full(n, np.inf if self.task_constant_[t] else -np.inf)
@@ -418,21 +285,3 @@ class KernelLogisticRegressionCV(ClassifierMixin, BaseEstimator):
                 for t, e in enumerate(self.estimators_)
             ]
         )
-
-    def predict(self, X):
-        """Decisions of the chosen model(s).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
-            As in :meth:`predict_proba`.
-
-        Returns
-        -------
-        y : ndarray of shape (n_samples,) or (n_samples, n_tasks)
-            Single task: class labels.  Multi-task: 0/1 decisions at p > 1/2.
-        """
-        check_is_fitted(self)
-        if self.n_tasks_ is None:
-            return self.best_estimator_.predict(X)
-        return (self.predict_proba(X) > 0.5).astype(int)

@@ -13,11 +13,16 @@ import numpy as np
 import scipy.linalg
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._lowrank import choose_centers
-from ._validation import KERNEL, POSITIVE, check_precomputed, reject_with_precomputed
+from ._validation import (
+    KERNEL,
+    POSITIVE,
+    check_precomputed,
+    class_labels,
+    reject_with_precomputed,
+)
 from .kernels import gram, median_sigma
 
 ROUNDINGS = ("outputs", "parameters", "none")
@@ -222,12 +227,7 @@ class LSPC(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64)
         if self.kernel == "precomputed":
             check_precomputed(X)
-        check_classification_targets(y)
-        self.classes_, yi = np.unique(y, return_inverse=True)
-        if self.classes_.size < 2:
-            raise ValueError(
-                f"LSPC needs at least 2 classes in y, got 1 class: {self.classes_[0]!r}"
-            )
+        self.classes_, yi = class_labels(y, "LSPC")
         self.sigma_ = self._check_params(X)
         if self.n_basis is None:
             index, C = np.arange(X.shape[0]), None

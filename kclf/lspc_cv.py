@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from ._lowrank import (
     FoldSystems,
@@ -20,17 +17,12 @@ from ._lowrank import (
     serial_blas,
 )
 from ._search import (
-    SCORINGS,
     BinaryFoldScores,
-    best_index,
+    KernelGridSearch,
     binary_fold_scores,
-    constant_tasks,
-    cv_splits,
     fold_scores,
-    search_grids,
-    task_choices,
 )
-from ._validation import check_precomputed, reject_with_precomputed
+from ._validation import check_precomputed
 from .kernels import gram, squared_distances
 from .lspc import (
     LSPC,
@@ -78,7 +70,7 @@ def solved_columns(ind, n_tasks, rounding):
     return np.c_[np.ones(ind.shape[0]), ind[:, 1::2]], to_classes
 
 
-class LSPCCV(ClassifierMixin, BaseEstimator):
+class LSPCCV(KernelGridSearch):
     """LSPC with sigma and lambda chosen by K-fold cross-validation.
 
     ``fit(X, y)`` selects and fits one classifier.  ``fit(X, Y)`` with a 2-D 0/1 matrix
@@ -155,12 +147,10 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
         Multi-task mode: the label of a one-class task, NaN for the others.
     """
 
+    _needs_inputs = ("n_basis", "low-rank LSPC")
     _parameter_constraints = {
-        "sigmas": ["array-like", None],
-        "lams": ["array-like", None],
-        "cv": ["cv_object"],
+        **KernelGridSearch._parameter_constraints,
         "rounding": LSPC._parameter_constraints["rounding"],
-        "scoring": [StrOptions(set(SCORINGS))],
         "random_state": ["random_state"],
         "kernel": LSPC._parameter_constraints["kernel"],
         "n_basis": LSPC._parameter_constraints["n_basis"],
@@ -173,32 +163,17 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
         lams=None,
         *,
         cv=2,
+        random_state=None,
         rounding="outputs",
         scoring="error",
-        random_state=None,
         kernel="rbf",
         n_basis=None,
         centers="random",
     ):
-        self.sigmas = sigmas
-        self.lams = lams
-        self.cv = cv
+        super().__init__(sigmas, lams, cv, scoring, random_state, kernel)
         self.rounding = rounding
-        self.scoring = scoring
-        self.random_state = random_state
-        self.kernel = kernel
         self.n_basis = n_basis
         self.centers = centers
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        tags.target_tags.multi_output = True
-        return tags
-
-    def _grids(self, X):
-        reject_with_precomputed(self, "n_basis", "low-rank LSPC")
-        return search_grids(X, self.sigmas, self.lams, self.kernel)
 
     def _kernel(self, X, Y, sigma):
         return gram(self.kernel, X, Y, None if np.isnan(sigma) else sigma)
@@ -237,9 +212,10 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
                 acc.add(F[:, :, 0::2], F[:, :, 1::2], labels[lo : lo + SCORE_BLOCK])
         return acc.scores()
 
-    def _search_exact(self, X, sigmas, lams, folds, ind, labels, scores, counts):
-        """Add every (task, sigma, lambda)'s fold scores to ``scores`` and ``counts``;
-        returns the squared distances of ``X`` (rbf; None otherwise) for the final fit."""
+    def _search_exact(self, X, folds, ind, labels, table):
+        """Add every (task, sigma, lambda)'s fold scores to ``table``; returns the squared
+        distances of ``X`` (rbf; None otherwise) for the final fit."""
+        sigmas, lams = table.sigmas, table.lams
         n_tasks = labels.shape[1]
         S, to_classes = solved_columns(ind, n_tasks, self.rounding)
         D = squared_distances(X) if self.kernel == "rbf" and n_tasks else None
@@ -276,16 +252,15 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
                     F = Kva @ (V @ GB)
                 else:
                     F = (Kva @ V) @ GB
-                sc = self._fold_scores(to_classes, F.reshape(va.size, lams.size, -1), labels[va])
-                ok = ~np.isnan(sc)
-                scores[:, si, :] += np.where(ok, sc, 0.0).T
-                counts[:, si, :] += ok.T
+                F = F.reshape(va.size, lams.size, -1)
+                table.add(si, self._fold_scores(to_classes, F, labels[va]))
         return D
 
-    def _search_lowrank(self, X, sigmas, lams, folds, ind, labels, scores, counts):
+    def _search_lowrank(self, X, folds, ind, labels, table):
         """:meth:`_search_exact` for the low-rank model (``n_basis``; see the class
         docstring).  Returns the centres ``(index, C)`` and, per width, the full
         ``(K^T K, K^T ind)`` for the final fit."""
+        sigmas, lams = table.sigmas, table.lams
         n, n_tasks = X.shape[0], labels.shape[1]
         index, C = choose_centers(X, self.n_basis, self.centers, self.random_state)
         b = C.shape[0]
@@ -315,103 +290,39 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
                     np.maximum(A, 0.0, out=A)
                 Kva, va_pos = rows_of(K, pos[va])
                 sc = self._block_scores(to_classes, Kva, A.reshape(b, -1), labels_o[va_pos])
-                ok = ~np.isnan(sc)
-                scores[:, si, :] += np.where(ok, sc, 0.0).T
-                counts[:, si, :] += ok.T
+                table.add(si, sc)
             G, KSf = fs.full()
             systems.append((G, to_classes(KSf).reshape(b, -1)))
         return (index, C), systems
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
-        """Select (sigma, lambda) by CV, then refit Eq. (3) on all of ``X``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
-            The training inputs, or their Gram matrix with ``kernel="precomputed"``.
-        y : array-like of shape (n_samples,) or (n_samples, n_tasks)
-            Class labels (single task), or a 0/1 matrix with one binary task per column.
-
-        Returns
-        -------
-        self : LSPCCV
-            The fitted search (``sigma_``, ``lam_``, ``cv_results_``, and
-            ``best_estimator_`` or the per-task ``alpha_``).
-        """
-        X, y = validate_data(self, X, y, dtype=np.float64, multi_output=True)
-        multi = y.ndim == 2 and y.shape[1] > 1
-        if self.kernel == "precomputed":
-            check_precomputed(X)
-        sigmas, lams = self._grids(X)
-        if multi:
-            Y = np.asarray(y)
-            if not np.isin(Y, (0, 1)).all():
-                raise ValueError("a 2-D y must be a 0/1 matrix (n_samples, n_tasks)")
-            self.n_tasks_ = Y.shape[1]
-            self.classes_ = np.array([0, 1])
-            self.task_constant_, fit_tasks = constant_tasks(Y, "LSPCCV")
-            # columns per searched task: [negative, positive]
-            Ys = Y[:, fit_tasks]
-            ind = np.stack([1 - Ys, Ys], axis=2).reshape(Y.shape[0], -1).astype(float)
-            labels = Ys.astype(int)
-            folds = cv_splits(self.cv, X, Y, self.random_state)
-        else:
-            if y.ndim == 2:
-                y = y.ravel()
-            check_classification_targets(y)
-            self.n_tasks_ = None
-            self.classes_, yi = np.unique(y, return_inverse=True)
-            if self.classes_.size < 2:
-                raise ValueError(
-                    f"LSPCCV needs at least 2 classes in y, got 1 class: {self.classes_[0]!r}"
-                )
-            if self.scoring == "auc" and self.classes_.size != 2:
-                raise ValueError("scoring='auc' needs a binary y")
-            ind = np.eye(self.classes_.size)[yi]
-            labels = yi[:, None]
-            fit_tasks = np.array([0])
-            folds = cv_splits(self.cv, X, y, self.random_state)
-        n_tasks = labels.shape[1]
-        scores = np.zeros((n_tasks, sigmas.size, lams.size))
-        counts = np.zeros_like(scores)
+    def _search(self, X, y, labels, folds, table):
+        """Every (task, sigma, lambda)'s fold scores (exact or low-rank path); returns what
+        the refit reuses: the class indicator columns ``ind``, the grid's widths, and the
+        squared distances ``D`` (exact) or the ``centers`` and full ``systems`` per width
+        (low rank)."""
+        if self.n_tasks_ is None:
+            ind = np.eye(self.classes_.size)[labels[:, 0]]
+        else:  # columns per searched task: [negative, positive]
+            ind = np.stack([1 - labels, labels], axis=2).reshape(y.shape[0], -1).astype(float)
+        reuse = {"ind": ind, "sigmas": table.sigmas, "D": None, "centers": None}
         if self.n_basis is None:
-            D = self._search_exact(X, sigmas, lams, folds, ind, labels, scores, counts)
+            reuse["D"] = self._search_exact(X, folds, ind, labels, table)
         else:
-            D = None
-            centers, systems = self._search_lowrank(
-                X, sigmas, lams, folds, ind, labels, scores, counts
-            )
-        with np.errstate(invalid="ignore"):
-            mean = np.where(counts > 0, scores / np.maximum(counts, 1), np.nan)
-        mean = mean.reshape(n_tasks, -1)
-        grid_s = np.repeat(sigmas, lams.size)
-        grid_l = np.tile(lams, sigmas.size)
-        best = np.array(
-            [best_index(mean[t], self.scoring, grid_s, grid_l) for t in range(n_tasks)], dtype=int
-        )
-        if not multi:
-            self.cv_results_ = {"sigma": grid_s, "lam": grid_l, "mean_test_score": mean[0]}
-            self.sigma_ = None if np.isnan(grid_s[best[0]]) else float(grid_s[best[0]])
-            self.lam_ = float(grid_l[best[0]])
-            self.best_score_ = float(mean[0, best[0]])
-            self.best_estimator_ = LSPC(
-                sigma=self.sigma_,
-                lam=self.lam_,
-                rounding=self.rounding,
-                kernel=self.kernel,
-                n_basis=self.n_basis,
-                centers=self.centers,
-                random_state=self.random_state,
-            )._fit(X, y, centers=None if self.n_basis is None else centers)
-            return self
-        T = self.n_tasks_
-        self.cv_results_, self.sigma_, self.lam_, self.best_score_ = task_choices(
-            mean, best, grid_s, grid_l, fit_tasks, T
-        )
-        sig_t, lam_t = grid_s[best], grid_l[best]
-        n_basis = X.shape[0] if self.n_basis is None else centers[1].shape[0]
-        self.alpha_ = np.zeros((n_basis, T, 2))
+            reuse["centers"], reuse["systems"] = self._search_lowrank(X, folds, ind, labels, table)
+        return reuse
+
+    def _refit(self, X, y, reuse):
+        """Eq. (3) on all of ``X`` at ``sigma_``, ``lam_`` (the search's centres)."""
+        model = ("rounding", "kernel", "n_basis", "centers", "random_state")
+        est = LSPC(self.sigma_, self.lam_, **{name: getattr(self, name) for name in model})
+        return est._fit(X, y, centers=reuse["centers"])
+
+    def _refit_tasks(self, X, Y, fit_tasks, sig_t, lam_t, reuse):
+        """``alpha_`` (n_basis, n_tasks, 2) of every searched task: one Cholesky
+        factorisation per distinct (sigma, lambda) chosen."""
+        sigmas, D = reuse["sigmas"], reuse["D"]
+        n_basis = X.shape[0] if self.n_basis is None else reuse["centers"][1].shape[0]
+        self.alpha_ = np.zeros((n_basis, self.n_tasks_, 2))
         # the final systems have n (or b) unknowns; up to SERIAL_EIGH_MAX their Gram
         # matrix and Cholesky factorisation run on one BLAS thread, as the search's eigh
         with serial_blas(n_basis <= SERIAL_EIGH_MAX):
@@ -419,42 +330,26 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
                 same_s = np.isnan(sig_t) if np.isnan(sigma) else sig_t == sigma
                 if self.n_basis is not None:
                     si = int(np.flatnonzero(np.isnan(sigmas) | (sigmas == sigma))[0])
-                    G, KY = systems[si]
+                    G, KY = reuse["systems"][si]
                     H, h = G / X.shape[0], KY / X.shape[0]
                 elif D is not None:
-                    H, h = normal_equations(np.exp(D * (-1.0 / (2.0 * sigma**2))), ind)
+                    H, h = normal_equations(np.exp(D * (-1.0 / (2.0 * sigma**2))), reuse["ind"])
                 else:
-                    H, h = normal_equations(self._kernel(X, None, sigma), ind)
+                    H, h = normal_equations(self._kernel(X, None, sigma), reuse["ind"])
                 for lam in np.unique(lam_t[same_s]):
                     tasks = np.flatnonzero(same_s & (lam_t == lam))
                     cols = (2 * tasks[:, None] + np.arange(2)).ravel()
                     alpha = solve_normal(H, h[:, cols], lam)
                     self.alpha_[:, fit_tasks[tasks], :] = alpha.reshape(-1, tasks.size, 2)
         if self.n_basis is not None:
-            self.center_index_, self.X_fit_ = centers
-            return self
-        # a copy: the caller may change X after fit (a precomputed Gram matrix is only
-        # kept for its shape)
-        self.X_fit_ = X if self.kernel == "precomputed" else X.copy()
-        return self
+            self.center_index_, self.X_fit_ = reuse["centers"]
+        else:
+            # a copy: the caller may change X after fit (a precomputed Gram matrix is
+            # only kept for its shape)
+            self.X_fit_ = X if self.kernel == "precomputed" else X.copy()
 
-    def predict_proba(self, X):
-        """Class-posterior estimates of the chosen model(s) (Eq. 4, 5 or 6 by ``rounding``).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
-            Test inputs, or their cross-kernel with ``kernel="precomputed"``.
-
-        Returns
-        -------
-        P : ndarray of shape (n_samples, n_classes) or (n_samples, n_tasks)
-            Single task: posteriors in ``classes_`` order.  Multi-task: estimates of
-            P(task positive | x) (a one-class task: its label).
-        """
-        check_is_fitted(self)
-        if self.n_tasks_ is None:
-            return self.best_estimator_.predict_proba(X)
+    def _tasks_proba(self, X):
+        """P(task positive | x) of every task (Eq. 4, 5 or 6 by ``rounding``)."""
         if self.kernel == "precomputed":
             check_precomputed(X, n_train=self.X_fit_.shape[0])
         X = validate_data(self, X, dtype=np.float64, reset=False)
@@ -471,40 +366,7 @@ class LSPCCV(ClassifierMixin, BaseEstimator):
                 out[:, t] = round_outputs(F, self.rounding)[:, 1]
         return out
 
-    def decision_function(self, X):
-        """Scores ranked like :meth:`predict_proba`.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
-            As in :meth:`predict_proba`.
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,), (n_samples, n_classes) or (n_samples, n_tasks)
-            Single task: as :meth:`kclf.LSPC.decision_function`.  Multi-task: the log-odds
-            of :meth:`predict_proba` per task (``2 p - 1`` for ``rounding="none"``).
-        """
-        check_is_fitted(self)
-        if self.n_tasks_ is None:
-            return self.best_estimator_.decision_function(X)
+    def _tasks_decision(self, X):
+        """The log-odds of :meth:`_tasks_proba` (``2 p - 1`` for ``rounding="none"``)."""
         P = self.predict_proba(X)
         return log_odds(P) if self.rounding != "none" else 2.0 * P - 1.0
-
-    def predict(self, X):
-        """Decisions of the chosen model(s).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
-            As in :meth:`predict_proba`.
-
-        Returns
-        -------
-        y : ndarray of shape (n_samples,) or (n_samples, n_tasks)
-            Single task: class labels.  Multi-task: 0/1 decisions at p > 1/2.
-        """
-        check_is_fitted(self)
-        if self.n_tasks_ is None:
-            return self.best_estimator_.predict(X)
-        return (self.predict_proba(X) > 0.5).astype(int)

@@ -10,10 +10,9 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import linprog
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import KERNEL, POSITIVE, check_precomputed
+from ._validation import KERNEL, POSITIVE, check_precomputed, class_labels
 from .kernels import gram, median_sigma
 
 HIGHS_METHODS = ("highs", "highs-ds", "highs-ipm")
@@ -266,12 +265,7 @@ class MAPLP(ClassifierMixin, BaseEstimator):
                 f"solver_options['method'] must be one of {HIGHS_METHODS}, got {method!r}"
             )
         X, y = validate_data(self, X, y)
-        check_classification_targets(y)
-        self.classes_, y_index = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
-            raise ValueError(
-                f"MAPLP needs samples of at least 2 classes; got one class {self.classes_[0]!r}"
-            )
+        self.classes_, y_index = class_labels(y, "MAPLP")
         self.sigma_ = None
         if self.kernel == "precomputed":
             K = check_precomputed(X)

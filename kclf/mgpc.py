@@ -24,10 +24,9 @@ from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import POSITIVE, positive_grid
+from ._validation import POSITIVE, binary_labels, positive_grid
 from .kernels import median_sigma, rbf_kernel, squared_distances
 
 # Williams & Barber (1998), Appendix A: the logistic sigmoid as a combination of five
@@ -431,17 +430,7 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
             The fitted estimator.
         """
         X, y = validate_data(self, X, y, dtype=float)
-        y_type = type_of_target(y, input_name="y", raise_unknown=True)
-        if y_type != "binary":
-            raise ValueError(
-                f"Only binary classification is supported. The type of the target is {y_type}."
-            )
-        self.classes_, y_idx = np.unique(y, return_inverse=True)
-        if self.classes_.size != 2:
-            raise ValueError(
-                "y must contain exactly two classes (binary classification), got one class: "
-                f"{self.classes_}"
-            )
+        self.classes_, y_idx = binary_labels(y, "ManifoldGPC")
         self._check_params(X.shape[0])
         ls_fixed = _grid(self.length_scale, "length_scale")
         amp_grid = _grid(self.amplitude, "amplitude")

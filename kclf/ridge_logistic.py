@@ -8,17 +8,16 @@ L2 logistic regression with ``C = (1 - lam) / (2 lam)``.
 
 from __future__ import annotations
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._validation import binary_labels, warn_convergence
 
 SOLVERS = ("newton", "gradient")
 
@@ -100,6 +99,11 @@ class WeightedRidgeLogistic(ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Maximise the weighted ridge likelihood ``l^lam`` of Sec. 2.2 on ``(X, y)``.
@@ -107,26 +111,17 @@ class WeightedRidgeLogistic(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The covariates ``x_i``.
         y : array-like of shape (n_samples,)
-            Exactly two classes.
+            Exactly two classes; ``classes_[1]`` is coded ``t_i = 1``.
 
         Returns
         -------
         self : WeightedRidgeLogistic
-            The fitted estimator.
+            The fitted estimator (``coef_`` and ``intercept_`` are ``beta``).
         """
         X, y = validate_data(self, X, y, dtype=float)
-        y_type = type_of_target(y, input_name="y", raise_unknown=True)
-        if y_type != "binary":
-            raise ValueError(
-                f"Only binary classification is supported. The type of the target is {y_type}."
-            )
-        self.classes_, t = np.unique(y, return_inverse=True)
-        if self.classes_.size != 2:
-            raise ValueError(
-                "y must contain exactly two classes (binary classification), got one class: "
-                f"{self.classes_}"
-            )
+        self.classes_, t = binary_labels(y, "WeightedRidgeLogistic")
         t = t.astype(float)
         lam = float(self.lam)
         n, p = X.shape
@@ -165,10 +160,8 @@ class WeightedRidgeLogistic(ClassifierMixin, BaseEstimator):
                 beta = beta + g / lip
                 obj = weighted_ridge_objective(beta, A, t, lam, n_unpen)
         if not converged:
-            warnings.warn(
-                f"{self.solver} solver did not reach tol={self.tol} in {max_iter} iterations",
-                ConvergenceWarning,
-                stacklevel=2,
+            warn_convergence(
+                f"{self.solver} solver did not reach tol={self.tol} in {max_iter} iterations"
             )
         self.coef_ = beta[:p][None, :]
         self.intercept_ = np.array([beta[p] - mean @ beta[:p] if self.fit_intercept else 0.0])
@@ -182,6 +175,7 @@ class WeightedRidgeLogistic(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The covariates ``x``, as at fit.
 
         Returns
         -------
@@ -198,6 +192,7 @@ class WeightedRidgeLogistic(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The covariates ``x``, as at fit.
 
         Returns
         -------
@@ -213,16 +208,12 @@ class WeightedRidgeLogistic(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            The covariates ``x``, as at fit.
 
         Returns
         -------
         y : ndarray of shape (n_samples,)
             Labels from ``classes_``.
         """
-        check_is_fitted(self)
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
+        positive = self.decision_function(X) > 0
+        return self.classes_[positive.astype(int)]

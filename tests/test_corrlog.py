@@ -11,6 +11,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from kclf import _corrlog_solver as solver
 from kclf import belief_propagation as bp
 from kclf import corrlog as cl
 from kclf.corrlog import CorrLog
@@ -386,7 +387,7 @@ def test_scene_corrlog_subset_accuracy_at_least_ilr():
 
 
 # ---------------------------------------------------------------------------------------
-# issue 19: belief propagation over all rows at once, against a per-row loop
+# belief propagation over all rows at once, against a per-row loop
 # ---------------------------------------------------------------------------------------
 
 
@@ -486,7 +487,7 @@ def test_polish_fixes_the_parity_of_oscillating_max_product():
 
 
 # ---------------------------------------------------------------------------------------
-# issue 19: the warm-started path, screening, the Lipschitz bound, parallel folds
+# the warm-started path, screening, the Lipschitz bound, parallel folds
 # ---------------------------------------------------------------------------------------
 
 
@@ -540,7 +541,7 @@ def flat(coef, intercept, A):
 def assert_same_solution(t_a, t_b, X, Y, rho1, rho2, tol):
     """Two solutions of the objective at ``(rho1, rho2)``, each stopped at ``tol``.
 
-    The stopping rule (kclf.corrlog._fista) ends on a proximal step ``x -> z`` of ``1/L``
+    The stopping rule (kclf._corrlog_solver.fista) ends on a proximal step ``x -> z`` of ``1/L``
     that lowered the objective ``F`` by at most ``tol |F|``, hence ``||z - x|| <=
     sqrt(2 tol |F| / L)`` and a residual of at most ``(L_f + L) ||z - x||``; with
     ``L_f <= L <= 2 L_f`` at worst and ``L >= 1e-4 L_f`` (the solver's floor) that is
@@ -551,7 +552,7 @@ def assert_same_solution(t_a, t_b, X, Y, rho1, rho2, tol):
     """
     r_a, r_b = (residual(t, X, Y, rho1, rho2) for t in (t_a, t_b))
     F = objective(t_b, X, Y, rho1, rho2)
-    L_f = cl._Data(X, 2.0 * Y - 1.0, True).lipschitz + 2 * rho2
+    L_f = solver.Data(X, 2.0 * Y - 1.0, True).lipschitz + 2 * rho2
     limit = np.sqrt(2 * tol * F * L_f) * (np.sqrt(2) + 100)
     assert np.abs(r_a).max() <= limit and np.abs(r_b).max() <= limit, (rho1, rho2)
     mu = strong_convexity(t_b, X, Y, rho2)
@@ -567,7 +568,16 @@ def test_path_solutions_equal_cold_fits_to_the_tolerance():
     params = CorrLog(scaling=None, cv_tol=tol, max_iter=20000)._params()
     rho1s, rho2s = [0.05, 0.01, 0.0], [0.1, 0.01]
     everything = np.arange(len(X))
-    _, _, solutions, _ = cl._fold_path(params, X, Y, everything, everything, rho1s, rho2s)
+
+    def decode(U, A):
+        return (bp.exact_map(U, A) > 0).astype(int)
+
+    def score(Y_true, Y_pred):
+        return float(np.mean(np.all(Y_pred == Y_true, axis=1)))
+
+    _, _, solutions, _ = solver.fold_path(
+        params, X, Y, everything, everything, rho1s, rho2s, decode, score
+    )
     assert len(solutions) == 6
     for (a, b), sol in solutions.items():
         r1, r2 = rho1s[b], rho2s[a]
@@ -592,15 +602,15 @@ def test_screening_never_drops_a_feature_of_the_optimum():
     |grad_j| <= rho1 on every zero feature."""
     X, Y = screening_problem()
     Xs = (X - X.mean(0)) / X.std(0)
-    data = cl._Data(Xs, 2.0 * Y - 1.0, True)
-    same = cl._Scaling(Xs, None, 0.0)
+    data = solver.Data(Xs, 2.0 * Y - 1.0, True)
+    same = solver.Scaling(Xs, None, 0.0)
     tol = 1e-12
     opts = {"tol": tol, "max_iter": 20000, "monotone": True, "step": "backtracking"}
     theta, grad, r_prev, dropped, rounds = data.initial(), None, None, 0, 0
     for r1 in [0.2, 0.15, 0.1, 0.07, 0.05]:
         r2 = 1e-2
-        full, _, _, _ = cl._solve(data, r1, r2, 1.0, data.initial(), {**opts, "screen": False})
-        theta, _, grad, info = cl._solve(data, r1, r2, 1.0, theta, opts, grad, r_prev)
+        full, _, _, _ = solver.solve(data, r1, r2, 1.0, data.initial(), {**opts, "screen": False})
+        theta, _, grad, info = solver.solve(data, r1, r2, 1.0, theta, opts, grad, r_prev)
         r_prev = r1
         dropped += (~info["kept"]).sum()
         W, W_full = (data.split(t)[0] for t in (theta, full))
@@ -612,7 +622,7 @@ def test_screening_never_drops_a_feature_of_the_optimum():
         t_full = flat(*data.to_raw(full, same))
         assert_same_solution(flat(*data.to_raw(theta, same)), t_full, Xs, Y, r1, r2, tol)
         # the worst start: no gradient information, every feature set aside
-        wrong, _, _, info = cl._solve(
+        wrong, _, _, info = solver.solve(
             data, r1, r2, 1.0, data.initial(), opts, np.zeros((data.d, data.m)), r1
         )
         rounds = max(rounds, info["kkt_rounds"])
@@ -623,8 +633,8 @@ def test_screening_never_drops_a_feature_of_the_optimum():
 def test_lipschitz_bound_holds_and_is_within_3x():
     # ||Phi||^2 / n from the explicit matrix of the linear map theta -> fields
     X, Y = small_problem(seed=10, n=120, d=5, m=4)
-    data = cl._Data(X, 2.0 * Y - 1.0, True)
-    obj = cl._Objective(data, None, 0.0, 0.0, 1.0)
+    data = solver.Data(X, 2.0 * Y - 1.0, True)
+    obj = solver.Objective(data, None, 0.0, 0.0, 1.0)
     k = len(data.initial())
     Phi = np.column_stack([obj.fields(np.eye(k)[j]).ravel() for j in range(k)])
     exact = np.linalg.norm(Phi, 2) ** 2 / len(X)
@@ -722,7 +732,7 @@ def test_final_fit_from_the_folds_warm_start_equals_a_cold_fit():
 
 
 # ---------------------------------------------------------------------------------------
-# issue 15 item 10: the decoders; 1-D binary targets
+# the decoders; 1-D binary targets
 # ---------------------------------------------------------------------------------------
 
 
@@ -779,3 +789,53 @@ def test_one_dimensional_binary_target_is_the_one_label_model():
     np.testing.assert_allclose(P[:, 1], ref.predict_proba(X)[:, 0])
     np.testing.assert_allclose(P.sum(axis=1), 1.0)
     assert clf.score(X, y) == np.mean(clf.predict(X) == y)
+
+
+# ---------------------------------------------------------------- the folds of the CV search
+
+
+def cv_problem():
+    X, Y = small_problem(seed=12, n=90, d=3, m=3)
+    return X, Y, {"rho1_grid": [1e-2, 0.0], "rho2_grid": [0.1, 0.01]}
+
+
+def fitted_state(clf):
+    return clf.rho1_, clf.rho2_, clf.coef_, clf.intercept_, clf.couplings_
+
+
+def test_a_random_state_instance_seeds_the_folds():
+    """A RandomState instance is drawn from (check_random_state), not dropped: two
+    estimators built with RandomState(0), or a fit and a fit of its clone, give the same
+    folds and so the same choice and coefficients; its draws equal the integer seed's."""
+    from sklearn.base import clone
+
+    X, Y, grids = cv_problem()
+    a = CorrLog(random_state=np.random.RandomState(0), **grids)
+    b = CorrLog(random_state=np.random.RandomState(0), **grids)
+    c = clone(a)
+    fits = [est.fit(X, Y) for est in (a, b, c)]
+    by_int = CorrLog(random_state=0, **grids).fit(X, Y)
+    for clf in fits[1:] + [by_int]:
+        for x, y in zip(fitted_state(fits[0]), fitted_state(clf), strict=True):
+            np.testing.assert_array_equal(x, y)
+        np.testing.assert_array_equal(
+            clf.cv_results_["mean_score"], fits[0].cv_results_["mean_score"]
+        )
+
+
+def test_cv_takes_a_splitter_and_an_iterable_of_folds():
+    from sklearn.model_selection import KFold
+
+    X, Y, grids = cv_problem()
+    folds = list(KFold(3).split(X))
+    by_splitter = CorrLog(cv=KFold(3), **grids).fit(X, Y)
+    by_folds = CorrLog(cv=folds, **grids).fit(X, Y)
+    by_generator = CorrLog(cv=iter(folds), **grids).fit(X, Y)
+    assert {"split0_score", "split2_score"} <= set(by_splitter.cv_results_)
+    for clf in (by_folds, by_generator):
+        for x, y in zip(fitted_state(by_splitter), fitted_state(clf), strict=True):
+            np.testing.assert_array_equal(x, y)
+    shuffled = CorrLog(cv=KFold(3, shuffle=True, random_state=0), **grids).fit(X, Y)
+    assert shuffled.cv_results_["mean_score"].shape == (4,)
+    with pytest.raises(ValueError, match="cv"):
+        CorrLog(cv=[(np.arange(10), np.array([], dtype=int))], **grids).fit(X, Y)

@@ -164,7 +164,7 @@ def test_precomputed_kernel_is_sliced_per_pair():
 
 def test_pairwise_coupling_errors():
     X, y = load_iris(return_X_y=True)
-    with pytest.raises(ValueError, match="1 class"):
+    with pytest.raises(ValueError, match="at least two classes in y, got one class"):
         PairwiseCoupling(LogisticRegression()).fit(X, np.zeros(150))
     with pytest.raises(ValueError, match="predict_proba"):
         from sklearn.svm import LinearSVC

@@ -195,7 +195,7 @@ def test_precomputed_kernel_matches_rbf():
 @pytest.mark.parametrize(
     "kwargs,X,y,match",
     [
-        ({}, np.ones((4, 2)), [1, 1, 1, 1], "2 classes"),
+        ({}, np.ones((4, 2)), [1, 1, 1, 1], "at least two classes"),
         ({}, [[np.nan, 1], [0, 1]], [0, 1], "NaN"),
         ({}, [[np.inf, 1], [0, 1]], [0, 1], "infinity"),
         ({"sigma": -1.0}, np.eye(4), [0, 1, 0, 1], "'sigma' parameter"),

@@ -114,7 +114,7 @@ def test_precomputed_kernel_equals_rbf():
 
 
 def test_one_class_is_an_error():
-    with pytest.raises(ValueError, match="at least 2 classes"):
+    with pytest.raises(ValueError, match="at least two classes in y, got one class"):
         MAPLP().fit(np.eye(3), [1, 1, 1])
 
 

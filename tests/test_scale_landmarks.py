@@ -1,20 +1,20 @@
-"""HMM kernel with landmarks (issue 17, item 3; the maths only, no workflow wiring)."""
+"""HMM kernel with landmarks (the maths only, no workflow wiring)."""
 
 import numpy as np
 import pytest
 
-from kclf._landmarks import (
-    choose_landmarks,
-    landmark_divergence,
-    landmark_tau,
-    nystroem_features,
-)
 from kclf.features.hmm_kernel import (
     HMMBank,
     cross_loglik,
     hmm_divergence,
     hmm_kernel,
     median_tau,
+)
+from kclf.features.landmarks import (
+    choose_landmarks,
+    landmark_divergence,
+    landmark_tau,
+    nystroem_features,
 )
 
 

@@ -1,22 +1,28 @@
-"""Pairwise coupling of kernel logistic regression with all pairs' IRLS batched (issue 17,
-item 5): equal to one fit per pair."""
+"""Pairwise coupling of kernel logistic regression with all pairs' IRLS batched: equal to
+one fit per pair."""
 
 import pickle
 
 import numpy as np
 import pytest
 
+from kclf._irls import irls, irls_stacked
 from kclf.coupling import PairwiseCoupling
 from kclf.kernels import rbf_kernel
-from kclf.klr import KernelLogisticRegression, irls, irls_stacked
+from kclf.klr import KernelLogisticRegression
 
 
 class PerPairKLR(KernelLogisticRegression):
-    """KernelLogisticRegression without the batched pair fit: PairwiseCoupling falls back
-    to its loop of one ``clone().fit`` per pair (the reference)."""
+    """KernelLogisticRegression declining the batched pair fit (``PairBatching``):
+    PairwiseCoupling falls back to its loop of one ``clone().fit`` per pair (the
+    reference)."""
 
-    _fit_pairwise = None
-    _pairwise_decision = None
+    def _fit_pairs(self, X, yi, pairs, pair_index):
+        return None
+
+    @classmethod
+    def _pairs_decision(cls, estimators, X_train, X, pair_index):
+        return None
 
 
 def unbalanced(seed=0, sizes=(30, 22, 41, 15, 30), d=4):

@@ -20,7 +20,7 @@ rescaled forward pass underflows are recomputed in pure log space.  It takes any
 subset of rows and any subset of models (:meth:`HMMBank.subset`), so the matrix can be
 computed in row blocks as separate jobs and assembled (the workflow's shards:
 :mod:`kclf.repro.shards.audio`), or for a few landmark columns only
-(:mod:`kclf._landmarks`).
+(:mod:`kclf.features.landmarks`).
 """
 
 from __future__ import annotations

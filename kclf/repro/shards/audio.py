@@ -3,7 +3,7 @@ audio_kernel): one shard's frame features and HMMs, the cross log-likelihood row
 and the HMM kernel assembled from them.
 
 With ``audio.kernel.landmarks: m`` a row block holds only the landmark columns
-(:mod:`kclf._landmarks`): its clips under the m landmark models, the m landmark clips
+(:mod:`kclf.features.landmarks`): its clips under the m landmark models, the m landmark clips
 under its clips' models and its clips under their own models, ``2 m + 1`` forward passes
 per clip instead of ``n``; the kernel rule then stores Nystroem features ``Phi``
 (``Phi Phi^T`` approximates the full kernel) instead of ``K``.
@@ -19,7 +19,6 @@ from pathlib import Path
 
 import numpy as np
 
-from ..._landmarks import choose_landmarks, landmark_divergence, landmark_tau, nystroem_features
 from ...features.audio import clip_features
 from ...features.hmm_kernel import (
     HMMBank,
@@ -29,6 +28,12 @@ from ...features.hmm_kernel import (
     hmm_divergence,
     hmm_kernel,
     project_psd,
+)
+from ...features.landmarks import (
+    choose_landmarks,
+    landmark_divergence,
+    landmark_tau,
+    nystroem_features,
 )
 from ..records import atomic_write
 from ..seeding import seed_for
@@ -145,7 +150,7 @@ def load_shards(paths):
 
 def landmarks_of(n_clips, landmarks, seed):
     """The landmark clips' indices (in the shards' clip order): ``min(landmarks, n_clips)``
-    drawn by :func:`kclf._landmarks.choose_landmarks` from the stream
+    drawn by :func:`kclf.features.landmarks.choose_landmarks` from the stream
     ``seed_for(seed, "audio", "landmarks")``."""
     return choose_landmarks(n_clips, landmarks, seed_for(seed, "audio", "landmarks"))
 
@@ -203,7 +208,7 @@ def assemble_kernel(shard_paths, row_paths, tau=None, landmarks=None, seed=None)
     """The HMM kernel from the row blocks: ``(arrays to save, summary)``.
 
     Full (``landmarks=None``): ``K`` (PSD-projected), ``D``, ``tau``, ``ids``.  With
-    landmarks: ``Phi`` (:func:`kclf._landmarks.nystroem_features` of the landmark columns
+    landmarks: ``Phi`` (:func:`kclf.features.landmarks.nystroem_features` of the landmark columns
     ``K[:, J]``), ``K_nm``, ``D_nm``, ``landmarks``, ``tau``, ``ids``; ``tau=None`` is the
     median of ``D`` over the off-diagonal entries of the columns at hand (all of them for
     the full kernel).  The summary's ``clipped_mass`` is the negative eigenvalue mass of

@@ -1,0 +1,151 @@
+"""All pairs of pairwise coupling fitted and predicted at once for kernel logistic
+regression (private).
+
+:class:`kclf.PairwiseCoupling` fits one binary classifier per pair of classes ``i < j``
+on the two classes' samples (Roth 2001, Section 3).  For
+:class:`kclf.KernelLogisticRegression` these fits are many small IRLS problems of the
+same form (Eq. 9); :func:`fit_pairs` solves every pair the per-pair fit would solve by
+direct steps in one stacked IRLS (:func:`kclf._irls.irls_stacked`), the pairs' Gaussian
+kernels cut from one distance matrix, and :func:`pairs_decision` computes every pair's
+``f_p(x)`` by one matrix product per width.  Both are reached through the estimator's
+:class:`kclf.coupling.PairBatching` interface; the results equal the per-pair fits up to
+round-off.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import clone
+
+from ._irls import AUTO_CG_MIN_N, CHOLESKY_BATCH_ENTRIES, irls_stacked
+from ._validation import warn_convergence
+from .kernels import gram, median_sigma, squared_distances
+
+# largest training (or test x training) distance matrix, in float64 entries, computed
+# once and cut into the pairs' blocks (else one kernel per pair)
+PAIR_DISTANCE_ENTRIES = 2**25
+
+
+def batched(estimator, sizes):
+    """Per pair (of ``sizes`` samples): whether its own fit would take direct IRLS steps
+    (``solver="direct"``, or ``"auto"`` below ``AUTO_CG_MIN_N`` samples, not Nystroem),
+    i.e. whether :func:`irls_stacked` does the same steps."""
+    if estimator.n_components is not None:
+        return np.zeros(sizes.size, dtype=bool)
+    if estimator.solver == "direct":
+        return np.ones(sizes.size, dtype=bool)
+    return (sizes < AUTO_CG_MIN_N) & (estimator.solver == "auto")
+
+
+def pair_kernel(estimator, X, D, idx):
+    """``(K, sigma_)`` of one pair's rows ``idx``, as its own ``fit`` computes them (``D``
+    the squared distances of all rows, or None)."""
+    if estimator.kernel == "precomputed":
+        return X[np.ix_(idx, idx)], None
+    if estimator.kernel != "rbf":
+        return gram(estimator.kernel, X[idx]), None
+    sigma = float(estimator.sigma) if estimator.sigma is not None else median_sigma(X[idx])
+    if D is None:
+        return gram("rbf", X[idx], None, sigma), sigma
+    K = D[np.ix_(idx, idx)]
+    K *= -1.0 / (2.0 * sigma**2)
+    return np.exp(K, out=K), sigma
+
+
+def fit_pairs(estimator, X, yi, pairs, pair_index):
+    """One fitted estimator per pair ``(i, j)`` of ``pairs`` on the rows ``pair_index``
+    (label 1 <=> class ``i``), equal to ``clone(estimator).fit`` on the pair's samples.
+
+    Every pair that :func:`batched` admits is fitted by :func:`irls_stacked`, all pairs of
+    one size together (in chunks of at most ``CHOLESKY_BATCH_ENTRIES`` matrix entries);
+    the pairs' Gaussian kernels are blocks of one distance matrix of the training rows.
+    The fitted pairs are built by ``type(estimator)._from_pair_fit``.  The other pairs
+    (and Nystroem mode) are fitted one by one.
+    """
+    precomputed = estimator.kernel == "precomputed"
+    fitted = [None] * len(pairs)
+    sizes = np.array([idx.size for idx in pair_index])
+    batch = batched(estimator, sizes)
+    D = None
+    if estimator.kernel == "rbf" and batch.any() and X.shape[0] ** 2 <= PAIR_DISTANCE_ENTRIES:
+        D = squared_distances(X)
+    K_all = None
+    if D is not None and estimator.sigma is not None:
+        # the same values as gram("rbf", X[idx], None, sigma) up to round-off
+        K_all = np.exp(D * (-1.0 / (2.0 * float(estimator.sigma) ** 2)))
+    params = estimator.get_params(deep=False)
+    for size in np.unique(sizes[batch]):
+        members = np.flatnonzero(batch & (sizes == size))
+        step = max(1, CHOLESKY_BATCH_ENTRIES // (size * size))
+        for lo in range(0, members.size, step):
+            chunk = members[lo : lo + step]
+            if K_all is not None:
+                # one width: all the chunk's kernels by one gather
+                rows = np.stack([pair_index[p] for p in chunk])
+                Ks = K_all[rows[:, :, None], rows[:, None, :]]
+                sig = [float(estimator.sigma)] * chunk.size
+            else:
+                Ks = np.empty((chunk.size, size, size))
+                sig = [None] * chunk.size
+                for q, p in enumerate(chunk):
+                    Ks[q], sig[q] = pair_kernel(estimator, X, D, pair_index[p])
+            if estimator.fit_intercept:
+                Ks += 1.0
+            Ys = np.stack([(yi[pair_index[p]] == pairs[p][0]) for p in chunk]).astype(float)
+            A, n_iter, conv = irls_stacked(
+                Ks, Ys, float(estimator.lam), estimator.tol, estimator.max_iter
+            )
+            for q, p in enumerate(chunk):
+                idx = pair_index[p]
+                fitted[p] = type(estimator)._from_pair_fit(
+                    params,
+                    n_features_in=idx.size if precomputed else X.shape[1],
+                    X_fit=X[np.ix_(idx, idx)] if precomputed else X[idx],
+                    sigma=sig[q],
+                    dual_coef=A[q],
+                    n_iter=n_iter[q],
+                    converged=conv[q],
+                )
+                if not conv[q]:
+                    warn_convergence(
+                        f"KernelLogisticRegression: IRLS did not reach tol={estimator.tol} "
+                        f"within max_iter={estimator.max_iter} steps for 1 of 1 binary "
+                        f"problem(s) (lam={estimator.lam}); increase max_iter or lam",
+                        stacklevel=3,
+                    )
+    for p in np.flatnonzero(~batch):
+        idx = pair_index[p]
+        Xp = X[np.ix_(idx, idx)] if precomputed else X[idx]
+        fitted[p] = clone(estimator).fit(Xp, (yi[idx] == pairs[p][0]).astype(int))
+    return fitted
+
+
+def pairs_decision(estimators, X_train, X, pair_index):
+    """``f_p(x)`` of every pair's fitted estimator (n_samples, n_pairs), or None when
+    some estimator is not a dual-form Gaussian fit or the cross distances would exceed
+    ``PAIR_DISTANCE_ENTRIES`` (each pair's own ``predict_proba`` is then used).
+
+    The pairs of one width share one cross-kernel to all training rows ``X_train``: their
+    ``alpha`` scattered into an (n_train, n_pairs) matrix, one matrix product gives all
+    their outputs.
+    """
+    if X_train is None or X.shape[0] * X_train.shape[0] > PAIR_DISTANCE_ENTRIES:
+        return None
+    if not all(e.kernel == "rbf" and e.n_components is None for e in estimators):
+        return None
+    D = squared_distances(X, X_train)
+    F = np.empty((X.shape[0], len(estimators)))
+    sig = np.array([e.sigma_ for e in estimators])
+    for sigma in np.unique(sig):
+        group = np.flatnonzero(sig == sigma)
+        if group.size == 1:  # a width of its own (sigma=None: each pair's median)
+            e, idx = estimators[group[0]], pair_index[group[0]]
+            K = D[:, idx] * (-1.0 / (2.0 * sigma**2))
+            F[:, group[0]] = np.exp(K, out=K) @ e.dual_coef_ + e.intercept_
+            continue
+        coef = np.zeros((X_train.shape[0], group.size))
+        for q, p in enumerate(group):
+            coef[pair_index[p], q] = estimators[p].dual_coef_
+        K = np.exp(D * (-1.0 / (2.0 * sigma**2)))
+        F[:, group] = K @ coef + np.array([estimators[p].intercept_ for p in group])
+    return F
