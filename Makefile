@@ -8,7 +8,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install run test report lint clean-results
+.PHONY: install run test test-fast report lint clean-results
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,10 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
+
+# everything but the workflow runs and the few slow maths tests (tests/conftest.py)
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow"
 
 report: $(STAMP)
 	$(BIN)/snakemake --cores $(CORES) --report results/report.html

@@ -1,5 +1,5 @@
 """Speed of the hyper-parameter searches: LSPC-new vs kernel logistic regression vs
-scikit-learn's calibrated SVC (issue 3, "Benchmark").  Prints tables; not a test.
+scikit-learn's calibrated SVC .  Prints tables; not a test.
 
 Data: n samples of d = 500 non-negative word counts drawn from a 10-topic model
 (bag-of-words-like), T = 20 binary tasks that are noisy linear functions of the topic

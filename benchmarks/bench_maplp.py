@@ -1,5 +1,5 @@
-"""MAPLP fit time on IDA banana realisation 1 (n = 400) and its ratio to scikit-learn's SVC
-(issue 4).  Prints a table; not a test.
+"""MAPLP fit time on IDA banana realisation 1 (n = 400) and its ratio to scikit-learn's SVC.
+Prints a table; not a test.
 
 Both use the paper's selected width for banana, gamma = 4.217 (sigma = sqrt(1 / (2 gamma)));
 SVC with C = 10 on the same kernel.  Every fit is repeated ``--repeat`` times and the

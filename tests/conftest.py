@@ -78,3 +78,33 @@ def direct_metrics():
     """``f(y, proba, classes, n_bins) -> {log_loss, brier, ece, ece_mass}``, the
     probability metrics computed directly from their definitions (not by kclf.metrics)."""
     return _direct_metrics
+
+
+# --- the workflow's test helpers (tests/workflow_run.py) and the layers' marks -----------
+
+
+@pytest.fixture(scope="session")
+def workflow():
+    """tests/workflow_run.py: tiny configs, work folders, runs and dry runs of the
+    repository's Snakefile in a temporary folder."""
+    import workflow_run
+
+    return workflow_run
+
+
+#: tests slower than a few seconds outside tests/workflow (deselected by make test-fast)
+SLOW = {
+    "test_slurm.py",
+    "test_digits_3_vs_8",
+    "test_warm_path_choice_equals_exhaustive_search_on_scene",
+    "test_toy_experiment_reproduces_figure1_claim",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Everything under tests/workflow runs Snakemake: marked slow, as the named tests."""
+    for item in items:
+        path = Path(str(item.fspath))
+        name = item.name.split("[")[0]
+        if path.parent.name == "workflow" or name in SLOW or path.name in SLOW:
+            item.add_marker(pytest.mark.slow)

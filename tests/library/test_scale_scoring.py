@@ -1,4 +1,4 @@
-"""The low-rank search's vectorised scoring (issue 17): every column's AUC from one rank
+"""The low-rank search's vectorised scoring: every column's AUC from one rank
 pass, and the row-block accumulation of the binary fold scores, against the per-column
 and one-shot computations."""
 

@@ -17,7 +17,7 @@ from kclf import corrlog as cl
 from kclf.corrlog import CorrLog
 from kclf.repro.datasets.corrlog_toy import make_corrlog_toy
 
-MULAN = Path(__file__).resolve().parents[2] / "shared" / "data" / "mulan"
+MULAN = Path(__file__).resolve().parents[3] / "shared" / "data" / "mulan"
 
 
 def random_tree(m, rng, scale):

@@ -2,14 +2,9 @@
 figures come out; the benchmarks.mat download is planned with the hash from the config;
 typos are rejected."""
 
-import sys
-from pathlib import Path
-
 import pandas as pd
 import pytest
 import yaml
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from workflow_run import ROOT, run  # noqa: E402
 
 

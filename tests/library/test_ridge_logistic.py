@@ -112,7 +112,7 @@ def test_sklearn_compatible(estimator, check):
 @pytest.mark.parametrize("solver", ["newton", "gradient"])
 @pytest.mark.parametrize("offset", [1e3, 1e4])
 def test_uncentred_features_reach_the_optimum(solver, offset):
-    """Issue 15, item 4: features far from the origin.  The reference maximises the same
+    """Features far from the origin.  The reference maximises the same
     l^lam with a generic solver (BFGS) in the coordinates (beta, b + mean' beta), which
     describe the same models and values since the intercept is not penalised."""
     X, y = make_classification(150, 4, random_state=1)

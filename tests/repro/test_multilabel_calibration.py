@@ -1,4 +1,4 @@
-"""Issue 11 for the multilabel family: every method's per-label probabilities on the test
+"""Probability quality in the multilabel family: every method's per-label probabilities on the test
 part become calibration records (kclf.repro.records.calibration_records, one task per label),
 and the report writes the calibration table (one row per method), the reliability
 diagram and the separate training-time table."""

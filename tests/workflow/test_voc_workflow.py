@@ -18,7 +18,7 @@ from kclf.repro.datasets.synthetic_voc import image_ids, make_synthetic_voc
 from kclf.repro.datasets.voc import VOC_CLASSES, image_paths
 from kclf.repro.shards import n_shards_for, shard_of
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
 DATASET = "results/data/voc-synthetic/dataset.npz"
 DOWNLOADED = "results/data/voc-download-VOCtrainval_03-May-2010/dataset.npz"

@@ -12,7 +12,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from kclf.kernels import rbf_kernel
 from kclf.maplp import MAPLP, maplp_criterion
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+SHARED = Path(__file__).resolve().parents[3] / "shared"
 BANANA = SHARED / "data" / "ida" / "splits_asc" / "banana"
 
 
@@ -209,7 +209,7 @@ def _ringnorm_split(seed=20101122, r=0):
 
 
 def test_ringnorm_needs_the_constant_basis():
-    """Issue 15: at the paper's gamma = 0.09 the printed LP errs around 30 % on ringnorm
+    """At the paper's gamma = 0.09 the printed LP errs around 30 % on ringnorm
     (paper: 2.5 +- 1.0 %); with a constant basis function (not in the paper) it errs
     <= 5 %.  w(x, +1) of the outer class without a constant is largest at the centre."""
     Xtr, ytr, Xte, yte = _ringnorm_split()
@@ -226,7 +226,7 @@ def test_ringnorm_needs_the_constant_basis():
 @pytest.mark.parametrize("bias", [False, True])
 @pytest.mark.parametrize("kernel", ["rbf", "precomputed"])
 def test_constant_inputs_give_the_class_frequencies(bias, kernel):
-    """Issue 15, item 9: with every x_i equal, only P(y) = n_y / N is known; the LP's
+    """With every x_i equal, only P(y) = n_y / N is known; the LP's
     vertex [1, 0] (arbitrary when the classes tie) claimed certainty."""
     for y, freq in (([0, 1] * 10, [0.5, 0.5]), ([0] * 12 + [1] * 8, [0.6, 0.4])):
         X = np.full((20, 2), 3.0)

@@ -2,7 +2,6 @@
 with their path, or (skip_bad) are left out and listed; the table comes out."""
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -10,8 +9,6 @@ import pandas as pd
 import pytest
 import soundfile as sf
 import yaml
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from workflow_run import ROOT, data_dir, run  # noqa: E402
 
 from kclf.repro.datasets.synthetic_audio import make_synthetic_collection  # noqa: E402

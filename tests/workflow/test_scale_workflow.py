@@ -1,4 +1,4 @@
-"""The scale options of the workflow (issue 17 items 3 and 6) on a tiny config
+"""The scale options of the workflow on a tiny config
 (tests/workflow_configs/scale.yaml: synthetic VOC and audio):
 
 * ``audio.kernel.landmarks: m`` runs the audio chain end to end and gives a table; with

@@ -12,7 +12,7 @@ import pytest
 from kclf import __version__
 from kclf.repro import provenance
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SNAKEMAKE = Path(sys.executable).parent / "snakemake"
 
 

@@ -1,4 +1,4 @@
-"""Issue 9: ISOLET loading, the multi-class protocol, its table and the cost model."""
+"""ISOLET loading, the multi-class protocol, its table and the cost model."""
 
 import re
 import shutil

@@ -1,5 +1,5 @@
 """Squared distances and every Gaussian-kernel estimator are invariant to an offset of the
-inputs (issue: ||x||^2 + ||y||^2 - 2 x.y loses everything at an offset of 1e8)."""
+inputs (the plain expansion ||x||^2 + ||y||^2 - 2 x.y loses everything at an offset of 1e8)."""
 
 import numpy as np
 import pytest

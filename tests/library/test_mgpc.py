@@ -1,8 +1,6 @@
 """ManifoldGPC: MLA against scikit-learn's GPC, EP against brute-force integration."""
 
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -480,8 +478,6 @@ def test_experiment_and_report_end_to_end(tmp_path, direct_metrics):
 
 def _mgpc_workdir(tmp_path, **over):
     import yaml
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     from workflow_run import ROOT
 
     cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
@@ -508,7 +504,6 @@ def _mgpc_workdir(tmp_path, **over):
 
 
 def test_workflow_rejects_unknown_mgpc_key(tmp_path):
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     from workflow_run import run
 
     work = _mgpc_workdir(tmp_path, n_centres=5)
@@ -520,8 +515,6 @@ def test_workflow_rejects_unknown_mgpc_key(tmp_path):
 @pytest.mark.slow
 def test_workflow_tiny_run(tmp_path):
     import pandas as pd
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     from workflow_run import run
 
     work = _mgpc_workdir(tmp_path)
@@ -537,7 +530,7 @@ def test_workflow_tiny_run(tmp_path):
 
 
 def test_random_state_none_is_deterministic():
-    """Issue 15, item 9: k-means drew its initialisation from NumPy's global generator
+    """k-means once drew its initialisation from NumPy's global generator
     when random_state=None, so two fits of the same data differed."""
     rng = np.random.default_rng(0)
     X = rng.uniform(size=(80, 4))  # no cluster structure: k-means' optimum depends on its start

@@ -6,7 +6,7 @@ was resolved with, and each env pins the whole dependency closure of its root
 packages (computed from the installed distributions' metadata), so
 ``--software-deployment-method conda`` installs exactly the wheels the venv route uses.
 
-``python tests/test_envs.py --write`` regenerates the files from ``ENVS`` and the lock.
+``python tests/workflow/test_envs.py --write`` regenerates the files from ``ENVS`` and the lock.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LOCK = ROOT / "requirements.lock"
 ENV_DIR = ROOT / "envs"
 
@@ -114,8 +114,8 @@ def render(env):
         raise ValueError(f"{env}: {missing} are needed but not pinned in {LOCK.name}")
     lines = [
         f"# {ENVS[env]['about']}.",
-        "# Generated from requirements.lock by `python tests/test_envs.py --write`; the pip",
-        "# pins install the same wheels as the venv route, so conda and venv runs agree.",
+        "# Generated from requirements.lock by `python tests/workflow/test_envs.py --write`;",
+        "# the pip pins install the same wheels as the venv route, so conda and venv runs agree.",
         f"name: kclf-{env}",
         "channels:",
         "  - conda-forge",
@@ -185,13 +185,13 @@ def test_python_and_channels(env):
 @pytest.mark.parametrize("env", sorted(ENVS))
 def test_env_file_is_up_to_date(env):
     assert (ENV_DIR / f"{env}.yaml").read_text() == render(env), (
-        f"envs/{env}.yaml is stale: run `python tests/test_envs.py --write`"
+        f"envs/{env}.yaml is stale: run `python tests/workflow/test_envs.py --write`"
     )
 
 
 if __name__ == "__main__":
     if sys.argv[1:] != ["--write"]:
-        sys.exit("usage: python tests/test_envs.py --write")
+        sys.exit("usage: python tests/workflow/test_envs.py --write")
     ENV_DIR.mkdir(exist_ok=True)
     for name in ENVS:
         (ENV_DIR / f"{name}.yaml").write_text(render(name))

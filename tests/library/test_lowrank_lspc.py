@@ -1,4 +1,4 @@
-"""Low-rank LSPC (issue 17, item 1): ``LSPC(n_basis=b)`` and ``LSPCCV(n_basis=b)``."""
+"""Low-rank LSPC: ``LSPC(n_basis=b)`` and ``LSPCCV(n_basis=b)``."""
 
 import tracemalloc
 

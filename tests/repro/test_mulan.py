@@ -13,7 +13,7 @@ from kclf.repro.datasets.mulan import (
     verify_scene,
 )
 
-MULAN = Path(__file__).resolve().parents[2] / "shared" / "data" / "mulan"
+MULAN = Path(__file__).resolve().parents[3] / "shared" / "data" / "mulan"
 
 TINY = """% two features, three labels
 @relation tiny
@@ -130,7 +130,7 @@ def test_extract_rar_and_find_nested_scene(tmp_path):
 
     if not _can_extract_rar():
         pytest.skip("no RAR extractor: pip install libarchive-c (or bsdtar/unar/unrar/7z)")
-    archive = Path(__file__).parent / "data" / "rar3-subdirs.rar"
+    archive = Path(__file__).parents[1] / "data" / "rar3-subdirs.rar"
     out = extract_rar(archive, tmp_path / "x")
     assert (out / "sub" / "dir1" / "file1.txt").read_bytes().startswith(b"file1")
     assert (out / "sub" / "dir2" / "file2.txt").is_file()

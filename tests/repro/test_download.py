@@ -224,7 +224,7 @@ def test_untar_processor_extracts_members(server, tmp_path):
 
 # --- the Snakemake rule (workflow/rules/download.smk) -----------------------------------
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _snakemake(workdir, *args):

@@ -1,4 +1,4 @@
-"""Issue 11 for the LSPC toy: probability metrics per method on the test sets, LSPC''s
+"""The LSPC toy's probability quality: probability metrics per method on the test sets, LSPC''s
 minimal repair, and the report's calibration table, reliability figure and main table."""
 
 from types import SimpleNamespace

@@ -282,7 +282,7 @@ def _naive_precomputed_scores(K, y, lams, folds, scoring):
 @pytest.mark.parametrize("asymmetric", [False, True])
 @pytest.mark.parametrize("scoring", ["error", "log_loss"])
 def test_fast_cv_equals_the_naive_loop_on_an_indefinite_kernel(scoring, asymmetric):
-    """Issue 15, item 1: the eigen identity holds for any symmetric K (no clipping of
+    """The eigen identity holds for any symmetric K (no clipping of
     negative eigenvalues) and, through the SVD, for a non-symmetric one."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(120, 3))
@@ -306,7 +306,7 @@ def test_fast_cv_equals_the_naive_loop_on_an_indefinite_kernel(scoring, asymmetr
 
 
 def test_ties_go_to_the_smoother_model():
-    """Item 7: among settings with the best CV score, the largest sigma, then the largest
+    """Among settings with the best CV score, the largest sigma, then the largest
     lambda, whatever the grid order."""
     X, y = blobs(n=80, seed=2, d=2)
     X[y == 1] += 6.0  # separable: zero CV error for most settings
@@ -315,7 +315,7 @@ def test_ties_go_to_the_smoother_model():
     res = cv.cv_results_
     tie = res["mean_test_score"] == res["mean_test_score"].min()
     assert len(set(res["sigma"][tie])) > 1 and len(set(res["lam"][tie])) > 1
-    assert tie[0]  # the grid's first setting ties: the old rule chose it
+    assert tie[0]  # the grid's first setting ties; the smoother one must win
     assert (cv.sigma_, cv.lam_) == max(zip(res["sigma"][tie], res["lam"][tie]))
     assert (cv.sigma_, cv.lam_) == (2.0, 1.0)
     # multi-task: the same rule per task
@@ -324,7 +324,7 @@ def test_ties_go_to_the_smoother_model():
 
 
 def test_cv_accepts_a_splitter_and_an_iterable_of_folds():
-    """Item 8: cv as an int, a scikit-learn splitter, or (train, validation) pairs."""
+    """cv as an int, a scikit-learn splitter, or (train, validation) pairs."""
     from sklearn.model_selection import ShuffleSplit, StratifiedKFold
 
     X, y = blobs(n=90, c=3, seed=5)
@@ -365,7 +365,7 @@ def test_cv_accepts_a_splitter_and_an_iterable_of_folds():
 
 
 def test_a_one_class_task_predicts_its_constant_and_warns():
-    """Item 5: an all-zero (or all-one) task is fitted, predicts its label with
+    """An all-zero (or all-one) task is fitted, predicts its label with
     probability 1 everywhere, and the warning names it; the other tasks are unaffected."""
     X, y = blobs(n=60, seed=6)
     Y = np.c_[y, np.zeros(60), 1 - y, np.ones(60)].astype(int)
@@ -384,7 +384,7 @@ def test_a_one_class_task_predicts_its_constant_and_warns():
 
 @pytest.mark.parametrize("multi", [False, True])
 def test_changing_X_after_fit_does_not_change_the_model(multi):
-    """Item 6: the fitted model keeps a copy of the training inputs."""
+    """The fitted model keeps a copy of the training inputs."""
     X, y = blobs(n=50, seed=8)
     Xt = X[:10] + 0.1
     if multi:

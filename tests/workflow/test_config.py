@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SNAKEMAKE = Path(sys.executable).parent / "snakemake"
 
 

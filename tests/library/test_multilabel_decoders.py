@@ -1,4 +1,4 @@
-"""Issue 15 item 10 in the multilabel family: subset accuracy is scored with its Bayes
+"""The multilabel family's decoders: subset accuracy is scored with its Bayes
 decoder (CorrLog's joint MAP), Hamming loss with its own (the thresholded marginals), the
 example-based and F-measures with the thresholded marginals and, in extra "(MAP)" rows,
 with the joint MAP too (neither decoder is their Bayes decision); the records and the

@@ -20,7 +20,7 @@ import pytest
 from kclf.repro.records import atomic_write, record, save_npz
 from kclf.repro.seeding import chunk_trials
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 # --- trial t from the seed and t alone ---------------------------------------------------

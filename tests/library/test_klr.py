@@ -305,7 +305,7 @@ def test_sklearn_compatible(estimator, check):
 
 
 def test_cg_at_tiny_lambda_converges_or_falls_back_to_direct():
-    """Issue 15, item 2: at n = 300, lam = 1e-7 CG cannot reach its tolerance within its
+    """At n = 300, lam = 1e-7 CG cannot reach its tolerance within its
     cap; the fit must still reach the optimum (stationarity y - pi = lam alpha, the zero of
     the gradient K (y - pi - lam alpha) for a non-singular K) and agree with the direct
     solver, without a warning."""
@@ -367,7 +367,7 @@ def test_klr_cv_ties_go_to_the_smoother_model(binary):
     res = cv.cv_results_
     tie = res["mean_test_score"] == res["mean_test_score"].min()
     assert len(set(res["sigma"][tie])) > 1 and len(set(res["lam"][tie])) > 1
-    assert tie[0]  # the grid's first setting ties: the old rule chose it
+    assert tie[0]  # the grid's first setting ties; the smoother one must win
     assert (cv.sigma_, cv.lam_) == max(zip(res["sigma"][tie], res["lam"][tie])) == (8.0, 1.0)
 
 

@@ -19,7 +19,7 @@ from kclf.features.hmm_kernel import (
 from kclf.repro.datasets.audio_collections import load_urbansound8k
 from kclf.repro.seeding import seed_for
 
-ROOT = Path(__file__).resolve().parents[2] / "shared" / "data" / "urbansound8k_sample/UrbanSound8K"
+ROOT = Path(__file__).resolve().parents[3] / "shared" / "data" / "urbansound8k_sample/UrbanSound8K"
 
 
 @pytest.fixture(scope="module")

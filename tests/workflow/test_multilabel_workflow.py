@@ -1,14 +1,9 @@
 """The multilabel family of the workflow on a tiny toy config: tables, figure, and scene
 left out (with a printed note) when the mirror lacks MULAN scene."""
 
-import sys
-from pathlib import Path
-
 import pandas as pd
 import pytest
 import yaml
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from workflow_run import ROOT, run  # noqa: E402
 
 

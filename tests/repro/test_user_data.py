@@ -30,7 +30,7 @@ from kclf.repro.datasets.user_data import (
 )
 from kclf.repro.experiments import multiclass
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 SCHEMAS = ROOT / "workflow" / "schemas"
 SCHEMA = SCHEMAS / "datasets.schema.yaml"

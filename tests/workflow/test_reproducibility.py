@@ -3,7 +3,7 @@
 Every random step is seeded from the config's one seed plus names (kclf.repro.seeding), and
 BLAS threads are fixed by the config (``blas_threads``), so two runs from scratch, and
 runs with 1 or 2 cores, must write identical tables.  The SLURM run is compared with a
-local one in tests/test_slurm.py.
+local one in tests/workflow/test_slurm.py.
 """
 
 from __future__ import annotations
