@@ -107,7 +107,8 @@ def _fit_predict_one(
     t0 = time.perf_counter()
     if method in ("lspc_new", "lspc", "klr"):
         low_rank = {} if n_basis is None or method not in ROUNDING else {"n_basis": n_basis}
-        low_rank.update((options or {}).get(method, {}))
+        variant = (options or {}).get(method, {})
+        low_rank.update(variant)
         model = kernel_search(
             method,
             sigmas,
@@ -129,7 +130,11 @@ def _fit_predict_one(
             chosen = list(zip(model.sigma_, model.lam_))
         best[fit] = model.best_score_
         for t, (s, lam) in zip(fit, chosen):
-            params[t] = {"sigma": None if s is None or np.isnan(s) else float(s), "lam": float(lam)}
+            params[t] = {
+                "sigma": None if s is None or np.isnan(s) else float(s),
+                "lam": float(lam),
+                **variant,  # the variant that ran (basis, class_weight), in the records
+            }
     elif method == "svc":
         Cs = DEFAULT_SVC_CS if svc_Cs is None else svc_Cs
         for t in fit:
@@ -256,6 +261,12 @@ def multitask_trial(
     return rows
 
 
+def method_options(experiment):
+    """``{slug: parameters}`` of the methods' variants an experiment config sets: its
+    ``lspc_new`` block (``basis``, ``class_weight`` of LSPC-new's search)."""
+    return {"lspc_new": dict(experiment["lspc_new"])} if experiment.get("lspc_new") else {}
+
+
 def feature_trials(
     X,
     Y,
@@ -314,6 +325,7 @@ def feature_trials(
             svc_Cs=experiment.get("svc_Cs"),
             n_basis=experiment.get("n_basis"),
             n_bins=n_bins,
+            options=method_options(experiment),
         )
         scored = {r["task"] for r in got if r["metric"] == "auc"}
         if not scored:
@@ -427,7 +439,7 @@ def kernel_trials(
             svc_Cs=None if lams is None else [1.0 / v for v in lams],
             n_bins=n_bins,
             taus=taus,
-            options=options,
+            options=method_options(experiment) if options is None else options,
         )
         logger.info(
             "trial %d: %d train, %d test, %d of %d tags",
