@@ -276,9 +276,8 @@ def main():
     sets = [s for s in sets if (s, next(iter(CONFIGS)), "lspc") in results]
     w = 44
     head = "".join(f"{s:>22}" for s in sets)
-    print(
-        f"\nMean AUC (%) over (task, trial): LSPC-new variant / KLR / difference\n{'factor':<{w}}{head}"
-    )
+    print("\nMean AUC (%) over (task, trial): LSPC-new variant / KLR / difference")
+    print(f"{'factor':<{w}}{head}")
     klr_of = {cfg: ("width grid" if "width grid" in cfg else next(iter(KLR))) for cfg in CONFIGS}
     for cfg in CONFIGS:
         cells = []
