@@ -58,6 +58,82 @@ def solve_lspc(K, Y, lam):
     return solve_normal(*normal_equations(K, Y), lam, overwrite_h=True)
 
 
+def balanced_weights(yi, n_classes):
+    """Per-sample weights of ``class_weight="balanced"`` (scikit-learn's spelling):
+    ``w_i = n / (c' n_{y_i})`` with ``c'`` the number of classes present, so the weights
+    sum to ``n`` and every present class carries the same total weight."""
+    counts = np.bincount(yi, minlength=n_classes)
+    return yi.size / (np.count_nonzero(counts) * counts[yi].astype(float))
+
+
+def sample_weights(yi, n_classes, class_weight, classes=None):
+    """The weights of the squared loss: None (all one), :func:`balanced_weights`, or
+    a dict ``{label: weight}`` over ``classes`` (default ``0 .. n_classes - 1``; labels
+    not in it weigh 1)."""
+    if class_weight is None:
+        return None
+    if isinstance(class_weight, dict):
+        classes = range(n_classes) if classes is None else classes
+        return np.array([float(class_weight.get(c, 1.0)) for c in classes])[yi]
+    return balanced_weights(yi, n_classes)
+
+
+def block_columns(yi, n_classes, basis_class):
+    """``[(cols, classes), ...]``: the blocks of Eq. (3) to solve.  ``basis_class`` None
+    (the full basis): one block, every basis function, every class.  Otherwise
+    (class-wise basis) one block per class ``c`` that owns a basis function: the basis
+    functions of class ``c`` (``basis_class == c``) and that class only."""
+    if basis_class is None:
+        return [(slice(None), np.arange(n_classes))]
+    return [
+        (np.flatnonzero(basis_class == c), np.array([c]))
+        for c in range(n_classes)
+        if np.any(basis_class == c)
+    ]
+
+
+def weighted_system(K, Y, weights):
+    """``(K^T W K / n, K^T W Y / n)`` as ``(H, h)`` of Eq. (3) with the weighted squared
+    loss ``(1/2n) sum_i w_i (alpha^T phi(x_i) - y_i)^2`` (``weights`` None: ``W = I``);
+    ``H`` full (both triangles)."""
+    n = K.shape[0]
+    KW = K if weights is None else K * weights[:, None]
+    return KW.T @ K / n, KW.T @ Y / n
+
+
+def fit_alpha(K, yi, n_classes, lam, basis_class=None, weights=None):
+    """The solution alpha~ (b, n_classes) of Eq. (3) on the design matrix ``K`` (n, b):
+    per block of :func:`block_columns` ``(H_B + lam I)^{-1} h_B`` with the (weighted)
+    :func:`weighted_system` of its columns; zero outside a class's block."""
+    Y = np.eye(n_classes)[yi]
+    alpha = np.zeros((K.shape[1], n_classes))
+    for cols, cls in block_columns(yi, n_classes, basis_class):
+        H, h = weighted_system(K[:, cols], Y[:, cls], weights)
+        H[np.diag_indices_from(H)] += lam
+        alpha[np.ix_(np.arange(K.shape[1])[cols], cls)] = scipy.linalg.solve(H, h, assume_a="pos")
+    return alpha
+
+
+def alpha_path(K, yi, n_classes, lams, basis_class=None, weights=None):
+    """:func:`fit_alpha` for every lambda of ``lams`` at once, (b, n_lams, n_classes):
+    per block one eigendecomposition ``H_B = V diag(e) V^T``, then
+    ``alpha~(lam) = V diag(1 / (e + lam)) V^T h_B``."""
+    Y = np.eye(n_classes)[yi]
+    lams = np.asarray(lams, dtype=float)
+    alpha = np.zeros((K.shape[1], lams.size, n_classes))
+    for cols, cls in block_columns(yi, n_classes, basis_class):
+        H, h = weighted_system(K[:, cols], Y[:, cls], weights)
+        e, V = scipy.linalg.eigh(H, driver="evd", overwrite_a=True, check_finite=False)
+        R = V.T @ h  # (b_B, |cls|)
+        GR = R[:, None, :] / (e[:, None, None] + lams[None, :, None])
+        A = (V @ GR.reshape(V.shape[0], -1)).reshape(GR.shape)
+        if isinstance(cols, slice):
+            alpha[:, :, cls] = A
+        else:
+            alpha[np.ix_(cols, np.arange(lams.size), cls)] = A
+    return alpha
+
+
 def round_outputs(F, rounding):
     """Class-posterior estimates from raw outputs ``F = phi(x)^T alpha`` (..., n, c).
 
@@ -126,6 +202,13 @@ class LSPC(ClassifierMixin, BaseEstimator):
         ``basis="classwise"``, which needs centres that are labelled samples).
     random_state : int, RandomState or None, default=None
         Seed of the centre choice (``n_basis`` only).
+    class_weight : {"balanced"}, dict or None, default=None
+        ``None``: the squared loss of Eq. (3) weighs every sample alike.  ``"balanced"``:
+        sample ``i`` has weight ``w_i = n / (c n_{y_i})`` (inverse class frequency,
+        scikit-learn's rule), i.e. Eq. (3) with ``H = K^T W K / n`` and
+        ``h_y = K^T W y / n``, ``W = diag(w)``; the classes then pull on the fit
+        equally however rare one is.  A dict ``{label: weight}`` gives the weights
+        directly (labels not in it weigh 1).
 
     Attributes
     ----------
@@ -166,6 +249,7 @@ class LSPC(ClassifierMixin, BaseEstimator):
         "n_basis": [Interval(Integral, 1, None, closed="left"), None],
         "centers": [StrOptions({"random", "kmeans"})],
         "random_state": ["random_state"],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
     }
 
     def __init__(
@@ -179,6 +263,7 @@ class LSPC(ClassifierMixin, BaseEstimator):
         n_basis=None,
         centers="random",
         random_state=None,
+        class_weight=None,
     ):
         self.sigma = sigma
         self.lam = lam
@@ -188,6 +273,7 @@ class LSPC(ClassifierMixin, BaseEstimator):
         self.n_basis = n_basis
         self.centers = centers
         self.random_state = random_state
+        self.class_weight = class_weight
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -244,24 +330,14 @@ class LSPC(ClassifierMixin, BaseEstimator):
         K = gram(self.kernel, X, C, self.sigma_)
         if not np.all(np.isfinite(K)):
             raise ValueError("kernel matrix of X contains NaN or infinity")
-        Y = np.eye(self.classes_.size)[yi]
-        if self.basis == "full":
-            self.alpha_ = solve_lspc(K, Y, self.lam)
+        weights = sample_weights(yi, self.classes_.size, self.class_weight, self.classes_)
+        if self.basis == "full" and weights is None:
+            self.alpha_ = solve_lspc(K, np.eye(self.classes_.size)[yi], self.lam)
         else:
-            n = K.shape[0]
-            basis_class = yi[index]
-            self.alpha_ = np.zeros((K.shape[1], self.classes_.size))
-            for c in range(self.classes_.size):
-                own, cols = yi == c, basis_class == c
-                if not cols.any():
-                    continue  # no centre of this class: its output is 0 everywhere
-                # class-c block: basis at its own centres, squared error over all n samples
-                Kc = K[:, cols]
-                H = Kc.T @ Kc / n
-                H[np.diag_indices_from(H)] += self.lam
-                self.alpha_[cols, c] = scipy.linalg.solve(
-                    H, Kc[own].sum(axis=0) / n, assume_a="pos"
-                )
+            # class-wise: class c uses only the basis functions at its own samples (its
+            # block of H), the squared error still over all n samples
+            basis_class = None if self.basis == "full" else yi[index]
+            self.alpha_ = fit_alpha(K, yi, self.classes_.size, self.lam, basis_class, weights)
         self.center_index_ = None if self.n_basis is None else index
         if C is not None:
             self.X_fit_ = C

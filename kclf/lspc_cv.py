@@ -26,10 +26,13 @@ from ._validation import check_precomputed
 from .kernels import gram, squared_distances
 from .lspc import (
     LSPC,
+    alpha_path,
     effective_alpha,
+    fit_alpha,
     log_odds,
     normal_equations,
     round_outputs,
+    sample_weights,
     solve_normal,
 )
 
@@ -40,6 +43,17 @@ SERIAL_EIGH_MAX = 1024
 # validation rows per block of the low-rank search's output product and scoring: the
 # block's outputs (rows x n_lams x solved columns) stay in cache and are never stored
 SCORE_BLOCK = 2048
+
+
+def class_columns(n_tasks, n_cls):
+    """The map of :func:`solved_columns` for outputs already per (task, class) column."""
+
+    def to_classes(F):
+        return F.reshape(F.shape[:-1] + (n_tasks, n_cls))
+
+    to_classes.ones = False
+    to_classes.n_cls = n_cls
+    return to_classes
 
 
 def solved_columns(ind, n_tasks, rounding):
@@ -53,13 +67,7 @@ def solved_columns(ind, n_tasks, rounding):
     """
     n_cls = ind.shape[1] // max(n_tasks, 1)
     if n_cls != 2 or rounding == "parameters":
-
-        def to_classes(F):
-            return F.reshape(F.shape[:-1] + (n_tasks, n_cls))
-
-        to_classes.ones = False
-        to_classes.n_cls = n_cls
-        return ind, to_classes
+        return ind, class_columns(n_tasks, n_cls)
 
     def to_classes(F):
         pos = F[..., 1:]
@@ -131,6 +139,23 @@ class LSPCCV(KernelGridSearch):
         lambda).  Time O(n b (d + |sigmas| b)), memory O(n b + |sigmas| b^2).
     centers : {"random", "kmeans"}, default="random"
         As in :class:`kclf.LSPC` (``n_basis`` only).
+    basis : {"full", "classwise"}, default="full"
+        As in :class:`kclf.LSPC`.  ``"classwise"`` (Sugiyama's basis: class ``y`` uses
+        the kernels at its own training samples, with ``n_basis`` at its own centres)
+        has no basis shared by the classes, so the search solves Eq. (3) per block: for
+        every (sigma, fold, task, class) one eigendecomposition of the block's
+        ``H_y = K_y^T K_y / m`` (``n_y x n_y``; ``K_y`` the fold's (m, n_y) design
+        columns of class ``y``), every lambda on top,
+        ``alpha~_y(lam) = V diag(1 / (e + lam)) V^T h_y`` -- exactly the per-fold refit
+        of ``LSPC(basis="classwise")`` (with ``n_basis``: the centres' own labels decide
+        their class).  A block of ``n_y`` columns costs O(m n_y^2 + n_y^3); a task's two
+        blocks together at most the full basis's eigendecomposition.
+    class_weight : {"balanced"}, dict or None, default=None
+        As in :class:`kclf.LSPC`; the weights come from each fold's (and the final fit's)
+        training labels (a dict's keys: the labels of ``y``, 0 and 1 per task of a 2-D
+        ``y``).  Weighted, the full basis's ``H`` differs per task: one
+        eigendecomposition of ``K^T W K / m`` per (sigma, fold, task), as for
+        ``basis="classwise"``.
 
     Attributes
     ----------
@@ -155,6 +180,8 @@ class LSPCCV(KernelGridSearch):
         "kernel": LSPC._parameter_constraints["kernel"],
         "n_basis": LSPC._parameter_constraints["n_basis"],
         "centers": LSPC._parameter_constraints["centers"],
+        "basis": LSPC._parameter_constraints["basis"],
+        "class_weight": LSPC._parameter_constraints["class_weight"],
     }
 
     def __init__(
@@ -169,11 +196,20 @@ class LSPCCV(KernelGridSearch):
         kernel="rbf",
         n_basis=None,
         centers="random",
+        basis="full",
+        class_weight=None,
     ):
         super().__init__(sigmas, lams, cv, scoring, random_state, kernel)
         self.rounding = rounding
         self.n_basis = n_basis
         self.centers = centers
+        self.basis = basis
+        self.class_weight = class_weight
+
+    def _blockwise(self):
+        """Whether the classes (or tasks) have no common system: a class-wise basis, or
+        per-task class weights."""
+        return self.basis == "classwise" or self.class_weight is not None
 
     def _kernel(self, X, Y, sigma):
         return gram(self.kernel, X, Y, None if np.isnan(sigma) else sigma)
@@ -295,6 +331,45 @@ class LSPCCV(KernelGridSearch):
             systems.append((G, to_classes(KSf).reshape(b, -1)))
         return (index, C), systems
 
+    def _search_blocks(self, X, folds, labels, table):
+        """:meth:`_search_exact` (or, with ``n_basis``, the low-rank search) for a
+        class-wise basis or class weights: per (sigma, fold, task) :func:`kclf.lspc.alpha_path`
+        on the fold's design rows, one eigendecomposition per block.  Returns the
+        centres ``(index, C)`` (None for the exact model)."""
+        sigmas, lams = table.sigmas, table.lams
+        n_tasks = labels.shape[1]
+        c = 2 if self.n_tasks_ is not None else self.classes_.size
+        if self.n_basis is None:
+            index, C = None, None
+        else:
+            if self.basis == "classwise" and self.centers != "random":
+                raise ValueError("basis='classwise' needs centers='random' (labelled centres)")
+            index, C = choose_centers(X, self.n_basis, self.centers, self.random_state)
+        D = None
+        if self.kernel == "rbf" and n_tasks:
+            D = squared_distances(X, C)
+        to_classes = class_columns(n_tasks, c)
+        for si, sigma in enumerate(sigmas if n_tasks else ()):
+            K = self._kernel(X, C, sigma) if D is None else np.exp(D * (-1.0 / (2.0 * sigma**2)))
+            for tr, va in folds:
+                if index is None:  # the basis: the fold's training samples
+                    Ktr, Kva = K[np.ix_(tr, tr)], K[np.ix_(va, tr)]
+                else:  # the shared centres
+                    Ktr, Kva = K[tr], K[va]
+                F = np.empty((va.size, lams.size, n_tasks, c))
+                for t in range(n_tasks):
+                    yt = labels[tr, t]
+                    basis_class = None
+                    if self.basis == "classwise":
+                        basis_class = yt if index is None else labels[index, t]
+                    weights = sample_weights(yt, c, self.class_weight, self.classes_)
+                    A = alpha_path(Ktr, yt, c, lams, basis_class, weights)
+                    A = effective_alpha(A, self.rounding).reshape(A.shape[0], -1)
+                    F[:, :, t, :] = (Kva @ A).reshape(va.size, lams.size, c)
+                F = F.reshape(va.size, lams.size, -1)
+                table.add(si, self._fold_scores(to_classes, F, labels[va]))
+        return None if index is None else (index, C)
+
     def _search(self, X, y, labels, folds, table):
         """Every (task, sigma, lambda)'s fold scores (exact or low-rank path); returns what
         the refit reuses: the class indicator columns ``ind``, the grid's widths, and the
@@ -305,7 +380,9 @@ class LSPCCV(KernelGridSearch):
         else:  # columns per searched task: [negative, positive]
             ind = np.stack([1 - labels, labels], axis=2).reshape(y.shape[0], -1).astype(float)
         reuse = {"ind": ind, "sigmas": table.sigmas, "D": None, "centers": None}
-        if self.n_basis is None:
+        if self._blockwise():
+            reuse["centers"] = self._search_blocks(X, folds, labels, table)
+        elif self.n_basis is None:
             reuse["D"] = self._search_exact(X, folds, ind, labels, table)
         else:
             reuse["centers"], reuse["systems"] = self._search_lowrank(X, folds, ind, labels, table)
@@ -313,7 +390,8 @@ class LSPCCV(KernelGridSearch):
 
     def _refit(self, X, y, reuse):
         """Eq. (3) on all of ``X`` at ``sigma_``, ``lam_`` (the search's centres)."""
-        model = ("rounding", "kernel", "n_basis", "centers", "random_state")
+        model = ("rounding", "kernel", "n_basis", "centers", "random_state", "basis")
+        model += ("class_weight",)
         est = LSPC(self.sigma_, self.lam_, **{name: getattr(self, name) for name in model})
         return est._fit(X, y, centers=reuse["centers"])
 
@@ -323,6 +401,9 @@ class LSPCCV(KernelGridSearch):
         sigmas, D = reuse["sigmas"], reuse["D"]
         n_basis = X.shape[0] if self.n_basis is None else reuse["centers"][1].shape[0]
         self.alpha_ = np.zeros((n_basis, self.n_tasks_, 2))
+        if self._blockwise():
+            self._refit_blocks(X, Y, fit_tasks, sig_t, lam_t, reuse["centers"])
+            return
         # the final systems have n (or b) unknowns; up to SERIAL_EIGH_MAX their Gram
         # matrix and Cholesky factorisation run on one BLAS thread, as the search's eigh
         with serial_blas(n_basis <= SERIAL_EIGH_MAX):
@@ -346,6 +427,26 @@ class LSPCCV(KernelGridSearch):
         else:
             # a copy: the caller may change X after fit (a precomputed Gram matrix is
             # only kept for its shape)
+            self.X_fit_ = X if self.kernel == "precomputed" else X.copy()
+
+    def _refit_blocks(self, X, Y, fit_tasks, sig_t, lam_t, centers):
+        """:meth:`_refit_tasks` for a class-wise basis or class weights: per task
+        :func:`kclf.lspc.fit_alpha` at its (sigma, lambda), one kernel per distinct sigma."""
+        index, C = (None, None) if centers is None else centers
+        for sigma in np.unique(sig_t):
+            same_s = np.flatnonzero(np.isnan(sig_t) if np.isnan(sigma) else sig_t == sigma)
+            K = self._kernel(X, C, sigma)
+            for k in same_s:
+                t = fit_tasks[k]
+                yt = np.asarray(Y)[:, t].astype(int)
+                basis_class = None
+                if self.basis == "classwise":
+                    basis_class = yt if index is None else yt[index]
+                weights = sample_weights(yt, 2, self.class_weight, self.classes_)
+                self.alpha_[:, t, :] = fit_alpha(K, yt, 2, lam_t[k], basis_class, weights)
+        if centers is not None:
+            self.center_index_, self.X_fit_ = centers
+        else:
             self.X_fit_ = X if self.kernel == "precomputed" else X.copy()
 
     def _tasks_proba(self, X):

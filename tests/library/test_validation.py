@@ -43,6 +43,7 @@ CASES = {
             "n_basis": BAD_INT,
             "centers": ["grid", None],
             "random_state": BAD_SEED,
+            "class_weight": ["inverse", 2.0],
         },
     ),
     "LSPCCV": (
@@ -58,6 +59,8 @@ CASES = {
             "kernel": ["poly"],
             "n_basis": BAD_INT,
             "centers": ["grid"],
+            "basis": ["half", None],
+            "class_weight": ["inverse", 2.0],
         },
     ),
     "KernelLogisticRegression": (

@@ -226,6 +226,7 @@ rule audio_kernel:
         runtime=30,
     params:
         **AUDIO_LANDMARK_PARAMS,
+        **AUDIO_TAU_PARAMS,
         tau=AUDIO["kernel"]["tau"],
     script:
         "../scripts/audio_kernel.py"
@@ -253,8 +254,13 @@ rule audio_fit:
     params:
         seed=config["seed"],
         dataset=AUDIO_DATASET,
-        experiment=pick(
-            AUDIO["experiment"], ["n_train", "n_test", "folds", "min_positives", "lams"]
+        experiment=lambda wildcards: pick(
+            AUDIO["experiment"],
+            fit_keys(
+                AUDIO["experiment"],
+                wildcards.method,
+                ["n_train", "n_test", "folds", "min_positives", "lams"],
+            ),
         ),
         n_bins=config["calibration_bins"],
     script:

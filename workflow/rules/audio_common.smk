@@ -33,6 +33,15 @@ AUDIO_LANDMARK_PARAMS = (
     if AUDIO["kernel"].get("landmarks") is None
     else {"landmarks": AUDIO["kernel"]["landmarks"], "seed": config["seed"]}
 )
+# the width grid of the fits' tau search: read by the kernel job only when it searches
+# (tau null, the full kernel); a fixed tau or landmarks keep one width
+AUDIO_TAU_PARAMS = (
+    {"tau_factors": AUDIO["kernel"]["tau_factors"]}
+    if AUDIO["kernel"]["tau"] is None
+    and AUDIO["kernel"].get("landmarks") is None
+    and AUDIO["kernel"].get("tau_factors") is not None
+    else {}
+)
 AUDIO_CHUNKS = trial_chunks(AUDIO["experiment"]["trials"], AUDIO["experiment"]["trials_per_job"])
 # the paper's Table 2 beside ours, never beside the user's own tag folders
 AUDIO_REFERENCE = [] if AUDIO["source"] == "folder" else existing_file(AUDIO["reference"])

@@ -131,9 +131,11 @@ def pick(block, keys):
 
 def fit_keys(experiment, method, keys):
     """``keys`` plus ``n_basis`` for the LSPC methods when the family's experiment sets it
-    (null = the exact model: the key stays out, so a finished exact run replans nothing)."""
+    (null = the exact model: the key stays out, so a finished exact run replans nothing),
+    and the LSPC-new variant (``lspc_new``: basis, class_weight) for LSPC-new only."""
     low_rank = experiment.get("n_basis") is not None and method in METHOD_REGISTRY.ROUNDING
-    return list(keys) + (["n_basis"] if low_rank else [])
+    variant = method == "lspc_new" and "lspc_new" in experiment
+    return list(keys) + (["n_basis"] if low_rank else []) + (["lspc_new"] if variant else [])
 
 
 def enabled(family):

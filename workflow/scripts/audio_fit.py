@@ -1,5 +1,6 @@
 """One method on a chunk of trials: seeded splits of the HMM kernel (or its Nystroem
-features), the shared AUC trial; labels from the clip list, aligned with the kernel."""
+features; or the kernel per width, the width then searched), the shared AUC trial; labels
+from the clip list, aligned with the kernel."""
 
 from _joblog import to_rule_log
 
@@ -16,7 +17,10 @@ from kclf.repro.seeding import chunk_trials
 p, i = snakemake.params, snakemake.input
 with np.load(i.kernel, allow_pickle=False) as z:  # K, or Nystroem features Phi (landmarks)
     factor = "Phi" in z.files
-    K, ids = z["Phi" if factor else "K"], z["ids"].astype(str).tolist()
+    # with a width grid (audio.kernel.tau_factors) the kernel at every tau: searched
+    taus = z["taus"] if "taus" in z.files else None
+    K = z["Ks"] if taus is not None else z["Phi" if factor else "K"]
+    ids = z["ids"].astype(str).tolist()
 clips = pd.read_csv(i.clips, dtype={"id": str}).set_index("id")
 unknown = [c for c in ids if c not in clips.index]
 if unknown:
@@ -36,5 +40,6 @@ rows = kernel_trials(
     n_bins=p.n_bins,
     source=i.kernel,
     factor=factor,
+    taus=taus,
 )
 write_records(rows, snakemake.output[0], source=tag_file["source"])

@@ -1,4 +1,5 @@
-"""Assemble the row blocks, D -> K = exp(-D / tau), symmetry check, PSD projection; with
+"""Assemble the row blocks, D -> K = exp(-D / tau), symmetry check, PSD projection (per
+tau of audio.kernel.tau_factors for the fits' width search); with
 audio.kernel.landmarks the landmark columns -> Nystroem features (the labels are not read
 here: a tag edit reruns the fits, never the kernel)."""
 
@@ -20,6 +21,7 @@ arrays, summary = assemble_kernel(
     tau=p.tau,
     landmarks=getattr(p, "landmarks", None),
     seed=getattr(p, "seed", None),
+    tau_factors=getattr(p, "tau_factors", None),
 )
 save_npz(snakemake.output.kernel, **arrays)
 atomic_write(snakemake.output.summary, lambda f: Path(f).write_text(json.dumps(summary, indent=1)))

@@ -25,7 +25,7 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.svm import SVC
 
-from ..._search import DEFAULT_LAMS, default_sigmas
+from ..._search import DEFAULT_LAMS, best_index, default_sigmas
 from ...kernels import median_sigma
 from ...platt import PlattScaled
 from ..methods import ROUNDING, family_methods, gamma_of, kernel_search
@@ -53,6 +53,8 @@ def make_splits(n_samples, n_train, trials, seed, dataset):
 
 
 def _split(X, train, test, kernel):
+    if kernel == "precomputed" and X.ndim == 3:  # one kernel per width (tau search)
+        return X[:, train][:, :, train], X[:, test][:, :, train]
     if kernel == "precomputed":
         return X[np.ix_(train, train)], X[np.ix_(test, train)]
     return X[train], X[test]
@@ -67,10 +69,11 @@ def _svc_fit_predict(Xtr, ytr, Xte, kernel, sigmas, Cs, cv, random_state):
     search.fit(Xtr, ytr)
     best = SVC(kernel=kernel, **search.best_params_)
     model = PlattScaled(best, cv=cv, random_state=random_state).fit(Xtr, ytr)
-    return model.predict_proba(Xte)[:, 1], {k: float(v) for k, v in search.best_params_.items()}
+    params = {k: float(v) for k, v in search.best_params_.items()}
+    return model.predict_proba(Xte)[:, 1], params, float(search.best_score_)
 
 
-def fit_predict(
+def _fit_predict_one(
     method,
     Xtr,
     Ytr,
@@ -84,27 +87,28 @@ def fit_predict(
     svc_Cs=None,
     n_basis=None,
     random_state=None,
+    options=None,
 ):
-    """Fit ``method`` on the (n_train, T) 0/1 matrix ``Ytr``; return
-    (P of shape (n_test, T), seconds, list of per-task chosen parameters).
-
-    ``n_basis`` (LSPC-new and LSPC only): the low-rank model, ``LSPCCV(n_basis=...)``;
-    None = the exact model."""
+    """:func:`fit_predict` at one kernel; also returns each task's best mean CV score
+    (T,) (NaN for a task not searched)."""
     T = Ytr.shape[1]
     P = np.empty((Xte.shape[0], T))
     params = [{} for _ in range(T)]
+    best = np.full(T, np.nan)
     prevalence = Ytr.mean(axis=0)
     fit = [t for t in range(T) if 0 < prevalence[t] < 1]
     for t in set(range(T)) - set(fit):
         P[:, t] = prevalence[t]
         params[t] = {"constant": float(prevalence[t])}
     if not fit:
-        return P, 0.0, params
+        return P, 0.0, params, best
     if kernel == "rbf" and sigmas is None:
         sigmas = default_sigmas(Xtr)
     t0 = time.perf_counter()
     if method in ("lspc_new", "lspc", "klr"):
         low_rank = {} if n_basis is None or method not in ROUNDING else {"n_basis": n_basis}
+        variant = (options or {}).get(method, {})
+        low_rank.update(variant)
         model = kernel_search(
             method,
             sigmas,
@@ -124,17 +128,64 @@ def fit_predict(
             model.fit(Xtr, Yfit)
             P[:, fit] = model.predict_proba(Xte)
             chosen = list(zip(model.sigma_, model.lam_))
+        best[fit] = model.best_score_
         for t, (s, lam) in zip(fit, chosen):
-            params[t] = {"sigma": None if s is None or np.isnan(s) else float(s), "lam": float(lam)}
+            params[t] = {
+                "sigma": None if s is None or np.isnan(s) else float(s),
+                "lam": float(lam),
+                **variant,  # the variant that ran (basis, class_weight), in the records
+            }
     elif method == "svc":
         Cs = DEFAULT_SVC_CS if svc_Cs is None else svc_Cs
         for t in fit:
-            P[:, t], params[t] = _svc_fit_predict(
+            P[:, t], params[t], best[t] = _svc_fit_predict(
                 Xtr, Ytr[:, t], Xte, kernel, sigmas, Cs, cv, random_state
             )
     else:
         raise ValueError(f"unknown method {method!r}; expected one of {sorted(METHODS)}")
-    return P, time.perf_counter() - t0, params
+    return P, time.perf_counter() - t0, params, best
+
+
+def fit_predict(method, Xtr, Ytr, Xte, *, taus=None, scoring="auc", **kwargs):
+    """Fit ``method`` on the (n_train, T) 0/1 matrix ``Ytr``; return
+    (P of shape (n_test, T), seconds, list of per-task chosen parameters).
+
+    ``n_basis`` (LSPC-new and LSPC only): the low-rank model, ``LSPCCV(n_basis=...)``;
+    None = the exact model.  ``options``: ``{slug: {parameter: value}}``, further
+    parameters of a kernel method's search (e.g. ``{"lspc_new": {"basis": "classwise"}}``).
+
+    ``taus`` (with ``kernel="precomputed"``): the widths of a kernel given per width,
+    ``Xtr`` (n_taus, n_train, n_train) and ``Xte`` (n_taus, n_test, n_train), e.g. the
+    HMM kernel ``exp(-D / tau)`` PSD-projected per tau.  The width is then searched
+    jointly with lambda on the same folds: the method's search runs once per width (for
+    LSPC one eigendecomposition per (tau, fold), every lambda and task on top), and each
+    task takes the width whose best lambda scores best in CV (ties: the larger width,
+    the smoother kernel; :func:`kclf._search.best_index`), with that width's model.
+    The parameters then hold ``tau``; the seconds are the whole search's.
+    """
+    if taus is None:
+        return _fit_predict_one(method, Xtr, Ytr, Xte, scoring=scoring, **kwargs)[:3]
+    taus = np.asarray(taus, dtype=float)
+    if Xtr.ndim != 3 or Xtr.shape[0] != taus.size or Xte.shape[0] != taus.size:
+        raise ValueError(f"taus: {taus.size} widths need one kernel each, got {Xtr.shape}")
+    runs = [
+        _fit_predict_one(method, Xtr[k], Ytr, Xte[k], scoring=scoring, **kwargs)
+        for k in range(taus.size)
+    ]
+    # the SVC's grid search scores ROC AUC whatever ``scoring`` says
+    rule = "auc" if method == "svc" else scoring
+    P = np.empty_like(runs[0][0])
+    params = []
+    for t in range(P.shape[1]):
+        scores = np.array([run[3][t] for run in runs])
+        if np.isnan(scores).all():  # not searched: the constant prediction
+            P[:, t] = runs[0][0][:, t]
+            params.append(runs[0][2][t])
+            continue
+        k = best_index(scores, rule, taus, np.zeros_like(taus))
+        P[:, t] = runs[k][0][:, t]
+        params.append({**runs[k][2][t], "tau": float(taus[k])})
+    return P, sum(run[1] for run in runs), params
 
 
 def multitask_trial(
@@ -156,9 +207,13 @@ def multitask_trial(
     svc_Cs=None,
     n_basis=None,
     n_bins=10,
+    taus=None,
+    options=None,
 ):
     """Run every method on one split; return tidy records (AUC and calibration metrics
-    per task, see :func:`kclf.repro.records.calibration_records`)."""
+    per task, see :func:`kclf.repro.records.calibration_records`).  ``taus``: ``X`` is a
+    stack of precomputed kernels, one per width (:func:`fit_predict`); ``options``: the
+    kernel methods' further parameters (:func:`fit_predict`)."""
     Y = np.asarray(Y).astype(int)
     if Y.ndim != 2:
         raise ValueError(f"Y must be a (n_samples, n_tasks) 0/1 matrix, got shape {Y.shape}")
@@ -181,6 +236,8 @@ def multitask_trial(
             svc_Cs=svc_Cs,
             n_basis=n_basis,
             random_state=rs,
+            taus=taus,
+            options=options,
         )
         per_task = secs / Y.shape[1]
         name = METHODS[method]
@@ -202,6 +259,12 @@ def multitask_trial(
                 params=params[t],
             )
     return rows
+
+
+def method_options(experiment):
+    """``{slug: parameters}`` of the methods' variants an experiment config sets: its
+    ``lspc_new`` block (``basis``, ``class_weight`` of LSPC-new's search)."""
+    return {"lspc_new": dict(experiment["lspc_new"])} if experiment.get("lspc_new") else {}
 
 
 def feature_trials(
@@ -262,6 +325,7 @@ def feature_trials(
             svc_Cs=experiment.get("svc_Cs"),
             n_basis=experiment.get("n_basis"),
             n_bins=n_bins,
+            options=method_options(experiment),
         )
         scored = {r["task"] for r in got if r["metric"] == "auc"}
         if not scored:
@@ -280,9 +344,27 @@ def feature_trials(
 
 
 def kernel_trials(
-    K, Y, tags, trials, method, *, dataset, seed, experiment, n_bins=10, source=None, factor=False
+    K,
+    Y,
+    tags,
+    trials,
+    method,
+    *,
+    dataset,
+    seed,
+    experiment,
+    n_bins=10,
+    source=None,
+    factor=False,
+    taus=None,
+    options=None,
 ):
     """Records of ``method`` on ``trials`` of a precomputed kernel ``K`` (audio tagging).
+
+    ``taus``: ``K`` is (n_taus, n, n), the kernel at each width, and every trial
+    searches the width jointly with lambda on the same folds (:func:`fit_predict`);
+    not with ``factor``.  ``options``: the methods' further parameters
+    (:func:`fit_predict`).
 
     With ``factor=True`` ``K`` is an (n, r) factor ``Phi`` of the kernel ``Phi Phi^T``
     (Nystroem features of the landmark HMM kernel); a trial then forms only its
@@ -295,7 +377,9 @@ def kernel_trials(
     SVC's ``C = 1 / lam``) as the experiment gives them.  ``source`` (the kernel file) is
     named in the error messages.
     """
-    n = K.shape[0]
+    if taus is not None and (factor or K.ndim != 3):
+        raise ValueError("taus needs a stack of full kernels (n_taus, n, n), not a factor")
+    n = K.shape[-1] if taus is not None else K.shape[0]
     n_train, n_test = experiment["n_train"], experiment["n_test"]
     if n_train >= n - 1:
         raise ValueError(
@@ -354,6 +438,8 @@ def kernel_trials(
             lams=lams,
             svc_Cs=None if lams is None else [1.0 / v for v in lams],
             n_bins=n_bins,
+            taus=taus,
+            options=method_options(experiment) if options is None else options,
         )
         logger.info(
             "trial %d: %d train, %d test, %d of %d tags",

@@ -221,6 +221,25 @@ def _figure(summary, path, methods, title, ref):
 POOLED = "AUC, all tags x trials"
 
 
+def chosen_tau_note(auc, methods, tau, factors):
+    """Caption sentence of a width search: the grid (factors of the median ``tau``) and,
+    per method, the chosen widths' factors (median and range over tags and trials) and
+    the LSPC-new variant its records name."""
+    parts = []
+    for m in methods:
+        params = [json.loads(p) for p in auc.loc[auc["method"] == m, "params"]]
+        f = np.array([p["tau"] / tau for p in params if "tau" in p])
+        if f.size:
+            parts.append(f"{m} {np.median(f):.3g} ({f.min():.3g}-{f.max():.3g})")
+    note = (
+        f" The width is searched jointly with lambda (SVC: C) on the same folds over tau = "
+        f"median x {', '.join(f'{v:g}' for v in factors)} (audio.kernel.tau_factors), "
+        "the kernel PSD-projected per tau; chosen tau / median (median, range over tags "
+        f"and trials): {'; '.join(parts) if parts else 'none recorded'}."
+    )
+    return note
+
+
 def write_audio_report(
     records,
     stem,
@@ -301,6 +320,8 @@ def write_audio_report(
         f"({ks['n_bad_clips']} left out), tau = {ks['tau']:.4g} ({ks['tau_rule']}), "
         f"negative eigenvalue mass clipped: {100 * ks['clipped_mass']:.2f}%."
     )
+    if "taus" in ks:
+        caption += chosen_tau_note(auc, methods, ks["tau"], ks["tau_factors"])
     if "landmarks" in ks:
         caption += (
             f" Landmark kernel: {ks['landmarks']} landmark clips (audio.kernel.landmarks), "

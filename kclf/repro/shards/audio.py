@@ -204,8 +204,13 @@ def _read_rows(row_paths, ids, J=None):
     return L, L_from, own
 
 
-def assemble_kernel(shard_paths, row_paths, tau=None, landmarks=None, seed=None):
+def assemble_kernel(shard_paths, row_paths, tau=None, landmarks=None, seed=None, tau_factors=None):
     """The HMM kernel from the row blocks: ``(arrays to save, summary)``.
+
+    ``tau_factors`` (full kernel, ``tau=None``): the width grid of the fits' tau search,
+    ``taus = median * tau_factors``; the arrays then also hold ``Ks`` (n_taus, n, n), the
+    kernel at each width PSD-projected on its own (one projection per tau), and
+    ``taus``; the summary lists them.  A fixed ``tau`` (or landmarks) ignores it.
 
     Full (``landmarks=None``): ``K`` (PSD-projected), ``D``, ``tau``, ``ids``.  With
     landmarks: ``Phi`` (:func:`kclf.features.landmarks.nystroem_features` of the landmark columns
@@ -243,7 +248,13 @@ def assemble_kernel(shard_paths, row_paths, tau=None, landmarks=None, seed=None)
         "mean_frames": float(lengths.mean()),
     }
     if J is None:
-        return {"K": Kpsd, "D": D, "tau": tau_, "ids": np.array(ids)}, summary
+        arrays = {"K": Kpsd, "D": D, "tau": tau_, "ids": np.array(ids)}
+        if tau is None and tau_factors is not None:
+            taus = tau_ * np.sort(np.asarray(tau_factors, dtype=float))
+            arrays["Ks"] = np.stack([project_psd(hmm_kernel(D, t)[0])[0] for t in taus])
+            arrays["taus"] = taus
+            summary.update(taus=taus.tolist(), tau_factors=np.sort(tau_factors).tolist())
+        return arrays, summary
     Phi = nystroem_features(K, J)
     summary.update(landmarks=int(J.size), rank=int(Phi.shape[1]))
     arrays = {"Phi": Phi, "K_nm": K, "D_nm": D, "landmarks": J, "tau": tau_, "ids": np.array(ids)}
