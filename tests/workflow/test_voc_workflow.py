@@ -2,7 +2,6 @@
 (then the vocabulary and what follows), corrupt images fail or are listed, and the VOC2010
 paper config builds its DAG quickly with coarse jobs."""
 
-import copy
 import math
 import re
 import subprocess
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import workflow_run as wf
 import yaml
 
 from kclf.repro.datasets.synthetic_voc import image_ids, make_synthetic_voc
@@ -26,23 +26,16 @@ DOWNLOADED = "results/data/voc-download-VOCtrainval_03-May-2010/dataset.npz"
 pytestmark = pytest.mark.slow
 
 
-def _merge(base, over):
-    out = copy.deepcopy(base)
-    for k, v in over.items():
-        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-    return out
-
-
 def _config(overrides, paper=False):
     cfg = yaml.safe_load((ROOT / "config.yaml").read_text())
     if paper:
-        cfg = _merge(
+        cfg = wf._merge(
             cfg, yaml.safe_load((ROOT / "workflow/configs/voc2010_paper.yaml").read_text())
         )
     for family, block in cfg.items():  # only the image family runs here
         if isinstance(block, dict) and "enabled" in block and family != "voc":
             block["enabled"] = False
-    return _merge(cfg, overrides)
+    return wf._merge(cfg, overrides)
 
 
 def _snakemake(workdir, cfg, *args, check=True):
@@ -52,22 +45,6 @@ def _snakemake(workdir, cfg, *args, check=True):
     if check and proc.returncode != 0:
         raise AssertionError(f"snakemake failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
     return proc
-
-
-def _planned_jobs(output):
-    """(rule, wildcards) of every job in a dry-run listing."""
-    jobs, rule, wc = [], None, ""
-    for line in output.splitlines():
-        m = re.match(r"^(?:local)?(?:rule|checkpoint) (\w+):", line)
-        if m:
-            if rule is not None:
-                jobs.append((rule, wc))
-            rule, wc = m.group(1), ""
-        elif rule is not None and line.strip().startswith("wildcards:"):
-            wc = line.split(":", 1)[1].strip()
-    if rule is not None:
-        jobs.append((rule, wc))
-    return sorted(jobs)
 
 
 TINY = {
@@ -96,7 +73,7 @@ def test_adding_one_image_recomputes_only_its_shard(tmp_path):
     cfg["voc"]["synthetic"]["n_images"] = 13
     new_id = image_ids(13)[-1]
     k = shard_of(new_id, n_shards)
-    plan = _planned_jobs(_snakemake(tmp_path, cfg, "-n", DATASET).stdout)
+    plan = wf.planned_job_list(_snakemake(tmp_path, cfg, "-n", DATASET).stdout)
     expected = sorted(
         [
             ("voc_synthetic_shard", f"k={k}"),
