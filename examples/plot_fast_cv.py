@@ -58,9 +58,13 @@ fig, axes = plt.subplots(1, 3, figsize=(11, 3.4))
 for ax, grid, title in [(axes[0], fast_grid, "LSPCCV (fast)"), (axes[1], naive, "naive loop")]:
     im = ax.imshow(grid, cmap="viridis", origin="lower", aspect="auto")
     ax.set(
-        xticks=range(0, len(lams), 2), xticklabels=[f"{v:.0e}" for v in lams[::2]],
-        yticks=range(len(sigmas)), yticklabels=[f"{v:.2f}" for v in sigmas],
-        xlabel="lambda", ylabel="sigma", title=f"{title}: CV error",
+        xticks=range(0, len(lams), 2),
+        xticklabels=[f"{v:.0e}" for v in lams[::2]],
+        yticks=range(len(sigmas)),
+        yticklabels=[f"{v:.2f}" for v in sigmas],
+        xlabel="lambda",
+        ylabel="sigma",
+        title=f"{title}: CV error",
     )
     fig.colorbar(im, ax=ax)
 axes[2].bar(["LSPCCV", "naive loop"], [t_fast, t_naive], color=["C0", "C3"])

@@ -70,7 +70,11 @@ for i in range(len(K)):
     p[i] = clf.predict_proba(K[np.ix_([i], train)])[0, list(clf.classes_).index(True)]
 axes[1].bar(range(len(K)), p[order], color=np.where(noise[order], "C3", "C0"))
 axes[1].axhline(0.5, color="k", ls=":", lw=1)
-axes[1].set(title='leave-one-out P("noise" | clip), LSPC-new', xlabel="clip (sorted)",
-            ylabel="probability", ylim=(0, 1))
+axes[1].set(
+    title='leave-one-out P("noise" | clip), LSPC-new',
+    xlabel="clip (sorted)",
+    ylabel="probability",
+    ylim=(0, 1),
+)
 fig.tight_layout()
 plt.show()

@@ -40,8 +40,10 @@ for n in sizes:
         clf = LSPCCV(sigmas, lams, cv=2, n_basis=n_basis, random_state=0).fit(X, y)
         timing[name].append((n, time.perf_counter() - t0))
         accuracy[name].append((n, clf.score(X_te, y_te)))
-        print(f"n={n:5d} {name:12s} {timing[name][-1][1]:6.2f} s  "
-              f"test accuracy {accuracy[name][-1][1]:.3f}")
+        print(
+            f"n={n:5d} {name:12s} {timing[name][-1][1]:6.2f} s  "
+            f"test accuracy {accuracy[name][-1][1]:.3f}"
+        )
 
 # %%
 # Time of the whole search (every width and lambda, 2 folds, then the final fit) and the

@@ -33,8 +33,11 @@ sigma = 0.5
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
 for ax, lam in zip(axes, [1e-2, 1e-3]):
     ax.plot(grid, truth, "k-", lw=2.5, label="true posterior")
-    styles = [("LSPC-new", "outputs", "C0-"), ("LSPC", "parameters", "C3--"),
-              ("LSPC'", "none", "C7:")]
+    styles = [
+        ("LSPC-new", "outputs", "C0-"),
+        ("LSPC", "parameters", "C3--"),
+        ("LSPC'", "none", "C7:"),
+    ]
     for name, rounding, style in styles:
         clf = LSPC(sigma, lam, rounding=rounding).fit(X, y)
         p = clf.predict_proba(grid)[:, 0]

@@ -32,16 +32,22 @@ for gamma in gammas:
     for bias in (False, True):
         clf = MAPLP(sigma, bias=bias).fit(X_tr, y_tr)
         errors[bias].append(np.mean(clf.predict(X_te) != y_te))
-    print(f"gamma={gamma:.2f}  MAPLP {errors[False][-1]:.3f}  "
-          f"MAPLP + constant {errors[True][-1]:.3f}")
+    print(
+        f"gamma={gamma:.2f}  MAPLP {errors[False][-1]:.3f}  MAPLP + constant {errors[True][-1]:.3f}"
+    )
 
 # %%
 # Test error against the kernel width: the printed LP stays at tens of percent, the constant
 # basis function brings it to a few percent near the paper's width.
 fig, ax = plt.subplots(figsize=(6, 3.8))
 ax.plot(gammas, 100 * np.array(errors[False]), "o-", color="C3", label="MAPLP (paper's LP)")
-ax.plot(gammas, 100 * np.array(errors[True]), "s-", color="C0",
-        label="MAPLP(bias=True), constant per class")
+ax.plot(
+    gammas,
+    100 * np.array(errors[True]),
+    "s-",
+    color="C0",
+    label="MAPLP(bias=True), constant per class",
+)
 ax.axhline(2.5, color="k", ls=":", lw=1, label="paper: 2.5 %")
 ax.set(xlabel="gamma", ylabel="test error (%)", title="ringnorm, 400 training points")
 ax.legend(fontsize=8)

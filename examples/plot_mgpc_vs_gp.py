@@ -39,8 +39,12 @@ mla = ManifoldGPC(20, inference="laplace", random_state=0)
 models = {
     "MGPC, Laplace (MLA)": lambda: mla,
     "MGPC, EP (MEP)": lambda: ManifoldGPC(
-        20, inference="ep", sigma=mla.sigma_, length_scale=mla.length_scale_,
-        amplitude=mla.amplitude_, random_state=0,
+        20,
+        inference="ep",
+        sigma=mla.sigma_,
+        length_scale=mla.length_scale_,
+        amplitude=mla.amplitude_,
+        random_state=0,
     ),
     "scikit-learn GPC": lambda: GaussianProcessClassifier(
         ConstantKernel(1.0) * RBF(length_scale=median_sigma(X_tr)), random_state=0
@@ -59,8 +63,10 @@ for name, make in models.items():
         ece=expected_calibration_error(y_te, P, labels=[0, 1]),
         curve=reliability_curve(y_te, P, labels=[0, 1], n_bins=8),
     )
-    print(f"{name:20s} accuracy {acc:.3f}  log loss {results[name]['log_loss']:.3f}  "
-          f"ECE {results[name]['ece']:.3f}  ({seconds:.1f} s)")
+    print(
+        f"{name:20s} accuracy {acc:.3f}  log loss {results[name]['log_loss']:.3f}  "
+        f"ECE {results[name]['ece']:.3f}  ({seconds:.1f} s)"
+    )
 
 # %%
 # Reliability of P(8 | x): the fraction of 8s against the predicted probability.
@@ -70,8 +76,11 @@ for k, (name, r) in enumerate(results.items()):
     ok = c.count > 0
     axes[0].plot(c.confidence[ok], c.frequency[ok], "o-", color=f"C{k}", label=name)
 axes[0].plot([0, 1], [0, 1], "k:", lw=1)
-axes[0].set(xlabel="predicted P(8 | x)", ylabel="observed fraction of 8s",
-            title="reliability (digits 3 vs 8)")
+axes[0].set(
+    xlabel="predicted P(8 | x)",
+    ylabel="observed fraction of 8s",
+    title="reliability (digits 3 vs 8)",
+)
 axes[0].legend(fontsize=8)
 names = list(results)
 width = 0.38

@@ -36,8 +36,10 @@ for name, model in models.items():
     P = model.fit(X_tr, y_tr).predict_proba(X_te)
     scores = probability_metrics(y_te, P, labels=model.classes_)
     error = np.mean(model.classes_[P.argmax(axis=1)] != y_te)
-    print(f"{name:24s} error {error:.3f}  " + "  ".join(
-        f"{k} {v:.3f}" for k, v in scores.items() if isinstance(v, float)))
+    print(
+        f"{name:24s} error {error:.3f}  "
+        + "  ".join(f"{k} {v:.3f}" for k, v in scores.items() if isinstance(v, float))
+    )
     curves[name] = reliability_curve(y_te, P, labels=model.classes_, n_bins=10)
 
 # %%
@@ -49,8 +51,15 @@ for ax, (name, curve) in zip(axes, curves.items()):
     ax.plot([0, 1], [0, 1], "k:", lw=1)
     ax.plot(curve.confidence[ok], curve.frequency[ok], "o-", color="C0")
     width = np.diff(curve.edges)
-    ax.bar(curve.edges[:-1], curve.count / curve.count.sum(), width=width, align="edge",
-           color="C7", alpha=0.3, label="share of predictions")
+    ax.bar(
+        curve.edges[:-1],
+        curve.count / curve.count.sum(),
+        width=width,
+        align="edge",
+        color="C7",
+        alpha=0.3,
+        label="share of predictions",
+    )
     ax.set(title=name, xlabel="confidence (top-label probability)", xlim=(0, 1), ylim=(0, 1))
     ax.legend(loc="upper left", fontsize=7)
 axes[0].set_ylabel("accuracy in the bin")

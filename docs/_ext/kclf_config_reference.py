@@ -253,8 +253,10 @@ def _required_of(schema, path, prefix):
     parts = (path[len(prefix) + 1 :] if prefix else path).split(".")
     node = schema
     for part in parts[:-1]:
-        node = (node.get("additionalProperties") or {}) if part == NAME else (
-            (node.get("properties") or {}).get(part, {})
+        node = (
+            (node.get("additionalProperties") or {})
+            if part == NAME
+            else ((node.get("properties") or {}).get(part, {}))
         )
     return parts[-1] in (node.get("required") or [])
 

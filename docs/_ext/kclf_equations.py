@@ -18,12 +18,18 @@ fit (Eq. 3), solved in closed form with one Cholesky factorisation for all class
 .. math::
 
    q(y \mid x; \alpha_y) = \alpha_y^\top \varphi(x), \qquad
-   \varphi(x) = \big(k(x, x_1), \dots, k(x, x_n)\big)^\top, \qquad
+   \varphi(x) = \big(k(x, x_1), \dots, k(x, x_n)\big)^\top
+
+.. math::
+
    k(x, x') = \exp\!\Big(-\frac{\lVert x - x' \rVert^2}{2\sigma^2}\Big)
 
 .. math::
 
-   \tilde\alpha_y = (H + \lambda I_n)^{-1} h_y, \qquad
+   \tilde\alpha_y = (H + \lambda I_n)^{-1} h_y
+
+.. math::
+
    H = \frac{1}{n} \sum_{i=1}^n \varphi(x_i)\varphi(x_i)^\top, \qquad
    h_y = \frac{1}{n} \sum_{i:\, y_i = y} \varphi(x_i)
 
@@ -177,9 +183,10 @@ def _insert(app, what, name, obj, options, lines):
     if not name.startswith("kclf."):
         return
     block = [".. rubric:: Model", ""] + MODELS[short].strip("\n").splitlines() + [""]
-    # after the summary paragraph (the first blank line)
-    at = next((i for i, line in enumerate(lines) if not line.strip()), len(lines))
-    lines[at + 1 : at + 1] = block
+    # after the summary paragraph (the first blank line after the first text)
+    first = next((i for i, line in enumerate(lines) if line.strip()), 0)
+    at = next((i for i in range(first, len(lines)) if not lines[i].strip()), len(lines))
+    lines[at:at] = [""] + block
 
 
 def setup(app):
