@@ -1,14 +1,16 @@
 # The two commands of the README:
 #   make run  CORES=2   # set up .venv from the lock, run the default workflow
 #   make test           # set up .venv from the lock, run the tests
+#   make docs           # the documentation site into docs/_build/html (warnings are errors)
 # The install step reruns only when requirements.lock or pyproject.toml changed.
 PYTHON ?= python3
 CORES ?= 2
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+DOCS_STAMP := $(VENV)/.installed-docs
 
-.PHONY: install run test test-fast report lint clean-results
+.PHONY: install run test test-fast report lint clean-results docs clean-docs
 
 $(STAMP): requirements.lock pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,6 +19,18 @@ $(STAMP): requirements.lock pyproject.toml
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# the doc tools pinned in requirements-docs.lock, on top of the project's lock
+$(DOCS_STAMP): $(STAMP) requirements-docs.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock -r requirements-docs.lock
+	touch $(DOCS_STAMP)
+
+# runs the gallery's examples; -W: any warning fails the build
+docs: $(DOCS_STAMP)
+	$(BIN)/python -m sphinx -W --keep-going -b html docs docs/_build/html
+
+clean-docs:
+	rm -rf docs/_build docs/api/generated docs/auto_examples docs/config docs/sg_execution_times.rst
 
 run: $(STAMP)
 	$(BIN)/snakemake --cores $(CORES)

@@ -34,7 +34,7 @@ The Brier score and the ECE use the unclipped probabilities.
 The multilabel label-set measures (:func:`multilabel_scores`, ``Y`` (n, m) 0/1 indicator
 matrices) are scikit-learn's where they exist: Hamming loss, subset (0/1) accuracy,
 example-based precision / recall / F1 (``average="samples"``), micro and macro F1.
-Example-based accuracy |y & y'| / |y | y'| is sklearn's ``jaccard_score(average="samples")``.
+Example-based accuracy ``|y & y'| / |y | y'|`` is sklearn's ``jaccard_score(average="samples")``.
 An example with no true and no predicted label counts as fully right (1) in the
 example-based measures, the usual convention (``zero_division=1``).
 """

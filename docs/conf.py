@@ -1,0 +1,319 @@
+"""Sphinx configuration of the kclf documentation (``make docs``)."""
+
+from __future__ import annotations
+
+import inspect
+import os
+import re
+import sys
+import warnings
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(DOCS / "_ext"))
+# the gallery's examples are run in this process: a non-interactive backend, one BLAS
+# thread per process as the workflow does (numbers do not depend on the machine's cores)
+os.environ.setdefault("MPLBACKEND", "Agg")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+from kclf_inventories import SITES, write_inventories  # noqa: E402
+
+import kclf  # noqa: E402
+
+project = "kclf"
+author = "the kclf developers"
+copyright = "the kclf developers, BSD-3-Clause"
+version = release = kclf.__version__
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.intersphinx",
+    "sphinx.ext.viewcode",
+    "numpydoc",
+    "myst_parser",
+    "sphinx_gallery.gen_gallery",
+    "kclf_mathml",
+    "kclf_equations",
+    "kclf_config_reference",
+]
+
+root_doc = "index"
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+exclude_patterns = [
+    "_build",
+    "readme_short.md",
+    "**/sg_execution_times.rst",
+    "sg_execution_times.rst",
+]
+templates_path = ["_templates"]
+html_static_path = ["_static"]
+math_renderer = "mathml"
+suppress_warnings = []
+
+# -- API reference ---------------------------------------------------------------------
+
+autosummary_generate = True
+autosummary_imported_members = False
+autodoc_default_options = {"members": True, "member-order": "bysource"}
+autodoc_typehints = "none"
+numpydoc_show_class_members = False
+numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+numpydoc_xref_aliases = {
+    "ndarray": "numpy.ndarray",
+    "RandomState": "numpy.random.RandomState",
+    "Generator": "numpy.random.Generator",
+    "BaseEstimator": "sklearn.base.BaseEstimator",
+}
+numpydoc_xref_ignore = {
+    "of",
+    "or",
+    "shape",
+    "default",
+    "optional",
+    "instance",
+    "array-like",
+    "sequence",
+    "int",
+    "float",
+    "bool",
+    "str",
+    "None",
+    "callable",
+    "dict",
+    "list",
+    "tuple",
+    "object",
+    "classifier",
+    "estimator",
+    "iterable",
+    "n_samples",
+    "n_features",
+    "n_classes",
+    "n_tasks",
+    "n_labels",
+    "path",
+    "array",
+    "matrix",
+    "function",
+    "splitter",
+    "with",
+    "positive",
+    "in",
+    "and",
+    "the",
+    "a",
+    "an",
+    "any",
+    "sparse",
+}
+numpydoc_validation_checks = set()
+
+# the API index: every public name of kclf.__all__, grouped; a name not in a group
+# (one added later) still gets its page, under "Other estimators and functions"
+API_GROUPS = {
+    "Least-squares probabilistic classifiers (LSPC, LSPC-new)": ["LSPC", "LSPCCV"],
+    "Kernel logistic regression and pairwise coupling": [
+        "KernelLogisticRegression",
+        "KernelLogisticRegressionCV",
+        "PairwiseCoupling",
+        "couple",
+    ],
+    "MAP kernel classifier by linear programming": ["MAPLP"],
+    "Correlated logistic model (multilabel)": ["CorrLog"],
+    "Manifold Gaussian process classifier": ["ManifoldGPC", "WeightedRidgeLogistic"],
+    "Calibration": ["PlattScaled"],
+}
+API_MODULES = {
+    "kclf.metrics": "Probability quality and multilabel measures",
+    "kclf.kernels": "Kernels, offset-safe distances and the median heuristic",
+}
+FEATURE_PACKAGE = "kclf.features"
+
+
+def public_names():
+    """``kclf.__all__`` without the version string."""
+    return [n for n in kclf.__all__ if not n.startswith("__")]
+
+
+def module_members(module_name):
+    """Public functions and classes defined in a module (``__all__`` when it has one)."""
+    import importlib
+
+    module = importlib.import_module(module_name)
+    names = getattr(module, "__all__", None)
+    if names is None:
+        names = [
+            n
+            for n, obj in vars(module).items()
+            if not n.startswith("_")
+            and (inspect.isfunction(obj) or inspect.isclass(obj))
+            and getattr(obj, "__module__", None) == module_name
+        ]
+    return list(names)
+
+
+def feature_modules():
+    import importlib
+    import pkgutil
+
+    package = importlib.import_module(FEATURE_PACKAGE)
+    return [
+        f"{FEATURE_PACKAGE}.{m.name}"
+        for m in pkgutil.iter_modules(package.__path__)
+        if not m.name.startswith("_")
+    ]
+
+
+def _first_line(obj):
+    doc = inspect.getdoc(obj) or ""
+    return doc.strip().splitlines()[0] if doc.strip() else ""
+
+
+def write_api_index():
+    """``docs/api/index.rst`` from the package itself, so a new public name is listed."""
+    import importlib
+
+    names = public_names()
+    lines = [
+        ".. _api:",
+        "",
+        "API reference",
+        "=============",
+        "",
+        ".. This page is generated by docs/conf.py (write_api_index) from kclf.__all__,",
+        "   kclf.metrics, kclf.kernels and the modules of kclf.features.",
+        "",
+        "Every estimator follows scikit-learn's API (``fit``, ``predict``, ``predict_proba``,",
+        "``get_params`` / ``set_params``, ``clone``); import them from the top level,",
+        "``from kclf import LSPC``.  The feature extractors need the ``features`` extra",
+        "(``pip install -e .[features]``).",
+        "",
+        ".. currentmodule:: kclf",
+        "",
+    ]
+    grouped = set()
+    groups = dict(API_GROUPS)
+    rest = [n for n in names if not any(n in g for g in API_GROUPS.values())]
+    if rest:
+        groups["Other estimators and functions"] = rest
+    for title, members in groups.items():
+        members = [m for m in members if m in names]
+        if not members:
+            continue
+        grouped |= set(members)
+        lines += [title, "-" * len(title), "", ".. autosummary::", "   :toctree: generated", ""]
+        lines += [f"   {m}" for m in members]
+        lines.append("")
+    sections = [(m, d) for m, d in API_MODULES.items()]
+    sections += [(m, "Feature extraction") for m in feature_modules()]
+    for module_name, description in sections:
+        module = importlib.import_module(module_name)
+        title = f":mod:`{module_name}`: {description}"
+        if module_name.startswith(FEATURE_PACKAGE):
+            title = f":mod:`{module_name}`: {_first_line(module).rstrip('.')}"
+        lines += [
+            title,
+            "-" * len(title),
+            "",
+            f".. automodule:: {module_name}",
+            "   :no-members:",
+            "   :no-index:",
+            "",
+            f".. currentmodule:: {module_name}",
+            "",
+            ".. autosummary::",
+            "   :toctree: generated",
+            "",
+        ]
+        lines += [f"   {m}" for m in module_members(module_name)]
+        lines.append("")
+    text = "\n".join(lines)
+    path = DOCS / "api" / "index.rst"
+    path.parent.mkdir(exist_ok=True)
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+
+
+write_api_index()
+
+# scikit-learn's generated metadata-routing methods (set_fit_request, ...) are left out
+SKIP_MEMBER = re.compile(r"^set_\w+_request$")
+# ``|sigmas|`` in a docstring is prose (an absolute value or a count), not a
+# reStructuredText substitution: escape such bars outside literals
+SUBSTITUTION = re.compile(r"(?<![\\`|])\|(?=[^\s|`])([^|`]*?[^\s\\|`])\|(?![`|\w])")
+
+
+def _skip_member(app, what, name, obj, skip, options):
+    return True if SKIP_MEMBER.match(name) else None
+
+
+def _escape_bars(app, what, name, obj, options, lines):
+    for i, line in enumerate(lines):
+        parts = re.split(r"(``[^`]*``)", line)
+        lines[i] = "".join(
+            p if p.startswith("``") else SUBSTITUTION.sub(r"\\|\1\\|", p) for p in parts
+        )
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", _skip_member)
+    app.connect("autodoc-process-docstring", _escape_bars, priority=100)
+
+
+# -- cross-references to numpy, scipy, scikit-learn and Snakemake ----------------------
+
+_inventories = write_inventories(DOCS / "_build" / "intersphinx")
+_online = os.environ.get("KCLF_DOCS_ONLINE") == "1"
+intersphinx_mapping = {
+    name: (url, (None, str(_inventories[name])) if _online else str(_inventories[name]))
+    for name, url in SITES.items()
+}
+intersphinx_timeout = 10
+
+# -- user guide (Markdown) -------------------------------------------------------------
+
+myst_enable_extensions = ["dollarmath", "colon_fence", "deflist"]
+myst_heading_anchors = 3
+
+# -- example gallery -------------------------------------------------------------------
+
+sphinx_gallery_conf = {
+    "examples_dirs": str(ROOT / "examples"),
+    "gallery_dirs": "auto_examples",
+    "filename_pattern": r"/plot_",
+    "doc_module": ("kclf",),
+    "backreferences_dir": "api/generated/backreferences",
+    "reference_url": {"kclf": None},
+    "remove_config_comments": True,
+    "download_all_examples": False,
+    "abort_on_example_error": True,
+    "only_warn_on_example_error": False,
+    "plot_gallery": "True",
+    "min_reported_time": 1,
+    "image_scrapers": ("matplotlib",),
+    "matplotlib_animations": False,
+    "show_memory": False,
+    "write_computation_times": True,
+}
+warnings.filterwarnings("ignore", category=UserWarning, message="Matplotlib is currently using agg")
+
+# -- HTML ------------------------------------------------------------------------------
+
+html_theme = "pydata_sphinx_theme"
+html_title = f"kclf {release}"
+html_theme_options = {
+    "navbar_align": "left",
+    "show_toc_level": 2,
+    "navigation_with_keys": False,
+    "footer_start": ["copyright"],
+    "footer_end": ["sphinx-version", "theme-version"],
+    "secondary_sidebar_items": ["page-toc", "sourcelink"],
+}
+html_sidebars = {"index": [], "readme_short": []}
+html_show_sourcelink = True
+html_copy_source = True
