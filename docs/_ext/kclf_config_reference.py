@@ -5,7 +5,7 @@ keys, every other schema one block), written to ``docs/config/`` when the builde
 so the pages can never drift from the schemas the workflow validates against.  Every key
 is a ``confval`` object (``:confval:`voc.features.n_shards``` links to it) listed by its
 dotted path; a key under ``additionalProperties`` (a name you choose, e.g. a data set) is
-written ``<name>``.  ``tests/test_config_reference.py`` compares the listed keys with the
+written ``<name>``.  ``tests/docs/test_config_reference.py`` compares the listed keys with the
 schemas'.
 """
 
