@@ -530,12 +530,13 @@ def test_digits_task_and_bad_names():
 def test_experiment_and_report_end_to_end(tmp_path, direct_metrics):
     import pandas as pd
 
-    from kclf.repro.experiments.mgpc import METHODS, _fit, features, prepare, run
+    from kclf.repro.experiments.mgpc import METHODS, _fit, features, gpy_available, prepare, run
     from kclf.repro.records import read_records, write_records
     from kclf.repro.reports.mgpc import calibration_report, plot_lambda, plot_roc, write_tables
     from kclf.repro.seeding import seed_for
 
-    ran = METHODS
+    # GPy EP where GPy is installed (its skip: test_gpy_ep_without_gpy_is_skipped_with_a_note)
+    ran = {m: name for m, name in METHODS.items() if m != "gpy_ep" or gpy_available()}
 
     cfg = {
         "sigma_factors": [1.0],
@@ -617,6 +618,51 @@ def test_experiment_and_report_end_to_end(tmp_path, direct_metrics):
     assert (tmp_path / "mgpc_reliability.png").stat().st_size > 0
     with pytest.raises(ValueError, match="_calibration.csv"):
         calibration_report(record_files, tmp_path / "mgpc.csv")
+
+
+def test_gpy_ep_without_gpy_is_skipped_with_a_note(tmp_path, monkeypatch):
+    from kclf.repro.experiments import mgpc as experiment
+    from kclf.repro.records import write_records
+    from kclf.repro.reports.mgpc import plot_roc, skipped_methods, write_tables
+
+    monkeypatch.setattr(experiment, "gpy_available", lambda: False)
+    data = experiment.prepare("digits", "1v7", 3, 2, max_train=40)
+    X = experiment.features(data, "binarization")
+    cfg = {"sigma_factors": [1.0], "length_scale_factors": [1.0], "amplitudes": [16.0]}
+    folder = tmp_path / "digits" / "1v7" / "binarization"
+    folder.mkdir(parents=True)
+    files = []
+    for method in ("mep", "gpy_ep"):
+        rows, curves = experiment.run(data, X, method, 3, cfg, "digits", "1v7", "binarization")
+        assert (rows == []) == (method == "gpy_ep")
+        write_records(rows, folder / f"{method}_0-1.csv")
+        np.savez(folder / f"{method}_0-1.npz", **curves)
+        files.append(folder / f"{method}_0-1")
+    curves = [f"{f}.npz" for f in files]
+    skipped = skipped_methods(curves)
+    assert skipped == {"GPy EP": experiment.GPY_MISSING}
+    write_tables([f"{f}.csv" for f in files], None, str(tmp_path / "mgpc_errors"), skipped=skipped)
+    md = (tmp_path / "mgpc_errors.md").read_text()
+    assert "Not run: GPy EP: GPy is not installed" in md
+    assert "1v7: MEP" in md and "1v7: GPy EP" not in md  # rows "<dataset> <task>: <method>"
+    plot_roc(curves, tmp_path / "roc.png")  # the skipped method's file is no curve
+    assert (tmp_path / "roc.png").stat().st_size > 0
+
+
+def test_gpy_ep_classifier_when_gpy_is_installed():
+    pytest.importorskip("GPy")
+    from kclf.repro.experiments.mgpc import GPyEPClassifier
+
+    X, y, Xt = _data(40)
+    state = np.random.get_state()  # noqa: NPY002
+    a = GPyEPClassifier(random_state=1).fit(X, y)
+    assert all(np.array_equal(u, v) for u, v in zip(state, np.random.get_state()))  # noqa: NPY002
+    b = GPyEPClassifier(random_state=1).fit(X, y)
+    P = a.predict_proba(Xt)
+    np.testing.assert_array_equal(P, b.predict_proba(Xt))  # seeded: the same fit
+    np.testing.assert_allclose(P.sum(1), 1.0)
+    assert np.mean(a.predict(X) == y) > 0.8
+    np.testing.assert_array_equal(a.predict(Xt), a.classes_[(a.decision_function(Xt) > 0) * 1])
 
 
 # ---------------------------------------------------------------- workflow
