@@ -209,14 +209,22 @@ def ep_sites(K, y, max_iter=100, tol=1e-8, sites=None, *, anderson_depth=5):
     updates: one Cholesky factorisation and one triangular solve per sweep give every
     posterior marginal, every site then moves to its moment-matching value at once
     (instead of R&W Algorithm 3.5's one site at a time with a rank-one update of the
-    posterior covariance each), the sweeps accelerated by Anderson's extrapolation over
-    the last ``anderson_depth`` sweeps (restarted when the residual grows; precisions
-    kept non-negative).  The iteration stops when no moment-matching site differs from
-    the current one by more than ``tol`` (relative to the largest site parameter): the
-    stopping rule is the fixed-point equation itself, so the sites are EP's whichever way
-    they were reached (the sequential algorithm's, to that tolerance).  ``sites=(tau,
-    nu)`` starts from given site parameters (e.g. those of a neighbouring hyper-parameter
-    value) instead of ``tau = nu = 0``.
+    posterior covariance each).  The sweeps are accelerated by Anderson's extrapolation
+    over the last ``anderson_depth`` sweeps and damped where they overshoot: when the
+    residual grows the extrapolation restarts and the step halves (down to 1/64), each
+    sweep that reduces it lengthens the step by half again, up to the full step; when the
+    residual has not reached a new low for ``2 * anderson_depth`` sweeps the
+    extrapolation is dropped for plain (damped) steps; precisions are kept non-negative.
+    (Undamped parallel updates oscillate for ever at large amplitudes: at the digits
+    tasks' chosen amplitude, 4096, neither undamped plain updates in 5000 sweeps nor
+    undamped Anderson in 1000 converged; the damped, safeguarded form takes 20-30.)
+
+    The iteration stops when no moment-matching site differs from the current one by
+    more than ``tol`` (relative to the largest site parameter): the stopping rule is the
+    fixed-point equation itself, so the sites are EP's whichever way they were reached
+    (the sequential algorithm's, to that tolerance).  ``sites=(tau, nu)`` starts from
+    given site parameters (e.g. those of a neighbouring hyper-parameter value) instead of
+    ``tau = nu = 0``.
 
     Returns
     -------
@@ -236,7 +244,8 @@ def ep_sites(K, y, max_iter=100, tol=1e-8, sites=None, *, anderson_depth=5):
         x[n:] = sites[1]
     xs, gs = [], []
     converged = False
-    prev = np.inf
+    prev, step = np.inf, 1.0
+    best, since_best = np.inf, 0
     for sweep in range(1, max_iter + 1):
         n_iter = sweep
         tau, nu = x[:n], x[n:]
@@ -251,13 +260,19 @@ def ep_sites(K, y, max_iter=100, tol=1e-8, sites=None, *, anderson_depth=5):
             break
         if sweep == max_iter:  # return the sites the posterior above belongs to
             break
-        if residual > prev:  # extrapolation overshot: restart it from here
+        if residual > prev:  # overshot: restart the extrapolation, halve the step
             xs, gs = [], []
+            step = max(step / 2.0, 1.0 / 64.0)
+        else:
+            step = min(1.0, 1.5 * step)
         prev = residual
+        best, since_best = (residual, 0) if residual < best else (best, since_best + 1)
+        if since_best > 2 * anderson_depth:  # the extrapolation stalls: plain steps from here
+            anderson_depth = 0
         xs.append(x)
         gs.append(g)
         del xs[: -(anderson_depth + 1)], gs[: -(anderson_depth + 1)]
-        x = _anderson(xs, gs) if len(xs) > 1 else x + g
+        x = _anderson(xs, gs, step) if len(xs) > 1 else x + step * g
         x[:n] = np.maximum(x[:n], 0.0)
     tau, nu = x[:n].copy(), x[n:].copy()
     mu, d, L = state["mu"], state["sigma_diag"], state["L"]
@@ -329,9 +344,10 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
     length_scale_factors : sequence of float, default=(0.25, 0.5, 1, 2, 4)
         Multiples of the median pairwise distance of ``psi(X)`` searched when
         ``length_scale=None``.
-    max_iter : int, default=100
+    max_iter : int, default=200
         Newton iterations (Laplace) or EP sweeps (parallel updates, one factorisation each;
-        see :func:`ep_sites`).
+        see :func:`ep_sites`; at most 95 were needed from a cold start on 1000 random
+        problems with amplitudes up to 1e5).
     tol : float, default=1e-8
         Convergence tolerance: objective change for Newton; for EP the largest change of a
         site parameter (relative to the largest site parameter) that the fixed-point
@@ -423,7 +439,7 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         length_scale=None,
         amplitude=None,
         length_scale_factors=DEFAULT_LENGTH_SCALE_FACTORS,
-        max_iter=100,
+        max_iter=200,
         tol=1e-8,
         search_tol=1e-3,
         n_init=4,

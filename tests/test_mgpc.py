@@ -281,6 +281,29 @@ def test_ep_fixed_point_equals_sequential_reference(n, amp, seed):
     np.testing.assert_allclose(plain["tau"], tau_ref, atol=100 * tol * scale, rtol=0)
 
 
+def test_ep_converges_where_undamped_parallel_updates_oscillate():
+    from kclf.mgpc import _ep_step
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 2))
+    y = np.where(X[:, 0] + 0.1 * rng.normal(size=60) > 0, 1.0, -1.0)  # nearly separable
+    K = 1000.0 * rbf_kernel(X, X, 2.0)
+    # every site to its moment-matching value at once, no damping: never settles
+    tau, nu = np.zeros(60), np.zeros(60)
+    for _ in range(300):
+        tau_t, nu_t, _ = _ep_step(K, y, tau, nu)
+        change = max(np.abs(tau_t - tau).max(), np.abs(nu_t - nu).max())
+        tau, nu = tau_t, nu_t
+    assert change > 1e-3
+    tol = 1e-10
+    r = ep_sites(K, y, tol=tol, max_iter=100)
+    assert r["converged"]
+    tau_ref, nu_ref = _reference_ep(K, y)
+    scale = max(1.0, np.abs(tau_ref).max(), np.abs(nu_ref).max())
+    np.testing.assert_allclose(r["tau"], tau_ref, atol=100 * tol * scale, rtol=0)
+    np.testing.assert_allclose(r["nu"], nu_ref, atol=100 * tol * scale, rtol=0)
+
+
 def test_fitted_sites_equal_sequential_reference_after_the_grid_search():
     # the estimator's final sites (searched on the grid at search_tol, then refined to tol)
     # are EP's fixed point at the chosen hyper-parameters
