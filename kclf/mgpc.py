@@ -396,9 +396,11 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
     on the digits tasks), and a grid (instead of gradient ascent) is robust to the flat,
     multi-modal evidence surfaces of small classification sets across length scales.
     Along the amplitudes of one length scale (and feature-map width) the evidence rises
-    to one maximum or plateau and falls, so each row of the grid stops at its first fall
-    (``-inf`` in ``hyperparameter_scores_`` beyond it).  The grid is walked in a snake
-    order and every EP run starts from the sites of the previous grid point.
+    to one maximum or plateau and falls, so each row of the grid is walked from the
+    previous row's best amplitude (the middle one for the first row) up and down, each
+    way until the evidence first falls (``-inf`` in ``hyperparameter_scores_`` where a
+    row was not visited); every EP run starts from the sites of its neighbour on the
+    grid (the next row from the previous row's best).
 
     References
     ----------
@@ -482,6 +484,23 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         alpha = r["nu"] - sS * cho_solve((r["L"], True), sS * (K @ r["nu"]))
         return r, alpha, sS
 
+    def _search_row(self, R, y, amps, start, warm, tol):
+        """The amplitudes of one length scale: from ``amps[start]`` (EP from the sites
+        ``warm``) up until the evidence first falls, then down from ``start`` until it
+        first falls; every EP run starts from the sites of its neighbour.  Returns
+        ``{j: (result, alpha, sqrt_w)}`` of the amplitudes visited."""
+        row = {start: self._infer(amps[start] * R, y, warm, tol)}
+        for direction in (1, -1):
+            j = start
+            while 0 <= j + direction < amps.size:
+                r = row[j][0]
+                sites = (r["tau"], r["nu"]) if self.inference == "ep" else None
+                row[j + direction] = self._infer(amps[j + direction] * R, y, sites, tol)
+                j += direction
+                if row[j][0]["log_marginal_likelihood"] < r["log_marginal_likelihood"]:
+                    break
+        return row
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Fit the feature map (Eq. (1)-(2)), choose the covariance hyper-parameters by the
@@ -540,27 +559,21 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         scores = np.full((len(sigmas), n_ls, amp_grid.size), -np.inf)
         ep = self.inference == "ep"
         search_tol = max(self.tol, self.search_tol) if ep else None
-        best, warm = None, None
+        best, warm, start = None, None, amp_grid.size // 2
         for h, sig in enumerate(sigmas):
             Z = X if sig is None else rbf_kernel(X, self.centers_, sig)
             ls_grid = ls_fixed if ls_fixed is not None else median_sigma(Z) * factors
             half_d2 = -0.5 * squared_distances(Z)  # one distance matrix for every length scale
             for i, ls in enumerate(ls_grid):
                 R = np.exp(half_d2 / ls**2)
-                # the grid in a snake order: EP starts from the sites of the previous point;
-                # along the amplitudes the evidence rises to one maximum (or a plateau) and
-                # falls: the row stops at its first fall
-                row_best = -np.inf
-                for j in range(amp_grid.size) if i % 2 == 0 else reversed(range(amp_grid.size)):
-                    r, alpha, sw = self._infer(amp_grid[j] * R, y_pm, warm, search_tol)
-                    if ep:
-                        warm = (r["tau"], r["nu"])
+                row = self._search_row(R, y_pm, amp_grid, start, warm, search_tol)
+                for j, (r, alpha, sw) in row.items():
                     scores[h, i, j] = r["log_marginal_likelihood"]
                     if best is None or scores[h, i, j] > best[0]:
                         best = (scores[h, i, j], sig, Z, ls, amp_grid[j], r, alpha, sw, R)
-                    if scores[h, i, j] < row_best:
-                        break
-                    row_best = scores[h, i, j]
+                # the next row starts at this row's best amplitude, from its sites
+                start = max(row, key=lambda j: scores[h, i, j])
+                warm = (row[start][0]["tau"], row[start][0]["nu"]) if ep else None
         if ep and search_tol > self.tol:  # the chosen point's sites to the full tolerance
             _, sig, Z, ls, amp, r, alpha, sw, R = best
             r, alpha, sw = self._infer(amp * R, y_pm, (r["tau"], r["nu"]))
