@@ -53,6 +53,7 @@ FAMILIES = {
         "ridge_newton": "Ridge Newton",
         "ridge_gradient": "Ridge gradient",
         "sklearn_gpc": "sklearn GPC",
+        "gpy_ep": "GPy EP",
     },
     "lspc_toy": {"lspc_new": "LSPC-new", "lspc": "LSPC", "lspc_prime": "LSPC'"},
 }

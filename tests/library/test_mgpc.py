@@ -214,10 +214,133 @@ def test_ep_log_marginal_likelihood_by_brute_force(K, y):
         m1 = integrate.quad(tilted, -np.inf, np.inf, args=(1,), epsabs=1e-13)[0] / z0
         m2 = integrate.quad(tilted, -np.inf, np.inf, args=(2,), epsabs=1e-13)[0] / z0
         assert m1 == pytest.approx(r["mu"][i], abs=1e-8)
-        assert m2 - m1**2 == pytest.approx(r["Sigma"][i, i], abs=1e-8)
+        assert m2 - m1**2 == pytest.approx(r["sigma_diag"][i], abs=1e-8)
     # 3. EP approximates (does not equal) the true evidence: for the probit likelihood the
     #    gap on these small problems is known to be small (Kuss & Rasmussen 2005)
     assert abs(r["log_marginal_likelihood"] - _true_log_z(K, y)) < 0.05
+
+
+def _reference_ep(K, y, tol=1e-13, max_sweeps=2000):
+    """R&W Algorithm 3.5 as written, slowly: sites updated one at a time in order, the
+    posterior recomputed from scratch (Sigma = (K^-1 + S)^-1 by a dense solve) before every
+    site update; stops when a sweep moves no site parameter by more than ``tol``."""
+    n = len(y)
+    tau, nu = np.zeros(n), np.zeros(n)
+    for _ in range(max_sweeps):
+        old = np.r_[tau, nu]
+        for i in range(n):
+            # Sigma = K - K S^1/2 (I + S^1/2 K S^1/2)^-1 S^1/2 K, mu = Sigma nu
+            sS = np.sqrt(tau)
+            B = np.eye(n) + sS[:, None] * K * sS[None, :]
+            Sigma = K - (K * sS) @ np.linalg.solve(B, sS[:, None] * K)
+            mu = Sigma @ nu
+            tau_c = 1 / Sigma[i, i] - tau[i]
+            nu_c = mu[i] / Sigma[i, i] - nu[i]
+            m, v = nu_c / tau_c, 1 / tau_c
+            z = y[i] * m / np.sqrt(1 + v)
+            ratio = stats.norm.pdf(z) / ndtr(z)
+            m_hat = m + y[i] * v * ratio / np.sqrt(1 + v)
+            v_hat = v - v**2 * ratio * (z + ratio) / (1 + v)
+            tau[i] = max(1 / v_hat - tau_c, 0.0)
+            nu[i] = m_hat / v_hat - nu_c
+        if np.abs(np.r_[tau, nu] - old).max() <= tol:
+            return tau, nu
+    raise AssertionError("reference EP did not converge")
+
+
+def _ep_problem(n, amp, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)  # overlapping classes
+    return amp * rbf_kernel(X, X, 1.0), y
+
+
+# the parallel, accelerated iteration stops when the fixed-point equations ask no site
+# parameter to move by more than tol (relative to the largest); the distance to the fixed
+# point is then at most tol / (1 - rho) for the contraction rho of the EP map near it, under
+# 0.99 on these problems: sites within 100 tol of the reference's
+@pytest.mark.parametrize("n, amp, seed", [(12, 1.0, 0), (20, 30.0, 1), (25, 300.0, 2)])
+def test_ep_fixed_point_equals_sequential_reference(n, amp, seed):
+    K, y = _ep_problem(n, amp, seed)
+    tau_ref, nu_ref = _reference_ep(K, y)
+    tol = 1e-10
+    r = ep_sites(K, y, tol=tol, max_iter=500)
+    assert r["converged"] and r["residual"] <= tol
+    scale = max(1.0, np.abs(tau_ref).max(), np.abs(nu_ref).max())
+    np.testing.assert_allclose(r["tau"], tau_ref, atol=100 * tol * scale, rtol=0)
+    np.testing.assert_allclose(r["nu"], nu_ref, atol=100 * tol * scale, rtol=0)
+    # started elsewhere (the sites of another amplitude): the same fixed point
+    other = ep_sites(K / 10.0, y, tol=1e-3)
+    warm = ep_sites(K, y, tol=tol, max_iter=500, sites=(other["tau"], other["nu"]))
+    np.testing.assert_allclose(warm["tau"], tau_ref, atol=100 * tol * scale, rtol=0)
+    np.testing.assert_allclose(warm["nu"], nu_ref, atol=100 * tol * scale, rtol=0)
+    # and without acceleration (plain parallel updates) too, if more slowly
+    plain = ep_sites(K, y, tol=tol, max_iter=5000, anderson_depth=0)
+    np.testing.assert_allclose(plain["tau"], tau_ref, atol=100 * tol * scale, rtol=0)
+
+
+def test_ep_converges_where_undamped_parallel_updates_oscillate():
+    from kclf.mgpc import _ep_step
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(60, 2))
+    y = np.where(X[:, 0] + 0.1 * rng.normal(size=60) > 0, 1.0, -1.0)  # nearly separable
+    K = 1000.0 * rbf_kernel(X, X, 2.0)
+    # every site to its moment-matching value at once, no damping: never settles
+    tau, nu = np.zeros(60), np.zeros(60)
+    for _ in range(300):
+        tau_t, nu_t, _ = _ep_step(K, y, tau, nu)
+        change = max(np.abs(tau_t - tau).max(), np.abs(nu_t - nu).max())
+        tau, nu = tau_t, nu_t
+    assert change > 1e-3
+    tol = 1e-10
+    r = ep_sites(K, y, tol=tol, max_iter=100)
+    assert r["converged"]
+    tau_ref, nu_ref = _reference_ep(K, y)
+    scale = max(1.0, np.abs(tau_ref).max(), np.abs(nu_ref).max())
+    np.testing.assert_allclose(r["tau"], tau_ref, atol=100 * tol * scale, rtol=0)
+    np.testing.assert_allclose(r["nu"], nu_ref, atol=100 * tol * scale, rtol=0)
+
+
+def test_fitted_sites_equal_sequential_reference_after_the_grid_search():
+    # the estimator's final sites (searched on the grid at search_tol, then refined to tol)
+    # are EP's fixed point at the chosen hyper-parameters
+    X, y, _ = _data(25, seed=4)
+    tol = 1e-10
+    clf = ManifoldGPC(
+        n_centers=None,
+        inference="ep",
+        length_scale=[0.5, 1.0, 2.0],
+        amplitude=[1.0, 8.0, 64.0],
+        tol=tol,
+        max_iter=500,
+    ).fit(X, y)
+    K = clf.amplitude_ * rbf_kernel(X, X, clf.length_scale_)
+    tau_ref, nu_ref = _reference_ep(K, 2.0 * y - 1.0)
+    scale = max(1.0, np.abs(tau_ref).max(), np.abs(nu_ref).max())
+    np.testing.assert_allclose(clf.sqrt_w_**2, tau_ref, atol=100 * tol * scale, rtol=0)
+    # the predictive weights of R&W Algorithm 3.6: (K + S^-1)^-1 S^-1 nu = alpha
+    alpha_ref = np.linalg.solve(K * tau_ref[:, None] + np.eye(len(y)), nu_ref)
+    np.testing.assert_allclose(clf.alpha_, alpha_ref, atol=1e-6, rtol=0)
+
+
+def test_laplace_and_ep_on_a_separable_toy():
+    # two well separated blobs: both approximations classify every point, and EP, whose
+    # approximation matches the posterior's moments, is the more confident; Laplace's
+    # evidence (a Gaussian around the mode of a skewed posterior) is the lower
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(-2.0, 0.5, size=(20, 2)), rng.normal(2.0, 0.5, size=(20, 2))]
+    y = np.r_[np.zeros(20, int), np.ones(20, int)]
+    Xt = np.r_[rng.normal(-2.0, 0.5, size=(10, 2)), rng.normal(2.0, 0.5, size=(10, 2))]
+    yt = np.r_[np.zeros(10, int), np.ones(10, int)]
+    kw = dict(n_centers=None, length_scale=1.5, amplitude=16.0)
+    la = ManifoldGPC(inference="laplace", **kw).fit(X, y)
+    ep = ManifoldGPC(inference="ep", **kw).fit(X, y)
+    for clf in (la, ep):
+        assert clf.score(X, y) == 1.0 and clf.score(Xt, yt) == 1.0
+    p_la, p_ep = la.predict_proba(Xt)[np.arange(20), yt], ep.predict_proba(Xt)[np.arange(20), yt]
+    assert (p_ep > p_la).all()
+    assert ep.log_marginal_likelihood_ > la.log_marginal_likelihood_
 
 
 def test_ep_prediction_is_eq8():
@@ -262,15 +385,62 @@ def test_feature_map_is_kernel_to_seeded_kmeans_centres():
 def test_grid_choice_maximises_marginal_likelihood(inference):
     X, y, _ = _data(40)
     ls, amp = [0.5, 1.0, 2.0], [1.0, 8.0]
-    clf = ManifoldGPC(n_centers=None, inference=inference, length_scale=ls, amplitude=amp).fit(X, y)
+    kw = dict(n_centers=None, inference=inference)
+    # search_tol=tol: every grid point's EP to the full tolerance
+    clf = ManifoldGPC(length_scale=ls, amplitude=amp, search_tol=1e-8, **kw).fit(X, y)
     assert clf.hyperparameter_scores_.shape == (1, 3, 2)
     _, i, j = np.unravel_index(np.argmax(clf.hyperparameter_scores_), (1, 3, 2))
     assert (clf.length_scale_, clf.amplitude_) == (ls[i], amp[j])
+    # the default search: EP's grid points to search_tol=1e-3, the chosen one refined; its
+    # scores are off by about the square of the sites' error (the evidence is stationary
+    # in the sites at EP's fixed point)
+    fast = ManifoldGPC(length_scale=ls, amplitude=amp, **kw).fit(X, y)
+    assert (fast.length_scale_, fast.amplitude_) == (ls[i], amp[j])
+    assert fast.log_marginal_likelihood_ == pytest.approx(clf.log_marginal_likelihood_, abs=1e-9)
+    np.testing.assert_allclose(
+        fast.hyperparameter_scores_, clf.hyperparameter_scores_, atol=1e-5, rtol=0
+    )
     for i, a in enumerate(ls):
         for j, b in enumerate(amp):
-            single = ManifoldGPC(n_centers=None, inference=inference, length_scale=a, amplitude=b)
+            single = ManifoldGPC(length_scale=a, amplitude=b, **kw)
             lml = single.fit(X, y).log_marginal_likelihood_
             assert clf.hyperparameter_scores_[0, i, j] == pytest.approx(lml, abs=1e-9)
+
+
+@pytest.mark.parametrize("inference", ["laplace", "ep"])
+def test_amplitude_rows_stop_at_their_first_fall(inference):
+    X, y, _ = _data(40)
+    ls, amp = [0.5, 1.0, 2.0], list(4.0 ** np.arange(7))
+    kw = dict(n_centers=None, inference=inference, search_tol=1e-8)
+    clf = ManifoldGPC(length_scale=ls, amplitude=amp, **kw).fit(X, y)
+    full = np.array(
+        [
+            [
+                ManifoldGPC(length_scale=a, amplitude=b, **kw).fit(X, y).log_marginal_likelihood_
+                for b in amp
+            ]
+            for a in ls
+        ]
+    )
+    scores = clf.hyperparameter_scores_[0]
+    assert np.isinf(scores).any()  # rows did stop short (else this test tests nothing)
+    start = len(amp) // 2  # the first row starts in the middle, the next at its best
+    for i in range(len(ls)):
+        seen = np.flatnonzero(np.isfinite(scores[i]))
+        lo, hi = seen[0], seen[-1]
+        assert start in seen and (np.diff(seen) == 1).all()  # one run around the start
+        np.testing.assert_allclose(scores[i, seen], full[i, seen], atol=1e-9, rtol=0)
+        # each end of the run is the grid's edge or the first fall walking out from start
+        assert lo == 0 or full[i, lo] < full[i, lo + 1]
+        assert hi == len(amp) - 1 or full[i, hi] < full[i, hi - 1]
+        # and no fall before it: rising from start up to hi - 1 and down to lo + 1
+        assert (np.diff(full[i, start:hi]) >= 0).all()
+        assert (np.diff(full[i, lo + 1 : start + 1]) <= 0).all()
+        start = seen[np.argmax(scores[i, seen])]
+    # on this data the evidence along every row is unimodal: the walk finds the full
+    # grid's maximum
+    i, j = np.unravel_index(np.argmax(full), full.shape)
+    assert (clf.length_scale_, clf.amplitude_) == (ls[i], amp[j])
 
 
 def test_feature_map_width_grid_is_searched_jointly():
@@ -386,10 +556,13 @@ def test_digits_task_and_bad_names():
 def test_experiment_and_report_end_to_end(tmp_path, direct_metrics):
     import pandas as pd
 
-    from kclf.repro.experiments.mgpc import METHODS, _fit, features, prepare, run
+    from kclf.repro.experiments.mgpc import METHODS, _fit, features, gpy_available, prepare, run
     from kclf.repro.records import read_records, write_records
     from kclf.repro.reports.mgpc import calibration_report, plot_lambda, plot_roc, write_tables
     from kclf.repro.seeding import seed_for
+
+    # GPy EP where GPy is installed (its skip: test_gpy_ep_without_gpy_is_skipped_with_a_note)
+    ran = {m: name for m, name in METHODS.items() if m != "gpy_ep" or gpy_available()}
 
     cfg = {
         "sigma_factors": [1.0],
@@ -403,7 +576,7 @@ def test_experiment_and_report_end_to_end(tmp_path, direct_metrics):
     data = prepare("digits", "1v7", 3, 2, max_train=60)
     X = features(data, "binarization")
     record_files, curve_files = [], []
-    for method in METHODS:
+    for method in ran:
         rows, curves = run(data, X, method, 3, cfg, "digits", "1v7", "binarization", n_bins=4)
         errors = {"fn", "fp", "ce", "accuracy", "auc"}
         assert errors <= {r["metric"] for r in rows}
@@ -456,7 +629,7 @@ def test_experiment_and_report_end_to_end(tmp_path, direct_metrics):
     )
     table = pd.read_csv(tmp_path / "mgpc_calibration.csv")
     keys = list(zip(table["dataset"], table["task"], table["method"]))
-    assert sorted(keys) == sorted(("digits-binarization", "1v7", m) for m in METHODS.values())
+    assert sorted(keys) == sorted(("digits-binarization", "1v7", m) for m in ran.values())
     assert (table["n_trials"] == 2).all()
     all_recs = read_records(record_files)
     for score in ("log_loss", "brier", "ece", "ece_mass"):
@@ -467,10 +640,55 @@ def test_experiment_and_report_end_to_end(tmp_path, direct_metrics):
         np.testing.assert_allclose(got[want.index], want, rtol=5e-6, err_msg=score)
     md = (tmp_path / "mgpc_calibration.md").read_text()
     assert md.startswith("MGPC experiment: quality of the test-set probabilities")
-    assert md.count("| digits-binarization ") == len(METHODS)
+    assert md.count("| digits-binarization ") == len(ran)
     assert (tmp_path / "mgpc_reliability.png").stat().st_size > 0
     with pytest.raises(ValueError, match="_calibration.csv"):
         calibration_report(record_files, tmp_path / "mgpc.csv")
+
+
+def test_gpy_ep_without_gpy_is_skipped_with_a_note(tmp_path, monkeypatch):
+    from kclf.repro.experiments import mgpc as experiment
+    from kclf.repro.records import write_records
+    from kclf.repro.reports.mgpc import plot_roc, skipped_methods, write_tables
+
+    monkeypatch.setattr(experiment, "gpy_available", lambda: False)
+    data = experiment.prepare("digits", "1v7", 3, 2, max_train=40)
+    X = experiment.features(data, "binarization")
+    cfg = {"sigma_factors": [1.0], "length_scale_factors": [1.0], "amplitudes": [16.0]}
+    folder = tmp_path / "digits" / "1v7" / "binarization"
+    folder.mkdir(parents=True)
+    files = []
+    for method in ("mep", "gpy_ep"):
+        rows, curves = experiment.run(data, X, method, 3, cfg, "digits", "1v7", "binarization")
+        assert (rows == []) == (method == "gpy_ep")
+        write_records(rows, folder / f"{method}_0-1.csv")
+        np.savez(folder / f"{method}_0-1.npz", **curves)
+        files.append(folder / f"{method}_0-1")
+    curves = [f"{f}.npz" for f in files]
+    skipped = skipped_methods(curves)
+    assert skipped == {"GPy EP": experiment.GPY_MISSING}
+    write_tables([f"{f}.csv" for f in files], None, str(tmp_path / "mgpc_errors"), skipped=skipped)
+    md = (tmp_path / "mgpc_errors.md").read_text()
+    assert "Not run: GPy EP: GPy is not installed" in md
+    assert "1v7: MEP" in md and "1v7: GPy EP" not in md  # rows "<dataset> <task>: <method>"
+    plot_roc(curves, tmp_path / "roc.png")  # the skipped method's file is no curve
+    assert (tmp_path / "roc.png").stat().st_size > 0
+
+
+def test_gpy_ep_classifier_when_gpy_is_installed():
+    pytest.importorskip("GPy")
+    from kclf.repro.experiments.mgpc import GPyEPClassifier
+
+    X, y, Xt = _data(40)
+    state = np.random.get_state()  # noqa: NPY002
+    a = GPyEPClassifier(random_state=1).fit(X, y)
+    assert all(np.array_equal(u, v) for u, v in zip(state, np.random.get_state()))  # noqa: NPY002
+    b = GPyEPClassifier(random_state=1).fit(X, y)
+    P = a.predict_proba(Xt)
+    np.testing.assert_array_equal(P, b.predict_proba(Xt))  # seeded: the same fit
+    np.testing.assert_allclose(P.sum(1), 1.0)
+    assert np.mean(a.predict(X) == y) > 0.8
+    np.testing.assert_array_equal(a.predict(Xt), a.classes_[(a.decision_function(Xt) > 0) * 1])
 
 
 # ---------------------------------------------------------------- workflow

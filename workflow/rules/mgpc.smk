@@ -1,5 +1,6 @@
 # MGPC experiment (Fradi et al., Sec. 4): digits images (three representations) and MULAN scene;
-# MLA, MEP, weighted ridge logistic (Newton, gradient) and scikit-learn's GPC over random splits.
+# MLA, MEP, weighted ridge logistic (Newton, gradient), scikit-learn's GPC and GPy's EP (when
+# GPy is installed; otherwise its fits are skipped with a note in the table's caption).
 # Per (task, representation, method) one fit job per chunk of trials (trials_per_job); the
 # split of trial t is drawn from the seed and t alone.
 
@@ -33,6 +34,7 @@ MGPC_FIT_KEYS = {
     "ridge_newton": ["lams", "folds", "ridge_tol"],
     "ridge_gradient": ["lams", "folds", "ridge_tol", "gradient_max_iter"],
     "sklearn_gpc": [],
+    "gpy_ep": [],
 }
 
 

@@ -35,4 +35,9 @@ rows, curves = run(
 write_records(rows, snakemake.output.records)
 save_npz(snakemake.output.curves, **curves)
 ce = [r["value"] for r in rows if r["metric"] == "ce"]
-log.info("trials %d-%d: %d records; mean CE %.4f", trials[0], trials[-1], len(rows), np.mean(ce))
+if "skipped" in curves:
+    log.info("trials %d-%d: skipped: %s", trials[0], trials[-1], curves["skipped"])
+else:
+    log.info(
+        "trials %d-%d: %d records; mean CE %.4f", trials[0], trials[-1], len(rows), np.mean(ce)
+    )

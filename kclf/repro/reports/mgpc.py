@@ -70,10 +70,23 @@ def paper_table(reference_csv):
     return ref.rename(columns={"fn_pct": "FN %", "fp_pct": "FP %", "ce_pct": "CE %"})
 
 
-def write_tables(record_files, reference_csv, stem, user=()):
+def skipped_methods(curve_files):
+    """``{display name: reason}`` of the methods whose fits were skipped (a curves file
+    holding ``skipped``: GPy EP without GPy)."""
+    out = {}
+    for f in curve_files:
+        with np.load(f) as z:
+            if "skipped" in z:
+                out[METHODS.get(curve_key(f)[2], curve_key(f)[2])] = str(z["skipped"])
+    return out
+
+
+def write_tables(record_files, reference_csv, stem, user=(), skipped=None):
     """``<stem>.csv`` (numeric summary), ``<stem>.md`` / ``.tex`` (ours, then the paper's,
     when ``reference_csv`` is given).  ``user``: the user's own data sets among the rows
-    (config ``datasets:``), name -> how the caption names them."""
+    (config ``datasets:``), name -> how the caption names them; ``skipped``: display name
+    -> why that configured method did not run (:func:`skipped_methods`), said in the
+    caption."""
     records = read_records(record_files)
     summary = _summaries(records)
     md_t, tex_t = _wide(summary, "md"), _wide(summary, "tex")
@@ -86,8 +99,10 @@ def write_tables(record_files, reference_csv, stem, user=()):
         f"mean (std) over {n} random training/test splits; FN among positives, FP among "
         "negatives, CE overall; AUC of the test scores. Hyper-parameters: MLA/MEP by the "
         "approximate marginal likelihood, ridge lambda by CV on the training half, sklearn "
-        "GPC by its marginal likelihood optimiser."
+        "GPC (Laplace) by its marginal likelihood optimiser, GPy EP by GPy's own optimiser "
+        "(EP alternated with the kernel's variance and length scale)."
         + (f" Your own data sets (config datasets:): {'; '.join(user.values())}." if user else "")
+        + "".join(f" Not run: {m}: {why}." for m, why in (skipped or {}).items())
     )
     write_table(stem, summary, md_t, tex_t, caption)
     if reference_csv is None:
@@ -148,6 +163,8 @@ def _load(curve_files):
     for f in curve_files:
         with np.load(f) as z:
             new = dict(z)
+        if "skipped" in new:  # a method that did not run (GPy EP without GPy)
+            continue
         old = out.setdefault(curve_key(f), {})
         if "lam_errors" in old and "lam_errors" in new:
             new["lam_errors"] = np.concatenate([old["lam_errors"], new["lam_errors"]])
