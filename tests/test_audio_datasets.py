@@ -110,6 +110,14 @@ def test_selection_follows_the_paper():
     np.testing.assert_array_equal(Y, [[1, 0], [0, 1], [1, 1]])
     out2, _ = select_clips(df, n_top_tags=50, min_seconds=None, max_seconds=None)
     assert len(out2) == 6
+    # an unreadable header (no duration) is kept for the feature step to report
+    df.loc[0, "duration"] = np.nan
+    assert select_clips(df, n_top_tags=2, min_seconds=3, max_seconds=60)[0]["id"].tolist() == [
+        "1",
+        "2",
+        "3",
+        "4",
+    ]
     with pytest.raises(ValueError, match="min_seconds"):
         select_clips(df, min_seconds=10, max_seconds=5)
     with pytest.raises(ValueError, match="n_top_tags"):

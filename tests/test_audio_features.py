@@ -133,6 +133,39 @@ def test_bad_files_fail_with_their_path_or_are_listed(tmp_path):
         features_for_clips(paths, CFG, on_bad="ignore")
 
 
+def test_undecodable_clip_names_the_file_the_decoders_and_what_to_do(tmp_path, monkeypatch):
+    import soundfile
+
+    from kclf.features import audio
+
+    garbled = tmp_path / "garbled.ogg"
+    garbled.write_bytes(np.random.default_rng(0).bytes(4096))
+    with pytest.raises(BadAudioError) as e:
+        load_audio(garbled, SR)
+    message = str(e.value)
+    assert "\n" not in message and "\t" not in message  # one line, one bad-files entry
+    assert message.startswith(f"{garbled}: cannot decode audio: soundfile ")
+    assert f"(libsndfile {soundfile.__libsndfile_version__}): LibsndfileError: " in message
+    assert "; audioread " in message and "(backends: rawread" in message
+    if "ffdec" not in audio._audioread_backends()[0]:
+        assert message.endswith(
+            "install ffmpeg (e.g. apt-get install ffmpeg) for audioread's ffmpeg backend, or "
+            "convert the file to WAV or FLAC"
+        )
+    # with ffmpeg present the advice is about the file itself
+    monkeypatch.setattr(audio, "_audioread_backends", lambda: (("rawread", "ffdec"), True))
+    with pytest.raises(BadAudioError, match=r"\(backends: rawread, ffdec\).*re-export it as WAV"):
+        load_audio(garbled, SR)
+    # skip on: left out and listed with that reason; off: the first bad clip raises
+    good = tmp_path / "good.wav"
+    sf.write(good, _tone(), SR)
+    feats, skipped = features_for_clips([garbled, good], CFG, on_bad="skip")
+    assert list(feats) == [str(good)] and skipped[0][0] == str(garbled)
+    assert skipped[0][1].startswith("cannot decode audio: soundfile ")
+    with pytest.raises(BadAudioError, match="garbled.ogg: cannot decode audio: soundfile"):
+        features_for_clips([good, garbled], CFG, on_bad="raise")
+
+
 def test_config_validation():
     with pytest.raises(ValueError, match="sample_rate"):
         AudioFeatureConfig(sample_rate=100)

@@ -12,7 +12,7 @@ import soundfile as sf
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from workflow_run import ROOT, run  # noqa: E402
+from workflow_run import ROOT, data_dir, run  # noqa: E402
 
 from kclf.repro.datasets.synthetic_audio import make_synthetic_collection  # noqa: E402
 
@@ -85,7 +85,7 @@ def test_skip_bad_lists_them_and_the_table_comes_out(tmp_path, collection):
     names = sorted(Path(line.split("\t")[0]).name for line in bad)
     assert names == ["broken.wav", "cut.wav", "quiet.wav"]
     assert "silent" in "".join(bad) and "truncated" in "".join(bad)
-    summary = json.loads((work / "results/data/freesound/kernel_summary.json").read_text())
+    summary = json.loads((data_dir(work, "freesound") / "kernel_summary.json").read_text())
     assert summary["n_clips"] == 22 and summary["n_bad_clips"] == 3
     caption = (work / "results/tables/audio_auc.md").read_text().split("\n\n")[0]
     assert "Left out as undecodable or unusable" in caption
@@ -106,9 +106,40 @@ def test_skip_bad_lists_them_and_the_table_comes_out(tmp_path, collection):
     cal = pd.read_csv(work / "results/tables/audio_auc_calibration.csv")
     assert sorted(cal["method"]) == ["KLR", "LSPC-new"]
     # the assembled kernel is symmetric and PSD after the projection
-    with np.load(work / "results/data/freesound/kernel.npz") as z:
+    with np.load(data_dir(work, "freesound") / "kernel.npz") as z:
         K = z["K"]
     assert np.allclose(K, K.T) and np.linalg.eigvalsh(K).min() > -1e-9
+
+
+@pytest.mark.slow
+def test_random_bytes_clip_in_a_tag_folder_stops_or_is_listed_naming_the_decoders(tmp_path):
+    """Its header gives no duration: the selection keeps it for the feature step to report."""
+    root = tmp_path / "clips"
+    rng = np.random.default_rng(4)
+    for tag, f in (("low", 300.0), ("high", 1200.0)):
+        (root / tag).mkdir(parents=True)
+        for k in range(3):
+            t = np.arange(8000 * 3 + 1600) / 8000
+            y = 0.4 * np.sin(2 * np.pi * f * (1 + 0.1 * k) * t) + 0.01 * rng.normal(size=t.size)
+            sf.write(root / tag / f"c{k}.wav", y, 8000)
+    garbled = root / "low" / "garbled.ogg"
+    garbled.write_bytes(rng.bytes(4096))
+    work = _workdir(tmp_path, root, skip_bad=False, n_shards=1)
+    cfg = yaml.safe_load((work / "config.yaml").read_text())
+    cfg["audio"].update(source="folder", hmm={"n_states": 2, "n_iter": 3})
+    cfg["audio"]["experiment"].update(n_train=4, n_test=2)
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    proc = run(work, "results/logs/bad_audio.txt", check=False)
+    assert proc.returncode != 0
+    log = (work / "results/logs/audio_hmm_shard/0.log").read_text()
+    line = next(x for x in log.splitlines() if x.startswith("kclf.features.audio.BadAudioError"))
+    assert f"BadAudioError: {garbled}: cannot decode audio: soundfile " in line
+    assert "audioread " in line and "convert the file to WAV or FLAC" in line
+    cfg["audio"]["features"]["skip_bad"] = True
+    (work / "config.yaml").write_text(yaml.safe_dump(cfg))
+    run(work, "results/logs/bad_audio.txt")
+    bad = (work / "results/logs/bad_audio.txt").read_text().splitlines()
+    assert len(bad) == 1 and bad[0].split("\t") == [str(garbled), line.split(f"{garbled}: ")[1]]
 
 
 def test_esc50_source_plans_the_verified_download_and_root_is_required(tmp_path):

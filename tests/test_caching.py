@@ -301,4 +301,4 @@ def test_captions_say_what_the_average_covers_and_what_was_skipped(finished):
     assert "'Average' covers" in voc and "of the 20 classes" in voc
     assert "0 image(s) skipped as unreadable." in voc
     audio = (work / "results/tables/audio_auc.md").read_text().split("\n\n")[0]
-    assert "'Average' covers 4 of the 4 tags." in audio
+    assert "'Average' covers 4 of the 4 tags (" in audio

@@ -317,3 +317,35 @@ def test_real_mirror_file_with_its_published_hash(shared_data, tmp_path):
     )
     assert file_sha256(path) == sha
     assert path.read_bytes() == (shared_data / "ida/unique_xt/thyroid.mat").read_bytes()
+
+
+def test_every_fetch_is_one_local_download_rule(tmp_path):
+    """The workflow fetches files only through download_file's rules, which are local (a
+    compute node under the SLURM profile may have no internet): the VOC tar, MULAN's
+    scene archive and ESC-50, all planned at once from a config that needs them."""
+    import re
+
+    import workflow_run as wf
+
+    scripts = sorted((REPO / "workflow" / "scripts").glob("*.py"))
+    fetching = [p.name for p in scripts if re.search(r"\bfetch\(|pooch|urlopen", p.read_text())]
+    assert fetching == ["download_fetch.py"]
+
+    cfg = wf.tiny_config("tiny")
+    cfg["mirror"] = None
+    cfg["voc"].update(enabled=True, source="download")
+    cfg["multilabel"].update(enabled=True, datasets=["scene"], download_scene=True)
+    cfg["audio"].update(enabled=True, source="esc50", root=None)
+    (tmp_path / "config.yaml").write_text(wf.yaml.safe_dump(cfg))
+    out = wf.run(tmp_path, "--dry-run", cores=1).stdout
+    downloads = set(re.findall(r"^(?:local)?rule (download_\w+):", out, re.M))
+    assert downloads == {
+        "download_voc_VOCtrainval_03_May_2010_tar",
+        "download_mulan_scene_rar",
+        "download_audio_ESC_50_master_zip",
+    }
+    rules = {p.name: p.read_text() for p in (REPO / "workflow" / "rules").glob("*.smk")}
+    users = [n for n, text in rules.items() if "download_fetch.py" in text]
+    assert users == ["download.smk"]  # the rule download_file defines, the only one
+    body = rules["download.smk"].split("    rule:", 1)[1]
+    assert "localrule: True" in body.split("script:", 1)[0]

@@ -126,7 +126,7 @@ def _can_extract_rar():
 
 
 def test_extract_rar_and_find_nested_scene(tmp_path):
-    from kclf.repro.datasets.mulan import _find_scene_root, extract_rar
+    from kclf.repro.datasets.mulan import extract_rar, find_scene_root
 
     if not _can_extract_rar():
         pytest.skip("no RAR extractor: pip install libarchive-c (or bsdtar/unar/unrar/7z)")
@@ -139,4 +139,4 @@ def test_extract_rar_and_find_nested_scene(tmp_path):
     nested.mkdir()
     for name in ("scene-train.arff", "scene-test.arff"):
         (nested / name).write_text(TINY)
-    assert _find_scene_root(tmp_path / "x") == nested
+    assert find_scene_root(tmp_path / "x") == nested

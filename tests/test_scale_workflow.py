@@ -250,6 +250,7 @@ def test_train_to_val_split_runs_with_n_basis(tmp_path):
             block["enabled"] = block is cfg["voc"]
     (work / "config.yaml").write_text(yaml.safe_dump(cfg, sort_keys=True))
     wf.run(work, "results/tables/voc_auc.csv", cores=2, timeout=1200)
-    with np.load(work / "results/data/voc/dataset.npz") as z:
+    (dataset,) = (work / "results/data").glob("voc-devkit-*/dataset.npz")
+    with np.load(dataset) as z:
         assert z["ids"].tolist() == train + val and int(z["n_train"]) == len(train)
     assert "VOC2010 train -> val" in (work / "results/tables/voc_auc.md").read_text()

@@ -4,6 +4,7 @@ import binascii
 import logging
 
 import numpy as np
+import PIL
 import pytest
 from PIL import Image
 
@@ -68,6 +69,13 @@ def test_corrupt_image_names_its_path(tmp_path, files, caplog):
     for p in (bad, junk):
         with pytest.raises(BadImageError, match=str(p)):
             read_grey(p)
+    with pytest.raises(BadImageError) as e:
+        read_grey(junk)
+    assert str(e.value) == (
+        f"cannot read image {junk}: Pillow {PIL.__version__} cannot decode it "
+        f"(UnidentifiedImageError: not an image format it knows); convert it to PNG or JPEG if "
+        f"it opens elsewhere, or remove it"
+    )
     ids, paths = ["good", "broken", "junk"], [files["jpg_rgb"], bad, junk]
     with pytest.raises(BadImageError, match="broken.jpg"):
         extract_shard(ids, paths)

@@ -26,6 +26,7 @@ from kclf.repro.datasets.user_data import (
     load_user_dataset,
     standardize_split,
     stratified_realisation,
+    table_dialect,
 )
 from kclf.repro.experiments import multiclass
 
@@ -237,6 +238,108 @@ def test_multiclass_and_multilabel_csv(tmp_path):
     np.testing.assert_array_equal(d.X, X[:, [2]])
 
 
+# --- delimited text as spreadsheets export it ----------------------------------------------
+
+
+def _exports(tmp_path, frame):
+    """``frame`` written as a comma-separated file and as the semicolon / tab files with
+    decimal commas that European spreadsheet exports give."""
+    frame.to_csv(tmp_path / "comma.csv", index=False)
+    frame.to_csv(tmp_path / "semicolon.csv", index=False, sep=";", decimal=",")
+    frame.to_csv(tmp_path / "tab.csv", index=False, sep="\t", decimal=",")
+    frame.to_csv(tmp_path / "tab.tsv", index=False, sep="\t", decimal=",")
+    frame.to_csv(tmp_path / "tab_point.tsv", index=False, sep="\t")
+    return tmp_path
+
+
+@pytest.fixture
+def exports(tmp_path):
+    rng = np.random.default_rng(3)
+    frame = pd.DataFrame(rng.normal(scale=[1, 1e3, 1e-4], size=(40, 3)), columns=["a", "b", "c"])
+    frame.insert(1, "kind", np.array(["cat", "dog"])[np.arange(40) % 2])
+    frame["L1"], frame["L2"] = np.arange(40) % 2, (np.arange(40) // 2) % 2
+    return _exports(tmp_path, frame), frame
+
+
+@pytest.mark.parametrize(
+    "name, fmt, dialect",
+    [
+        ("semicolon.csv", "csv", (";", ",")),
+        ("tab.csv", "csv", ("\t", ",")),
+        ("tab.tsv", "tsv", ("\t", ",")),
+        ("tab_point.tsv", "tsv", ("\t", ".")),
+    ],
+)
+def test_separator_and_decimal_comma_are_detected_to_the_comma_files_arrays(
+    exports, name, fmt, dialect
+):
+    folder, frame = exports
+    assert (
+        table_dialect(folder / name, None if fmt == "csv" else "\t", skip=["kind"])[:2] == dialect
+    )
+    for labels in ({"label": "kind"}, {"labels": ["L2", "L1"], "features": ["c", "a"]}):
+        want = load_user_dataset("d", {"format": "csv", "path": "comma.csv", **labels}, folder)
+        got = load_user_dataset("d", {"format": fmt, "path": name, **labels}, folder)
+        np.testing.assert_array_equal(got.X, want.X)
+        np.testing.assert_array_equal(got.y, want.y)
+        assert got.classes == want.classes and got.feature_names == want.feature_names
+    np.testing.assert_array_equal(want.X, frame[["c", "a"]].to_numpy())
+
+
+def test_quoted_decimal_commas_in_a_comma_separated_file(tmp_path):
+    p = _csv(tmp_path, 'x,"y z",label\n' + '"1,5","-2,25e1",u\n"0,5","3",v\n' * 2)
+    assert table_dialect(p)[:2] == (",", ",")
+    d = load_user_dataset("d", {"format": "csv", "path": str(p), "label": "label"})
+    np.testing.assert_array_equal(d.X, [[1.5, -22.5], [0.5, 3.0]] * 2)
+    assert d.feature_names == ("x", "y z")
+
+
+def test_explicit_sep_and_decimal_override_detection(tmp_path):
+    rows = [f"{k};{k % 7};{'uv'[k % 2]}" for k in range(250)] + ["2,5;0,75;u", "1,25;3;v"]
+    p = _csv(tmp_path, "a;b;y\n" + "\n".join(rows) + "\n")
+    assert table_dialect(p)[:2] == (";", ".")  # the decimal commas come after the sample
+    with pytest.raises(ValueError) as e:
+        load_user_dataset("d", {"format": "csv", "path": str(p), "label": "y"})
+    assert _one_line(e) == (
+        f"{p}: feature column 'a' is not numeric: '2,5' at line 252 (a decimal comma: set "
+        f'decimal: "," under datasets.d)'
+    )
+    d = load_user_dataset("d", {"format": "csv", "path": str(p), "label": "y", "decimal": ","})
+    np.testing.assert_array_equal(d.X[-2:], [[2.5, 0.75], [1.25, 3.0]])
+    assert d.X.shape == (252, 2) and d.X[:250, 0].tolist() == list(range(250))
+    pipe = _csv(tmp_path, "a|b|y\n1.5|2|u\n3|4.25|v\n0|0|u\n0|0|v\n", name="pipe.csv")
+    d = load_user_dataset("d", {"format": "csv", "path": str(pipe), "label": "y", "sep": "|"})
+    np.testing.assert_array_equal(d.X, [[1.5, 2], [3, 4.25], [0, 0], [0, 0]])
+    mixed = _csv(tmp_path, "a\ty\n1.5\tu\n2,5\tv\n-1\tu\n,5\tv\n", name="mixed.tsv")
+    d = load_user_dataset("d", {"format": "tsv", "path": str(mixed), "label": "y", "decimal": ","})
+    np.testing.assert_array_equal(d.X[:, 0], [1.5, 2.5, -1, 0.5])
+
+
+def test_a_header_read_as_one_column_names_the_file_the_separator_and_the_keys(tmp_path):
+    p = _csv(tmp_path, "a;b;label\n1,5;2;u\n2,5;3;v\n0;1;u\n0;1;v\n")
+    with pytest.raises(ValueError) as e:
+        load_user_dataset("mine", {"format": "csv", "path": str(p), "label": "label", "sep": ","})
+    assert _one_line(e) == (
+        f"{p}: the header 'a;b;label' reads as one column with sep ',' but holds ';'; set "
+        f'sep: ";" under datasets.mine, and decimal: "," if its numbers are written 1,5'
+    )
+    d = load_user_dataset("mine", {"format": "csv", "path": str(p), "label": "label"})
+    np.testing.assert_array_equal(d.X, [[1.5, 2], [2.5, 3], [0, 1], [0, 1]])  # detected
+    with pytest.raises(ValueError) as e:
+        load_user_dataset("mine", {"format": "tsv", "path": str(p), "label": "label"})
+    assert _one_line(e).startswith(
+        f"{p}: the header 'a;b;label' reads as one column with sep tab (\"\\t\") but holds "
+        f"';'; set format: csv under datasets.mine (it detects the separator or takes sep: \";\")"
+    )
+    p = _csv(tmp_path, "a b label\n1 2 u\n", name="spaces.csv")
+    with pytest.raises(ValueError) as e:
+        load_user_dataset("mine", {"format": "csv", "path": str(p), "label": "label"})
+    assert _one_line(e).startswith(
+        f"{p}: the header 'a b label' reads as one column: no comma, semicolon or tab in it; "
+        f"set sep: (its separator) under datasets.mine"
+    )
+
+
 # --- realisations and scaling ----------------------------------------------------------
 
 
@@ -360,9 +463,12 @@ def test_schema_accepts_each_format_and_fills_defaults():
             "d": {"format": "tsv", "path": "d.tsv", "labels": ["u", "v"]},
             "e": {"format": "libsvm", "train": "e.svm", "test": "f.svm", "standardize": True},
             "f": {"format": "npz", "path": "f.npz"},
+            "g": {"format": "csv", "path": "g.csv", "label": "y", "sep": "\t", "decimal": ","},
+            "h": {"format": "tsv", "path": "h.tsv", "label": "y", "decimal": "."},
         }
     )
     assert block["c"]["standardize"] is None and block["c"]["train"] is None
+    assert block["c"]["sep"] is None and block["c"]["decimal"] is None  # null = detected
     assert block["e"]["standardize"] is True and block["e"]["path"] is None
     assert _valid({}) == {}
 
@@ -384,6 +490,11 @@ def test_schema_accepts_each_format_and_fills_defaults():
         {"format": "npz", "path": "a", "labels": ["z"]},
         {"format": "libsvm", "path": "a", "features": ["z"]},
         {"format": "npz", "path": "a", "standardise": True},  # misspelt key
+        {"format": "csv", "path": "a", "label": "y", "sep": ";;"},
+        {"format": "csv", "path": "a", "label": "y", "decimal": "'"},
+        {"format": "tsv", "path": "a", "label": "y", "sep": ";"},  # tsv is tab-separated
+        {"format": "arff", "path": "a", "n_labels": 2, "decimal": ","},
+        {"format": "npz", "path": "a", "sep": ","},
     ],
 )
 def test_schema_rejects_bad_entries(entry):
@@ -604,6 +715,9 @@ def test_unreadable_files_name_the_file(tmp_path):
         load_user_dataset("d", {"format": "csv", "path": str(p), "label": "y"})
     assert _one_line(e).startswith(f"{p}: not a comma-separated table with a header row (")
     assert "line 3" in str(e.value)  # pandas' own pointer to the ragged row
+    p = _csv(tmp_path, "\n", name="empty.csv")
+    with pytest.raises(ValueError, match=re.escape(f"{p}: empty file (a table needs a header")):
+        load_user_dataset("d", {"format": "csv", "path": str(p), "label": "y"})
     np.savez(tmp_path / "o.npz", X=np.ones((2, 1)), y=np.array([{}, {}], dtype=object))
     with pytest.raises(ValueError, match=re.escape(f"{tmp_path / 'o.npz'}: not an npz of numeric")):
         load_user_dataset("o", {"format": "npz", "path": str(tmp_path / "o.npz")})

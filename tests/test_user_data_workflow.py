@@ -17,6 +17,7 @@ from sklearn.svm import SVC
 
 from kclf.kernels import median_sigma
 from kclf.repro.datasets import ida
+from kclf.repro.datasets.audio_collections import decode_tags
 from kclf.repro.datasets.user_data import stratified_realisation
 from kclf.repro.experiments.multiclass import trial_split
 
@@ -335,6 +336,35 @@ def test_a_multiclass_set_in_ida_fails_its_data_job_naming_the_file(small_csv):
     assert not (small_csv / "results/data/ida/four/0-1.npz").exists()
 
 
+def test_a_semicolon_csv_with_decimal_commas_through_the_data_job(tmp_path):
+    """Detected in the job; sep / decimal enter the job's params only once set."""
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame(rng.normal(size=(30, 3)), columns=["a", "b", "c"])
+    frame["y"] = np.repeat(["u", "v"], 15)
+    frame.to_csv(tmp_path / "comma.csv", index=False)
+    frame.to_csv(tmp_path / "semi.csv", index=False, sep=";", decimal=",")
+    cfg = _config({"ida": dict(IDA_BLOCK, datasets=["comma", "semi"])})
+    cfg["datasets"] = {
+        name: {"format": "csv", "path": f"{name}.csv", "label": "y"} for name in ("comma", "semi")
+    }
+    _write(tmp_path, cfg)
+    targets = [f"results/data/ida/{name}/0-1.npz" for name in ("comma", "semi")]
+    wf.run(tmp_path, *targets, cores=2)
+    with np.load(tmp_path / targets[0]) as a, np.load(tmp_path / targets[1]) as b:
+        np.testing.assert_array_equal(b["X"], a["X"])
+        np.testing.assert_array_equal(b["y"], a["y"])
+    assert wf.dry_run(tmp_path, None, *targets) == []
+    cfg["datasets"]["semi"]["sep"] = ","  # forced, and wrong
+    assert wf.dry_run(tmp_path, cfg, *targets) == [("ida_data", "dataset=semi, trials=0-1")]
+    proc = wf.run(tmp_path, targets[1], cores=1, check=False)
+    assert proc.returncode != 0
+    log = (tmp_path / "results/logs/ida_data/semi_0-1.log").read_text()
+    assert (
+        "semi.csv: the header 'a;b;c;y' reads as one column with sep ',' but holds ';'; set "
+        'sep: ";" under datasets.semi, and decimal: "," if its numbers are written 1,5'
+    ) in log
+
+
 # --- mgpc: a binary set's class as a one-vs-rest task ----------------------------------------
 
 MGPC_BLOCK = {
@@ -402,6 +432,10 @@ def test_mgpc_pools_the_users_files_and_tabulates_its_task(mgpc_run):
 
 # --- voc.image_folder: generated images, one subfolder per class ----------------------------
 
+#: class folder names as people write them: spaces, dashes, commas, dots, non-ASCII
+#: letters, leading digits and LaTeX's special characters; each must stay one class
+VOC_FOLDERS = ["001 - kittens, small", "Lörries", "yachts.v2 & co_50%"]
+
 
 @pytest.fixture(scope="module")
 def voc_run(tmp_path_factory):
@@ -412,7 +446,7 @@ def voc_run(tmp_path_factory):
     from kclf.repro.datasets.synthetic_voc import render_image
 
     work = tmp_path_factory.mktemp("user_voc")
-    folders = {"kittens": "cat", "lorries": "bus", "yachts": "boat"}
+    folders = dict(zip(VOC_FOLDERS, ["cat", "bus", "boat"]))
     for folder, cls in folders.items():
         (work / "imgs" / folder).mkdir(parents=True)
         for i in range(12):
@@ -444,25 +478,39 @@ def voc_run(tmp_path_factory):
 
 def test_image_folder_classes_are_the_rows_of_the_auc_table(voc_run):
     work = voc_run
-    with np.load(work / "results/data/voc/dataset.npz") as f:
-        assert list(f["classes"]) == ["kittens", "lorries", "yachts"]
+    (dataset,) = (work / "results/data").glob("voc-folder-*/dataset.npz")
+    with np.load(dataset) as f:
+        assert list(f["classes"]) == VOC_FOLDERS
         assert f["X"].shape == (36, 16)
         ids, Y = list(f["ids"]), f["Y"]
     assert (Y.sum(axis=1) == 1).all() and list(Y.sum(axis=0)) == [12, 12, 12]
-    assert all(
-        Y[k, ["kittens", "lorries", "yachts"].index(i.split("/")[0])] for k, i in enumerate(ids)
-    )
-    table = pd.read_csv(work / "results/tables/voc_auc.csv")
-    rows = table[table["task"].isin(["kittens", "lorries", "yachts"])]
-    assert set(rows["task"]) == {"kittens", "lorries", "yachts"}
+    assert all(Y[k, VOC_FOLDERS.index(i.split("/")[0])] for k, i in enumerate(ids))
+    table = pd.read_csv(work / "results/tables/voc_auc.csv", keep_default_na=False)
+    assert set(table["task"]) == {*VOC_FOLDERS, "Average"}  # one task per folder, whole
+    rows = table[table["task"].isin(VOC_FOLDERS)]
     assert set(rows["method"]) == {"LSPC-new", "KLR"}
     assert ((rows["mean"] > 0.5) & (rows["mean"] <= 1.0)).all(), rows  # textures differ
-    md = (work / "results/tables/voc_auc.md").read_text()
+    md = (work / "results/tables/voc_auc.md").read_text(encoding="utf-8")
     assert "Your images (imgs: one subfolder per class, each class one-vs-rest)" in md
     assert "paper" not in md.lower()
+    assert f"covers 3 of the 3 classes ({'; '.join(VOC_FOLDERS)})" in md
+    body = [line for line in md.splitlines() if line.startswith("|")][2:]
+    assert [line.split("|")[1].strip() for line in body] == [*VOC_FOLDERS, "Average"]
+    tex = (work / "results/tables/voc_auc.tex").read_text(encoding="utf-8")
+    assert r"yachts.v2 \& co\_50\%" in tex and "co_50%" not in tex
 
 
 # --- audio.source: folder: the mirror's UrbanSound8K clips, one subfolder per tag -------------
+
+
+#: the sample's classes as tag folders named as people name them (one tag each, whole)
+TAG_FOLDERS = {
+    "air_conditioner": "001 - Air conditioner",
+    "car_horn": "Car horn, short",
+    "children_playing": "Kinder spielen (Straße)",
+    "dog_bark": "dog_bark",
+    "street_music": "street.music v2",
+}
 
 
 @pytest.fixture(scope="module")
@@ -478,7 +526,7 @@ def audio_run(tmp_path_factory):
     work = tmp_path_factory.mktemp("user_audio")
     tags = {}
     for wav in sorted((root / "audio").glob("*/*.wav")):
-        tag = meta.loc[wav.name, "class"]
+        tag = TAG_FOLDERS[meta.loc[wav.name, "class"]]
         (work / "clips" / tag).mkdir(parents=True, exist_ok=True)
         (work / "clips" / tag / wav.name).symlink_to(wav)
         tags[f"{tag}/{wav.name}"] = tag
@@ -514,17 +562,15 @@ def test_tag_folders_are_the_tags_of_the_audio_table(audio_run):
     work, tags = audio_run
     import soundfile as sf
 
-    clips = pd.read_csv(work / "results/data/audio-folder/clips.csv")
+    (clip_list,) = (work / "results/data").glob("audio-folder-*/clips.csv")
+    clips = pd.read_csv(clip_list)
     long = {c: t for c, t in tags.items() if sf.info(work / "clips" / c).duration >= 0.5}
-    assert dict(zip(clips["id"], clips["tags"])) == long  # each clip its folder's tag
-    assert len(long) == 14 and set(tags.values()) == {
-        "air_conditioner",
-        "car_horn",
-        "children_playing",
-        "dog_bark",
-        "street_music",
-    }
-    table = pd.read_csv(work / "results/tables/audio_auc.csv")
+    assert {c: decode_tags(t) for c, t in zip(clips["id"], clips["tags"])} == {
+        c: (t,) for c, t in long.items()
+    }  # each clip its folder's tag, whole
+    assert len(long) == 14 and set(tags.values()) == set(TAG_FOLDERS.values())
+    table = pd.read_csv(work / "results/tables/audio_auc.csv", keep_default_na=False)
+    assert set(table["task"]) - {"Average", "AUC, all tags x trials"} <= set(TAG_FOLDERS.values())
     per_tag = table[table["task"].isin(set(tags.values()))]
     assert set(per_tag["method"]) == {"LSPC-new", "KLR"}
     assert set(per_tag["task"]) <= set(tags.values()) and len(set(per_tag["task"])) >= 3
@@ -542,11 +588,12 @@ def test_image_folder_one_more_image_recomputes_one_shard(voc_run):
 
     work = voc_run
     rgb, _ = render_image(SEED, "extra", classes=["cat"], size=(128, 96))
-    Image.fromarray(rgb).save(work / "imgs" / "kittens" / "img99.jpg", quality=95)
+    extra = work / "imgs" / VOC_FOLDERS[0] / "img99.jpg"
+    Image.fromarray(rgb).save(extra, quality=95)
     try:
         plan = wf.dry_run(work)
     finally:
-        (work / "imgs" / "kittens" / "img99.jpg").unlink()
+        extra.unlink()
     rules = [r for r, _ in plan]
     assert rules.count("voc_manifest") == 1 and rules.count("voc_surf_shard") == 1, plan
     assert rules.count("voc_vocabulary") == 1 and "voc_table" in rules

@@ -20,7 +20,8 @@ from kclf.repro.shards import n_shards_for, shard_of
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))
-DATASET = "results/data/voc/dataset.npz"
+DATASET = "results/data/voc-synthetic/dataset.npz"
+DOWNLOADED = "results/data/voc-download-VOCtrainval_03-May-2010/dataset.npz"
 
 pytestmark = pytest.mark.slow
 
@@ -87,7 +88,7 @@ def test_adding_one_image_recomputes_only_its_shard(tmp_path):
     synth = {"n_images": 12, "size": [96, 72], "max_objects": 2}
     cfg = _config({"voc": {"source": "synthetic", "synthetic": synth, **TINY}})
     _snakemake(tmp_path, cfg, DATASET)
-    shards = sorted((tmp_path / "results/data/voc/descriptors").glob("shard_*.npz"))
+    shards = sorted((tmp_path / "results/data/voc-synthetic/descriptors").glob("shard_*.npz"))
     n_shards = n_shards_for(13, 7)
     assert len(shards) == n_shards == n_shards_for(12, 7) == 2
     before = {p.name: p.stat().st_mtime_ns for p in shards}
@@ -174,19 +175,20 @@ def test_download_route_and_corrupt_images(tmp_path):
     cfg = _config(
         {"mirror": str(mirror), "voc": {"source": "download", "download": download, **TINY}}
     )
-    extracted = Path("resources/voc/extracted/VOCdevkit/VOC2010/JPEGImages") / broken.name
+    extracted = Path("resources/voc/VOCtrainval_03-May-2010/VOCdevkit/VOC2010/JPEGImages")
+    extracted = extracted / broken.name
 
-    proc = _snakemake(work, cfg, DATASET, check=False)
+    proc = _snakemake(work, cfg, DOWNLOADED, check=False)
     assert proc.returncode != 0
     assert f"cannot read image {extracted}" in proc.stdout + proc.stderr
-    assert not (work / DATASET).exists()
+    assert not (work / DOWNLOADED).exists()
     assert (work / "resources/voc/VOCtrainval_03-May-2010.tar").read_bytes() == data
 
     cfg["voc"]["features"]["skip_bad_images"] = True
-    _snakemake(work, cfg, DATASET)
+    _snakemake(work, cfg, DOWNLOADED)
     listed = (work / "results/logs/bad_images.txt").read_text().splitlines()
     assert [line.split("\t")[0] for line in listed if not line.startswith("#")] == [str(extracted)]
-    with np.load(work / DATASET) as z:
+    with np.load(work / DOWNLOADED) as z:
         assert [str(i) for i in z["ids"]] == [i for i in ids if i != ids[3]]
     _snakemake(work, cfg, "results/tables/voc_auc.csv")
     caption = (work / "results/tables/voc_auc.md").read_text().split("\n\n")[0]
@@ -195,6 +197,8 @@ def test_download_route_and_corrupt_images(tmp_path):
 
     cfg["voc"]["download"]["md5"] = "0" * 32  # a wrong checksum is an error, not a warning
     (work / "resources/voc/VOCtrainval_03-May-2010.tar").unlink()
-    proc = _snakemake(work, cfg, "--forcerun", "voc_download", DATASET, check=False)
+    proc = _snakemake(
+        work, cfg, "--forcerun", "download_voc_VOCtrainval_03_May_2010_tar", DOWNLOADED, check=False
+    )
     assert proc.returncode != 0
     assert f"expected md5 {'0' * 32}" in proc.stdout + proc.stderr

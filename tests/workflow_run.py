@@ -98,6 +98,14 @@ def run(workdir, *args, cores=2, check=True, timeout=300, extra_env=None, umask=
     return proc
 
 
+def data_dir(workdir, prefix):
+    """The one data folder ``results/data/<prefix>-<key>`` of a source given by its
+    folder (the key: a hash of the folder's path)."""
+    found = sorted(Path(workdir, "results", "data").glob(f"{prefix}-*"))
+    assert len(found) == 1, f"expected one results/data/{prefix}-* folder, found {found}"
+    return found[0]
+
+
 def table_digests(workdir, pattern="results/tables/*.csv"):
     """``{relative path: sha256}`` of the files matching ``pattern`` under ``workdir``."""
     workdir = Path(workdir)

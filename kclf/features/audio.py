@@ -25,16 +25,23 @@ Clips are mixed down to mono, resampled to one rate (``librosa.resample``, soxr)
 checked by one rule: a clip is *unusable* when it is shorter than ``min_seconds`` or its
 peak is below ``silence_db`` dBFS (digital silence gives degenerate HMMs); unusable and
 undecodable files raise :class:`BadAudioError` naming the path, which callers can turn
-into "skip and list".
+into "skip and list".  An undecodable file's reason names, in one line, each decoder
+librosa tried (soundfile / libsndfile, then audioread and its backends), what it said,
+and what to install or do (:func:`undecodable_reason`).
 """
 
 from __future__ import annotations
 
+import functools
+import logging
 import warnings
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 
 import numpy as np
+
+logger = logging.getLogger(__name__)
 
 DESCRIPTORS = (
     "loudness",
@@ -155,7 +162,7 @@ def load_audio(path, sample_rate=22050, max_seconds=None):
                 str(path), sr=None, mono=False, duration=max_seconds, dtype=np.float32
             )
     except Exception as exc:  # soundfile, audioread and EOF errors all mean "cannot decode"
-        raise BadAudioError(path, f"cannot decode audio ({type(exc).__name__}: {exc})") from exc
+        raise BadAudioError(path, undecodable_reason(path, exc)) from exc
     y = np.asarray(y, dtype=np.float64)
     if y.ndim == 2:
         y = y.mean(axis=0)
@@ -166,6 +173,83 @@ def load_audio(path, sample_rate=22050, max_seconds=None):
     if sr != sample_rate:
         y = librosa.resample(y, orig_sr=sr, target_sr=sample_rate)
     return y, sample_rate
+
+
+def _one_line(text):
+    return " ".join(str(text).split())
+
+
+def _error_text(exc):
+    """An exception as ``Type: message`` on one line (a soundfile error by libsndfile's
+    own words, without the path it repeats)."""
+    message = getattr(exc, "error_string", None) or str(exc)
+    message = _one_line(message).rstrip(".")
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+
+
+def _version(package):
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "?"
+
+
+@functools.cache
+def _audioread_backends():
+    """``(names, has_ffmpeg)`` of the audioread backends on this machine (``rawread``:
+    the standard library's WAV / AIFF / AU readers; ``ffdec``: ffmpeg; ``gstdec``:
+    GStreamer; ``maddec``: MAD; ``macca``: Core Audio), None when audioread is absent."""
+    try:
+        import audioread
+    except ImportError:
+        return None
+    names = [b.__module__.rsplit(".", 1)[-1] for b in audioread.available_backends()]
+    return tuple(names), "ffdec" in names
+
+
+def undecodable_reason(path, exc):
+    """Why ``path`` could not be decoded, in one line: each decoder tried with its version
+    and its error, then what to install or do.
+
+    ``exc`` is what decoding raised (librosa tries soundfile, then audioread).  E.g.
+    ``cannot decode audio: soundfile 0.13.1 (libsndfile 1.2.2): LibsndfileError: Format
+    not recognised; audioread 3.0.1 (backends: rawread): NoBackendError (no backend reads
+    it); install ffmpeg (e.g. apt-get install ffmpeg) for audioread's ffmpeg backend, or
+    convert the file to WAV or FLAC``.
+    """
+    if not Path(path).is_file():
+        return "cannot decode audio: no such file"
+    import soundfile
+
+    try:
+        soundfile.info(str(path))
+        sf_said = "reads the header, not the samples"
+    except Exception as sf_exc:
+        sf_said = _error_text(sf_exc)
+    tried = [
+        f"soundfile {_version('soundfile')} (libsndfile "
+        f"{getattr(soundfile, '__libsndfile_version__', '?')}): {sf_said}"
+    ]
+    backends = _audioread_backends()
+    if backends is None:
+        tried.append("audioread not installed")
+        todo = "install audioread and ffmpeg, or convert the file to WAV or FLAC"
+    else:
+        names, has_ffmpeg = backends
+        said = _error_text(exc)
+        if type(exc).__name__ == "NoBackendError":
+            said = "NoBackendError (no backend reads it)"
+        tried.append(f"audioread {_version('audioread')} (backends: {', '.join(names)}): {said}")
+        if has_ffmpeg:
+            todo = "the file looks damaged or is not audio: re-export it as WAV or FLAC"
+        else:
+            todo = (
+                "install ffmpeg (e.g. apt-get install ffmpeg) for audioread's ffmpeg backend, "
+                "or convert the file to WAV or FLAC"
+            )
+    reason = f"cannot decode audio: {'; '.join(tried)}; {todo}"
+    logger.debug("%s: %s", path, reason)
+    return _one_line(reason)
 
 
 def check_usable(y, sr, config, path="<array>"):

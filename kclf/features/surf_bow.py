@@ -6,7 +6,8 @@ k-means into 500 *visual words* and describes each image by its 500 word counts.
 Pipeline pieces, each usable on its own and each one workflow stage:
 
 * :func:`read_grey` decodes any image Pillow reads (colour, grey, CMYK, PNG, 16-bit) to a
-  grey float image in [0, 1]; an undecodable file raises :class:`BadImageError` naming it.
+  grey float image in [0, 1]; an undecodable file raises :class:`BadImageError` naming it,
+  the decoder (Pillow, with its version), its error and what to do, in one line.
 * :func:`extract_descriptors` runs the detector: ``"surf"`` is mahotas' SURF (in the PyPI
   wheels; OpenCV's wheels exclude SURF), ``"opencv-surf"`` OpenCV's SURF where the build
   has it (:func:`opencv_surf_available`), ``"sift"`` OpenCV's SIFT (128-d).
@@ -18,7 +19,10 @@ The workflow's sharding and shard files are in :mod:`kclf.repro.shards`.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
+import PIL
 from PIL import Image, UnidentifiedImageError
 
 DETECTORS = ("surf", "opencv-surf", "sift")
@@ -40,6 +44,21 @@ class BadImageError(ValueError):
         self.path = str(path)
         self.reason = str(reason)
         super().__init__(f"cannot read image {self.path}: {self.reason}")
+
+
+def _undecodable_reason(path, exc):
+    """Why Pillow could not decode ``path``, in one line, and what to do."""
+    if not Path(path).is_file():
+        return "no such file"
+    if isinstance(exc, UnidentifiedImageError):
+        said = "not an image format it knows"
+    else:
+        said = str(exc).replace(repr(str(path)), "the file").replace(str(path), "the file")
+        said = " ".join(said.split()).rstrip(".")
+    return (
+        f"Pillow {PIL.__version__} cannot decode it ({type(exc).__name__}: {said}); "
+        f"convert it to PNG or JPEG if it opens elsewhere, or remove it"
+    )
 
 
 def read_grey(path):
@@ -65,7 +84,7 @@ def read_grey(path):
             grey = im.convert("L")
             a = np.asarray(grey, dtype=np.float64) / 255.0
     except (OSError, UnidentifiedImageError, ValueError, SyntaxError) as exc:
-        raise BadImageError(path, exc) from exc
+        raise BadImageError(path, _undecodable_reason(path, exc)) from exc
     if a.ndim != 2 or min(a.shape) < 16:
         raise BadImageError(path, f"image too small for feature detection, shape {a.shape}")
     return a

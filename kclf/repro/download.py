@@ -25,6 +25,7 @@ There is no default: every caller states a hash or asks for it to be printed.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import re
@@ -39,6 +40,7 @@ from .records import atomic_write, default_file_mode
 __all__ = [
     "ChecksumError",
     "DownloadError",
+    "check_md5",
     "fetch",
     "file_sha256",
     "untar",
@@ -66,6 +68,22 @@ class ChecksumError(DownloadError):
             f"checksum mismatch for {self.source}: expected sha256 {expected}, got {actual} "
             "(file deleted)"
         )
+
+
+def check_md5(path, md5, source):
+    """Check ``path`` against the published ``md5``; a mismatch deletes the file and raises
+    :class:`DownloadError` naming ``source``, the expected and the actual hash."""
+    h = hashlib.md5()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    if h.hexdigest() != md5.lower():
+        Path(path).unlink()
+        raise DownloadError(
+            f"checksum mismatch for {source}: expected md5 {md5}, got {h.hexdigest()} "
+            "(file deleted)"
+        )
+    return Path(path)
 
 
 def file_sha256(path):

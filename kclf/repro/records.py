@@ -17,6 +17,9 @@ import pandas as pd
 from ..metrics import EPS, calibration_by_task
 
 COLUMNS = ["dataset", "task", "method", "trial", "metric", "value", "fit_seconds", "params"]
+#: optional last column: what the data the fit read were (the data job's own description,
+#: e.g. "PASCAL VOC2010 train -> val"); tables name their data from it
+SOURCE = "source"
 
 
 def record(dataset, task, method, trial, metric, value, fit_seconds=float("nan"), params=None):
@@ -89,9 +92,13 @@ def save_npz(path, **arrays):
     return atomic_write(path, write)
 
 
-def write_records(rows, path):
-    """Write records (dicts from :func:`record`) to CSV atomically, in a stable order."""
+def write_records(rows, path, source=None):
+    """Write records (dicts from :func:`record`) to CSV atomically, in a stable order;
+    ``source`` (the description of the data the rows come from) fills the column
+    :data:`SOURCE` of every row."""
     df = pd.DataFrame(list(rows), columns=COLUMNS)
+    if source is not None:
+        df[SOURCE] = str(source)
     df = df.sort_values(["dataset", "task", "method", "trial", "metric"], kind="stable")
     atomic_write(path, lambda tmp: df.to_csv(tmp, index=False, float_format="%.10g"))
     return df
@@ -103,14 +110,35 @@ def read_records(paths):
         paths = [paths]
     frames = []
     for p in paths:
-        df = pd.read_csv(p, dtype={"dataset": str, "task": str, "method": str, "params": str})
+        df = pd.read_csv(
+            p,
+            dtype={"dataset": str, "task": str, "method": str, "params": str, SOURCE: str},
+            keep_default_na=False,
+            na_values={c: [""] for c in ("value", "fit_seconds")},
+        )
         missing = set(COLUMNS) - set(df.columns)
         if missing:
             raise ValueError(f"{p}: not a records file, missing columns {sorted(missing)}")
-        frames.append(df[COLUMNS])
+        frames.append(df[COLUMNS + [SOURCE]] if SOURCE in df else df[COLUMNS])
     if not frames:
         return pd.DataFrame(columns=COLUMNS)
     return pd.concat(frames, ignore_index=True)
+
+
+def records_source(records, fallback=None):
+    """The one data description the records carry (column :data:`SOURCE`), else
+    ``fallback`` (records written without one).  Records from different data in one
+    table are an error naming them."""
+    if SOURCE not in records:
+        return fallback
+    sources = [s for s in dict.fromkeys(records[SOURCE].fillna("")) if s]
+    if len(sources) > 1:
+        raise ValueError(
+            "the records come from different data: "
+            + "; ".join(repr(s) for s in sources)
+            + " (rerun the fits of the data now configured)"
+        )
+    return sources[0] if sources else fallback
 
 
 def calibration_records(

@@ -42,7 +42,6 @@ if AUDIO_ARCHIVE:
             "results/logs/audio_extract/all.log",
         conda:
             CORE_ENV
-        threads: 1
         resources:
             mem_mb=500,
             runtime=30,
@@ -61,7 +60,6 @@ if AUDIO["source"] == "synthetic":
             k=r"\d+",
         conda:
             AUDIO_ENV
-        threads: 1
         resources:
             mem_mb=500,
             runtime=10,
@@ -85,7 +83,6 @@ if AUDIO["source"] == "synthetic":
             "results/logs/audio_synthetic_metadata/all.log",
         conda:
             AUDIO_ENV
-        threads: 1
         resources:
             mem_mb=500,
             runtime=5,
@@ -105,7 +102,6 @@ else:
             k=r"\d+",
         conda:
             CORE_ENV
-        threads: 1
         resources:
             mem_mb=500,
             runtime=10,
@@ -121,13 +117,12 @@ rule audio_clips:
         audio_metadata,
     output:
         clips=f"{AUDIO_DIR}/clips.csv",
-        tags=f"{AUDIO_DIR}/tags.txt",
+        tags=f"{AUDIO_DIR}/tags.json",
         dropped=f"{AUDIO_DIR}/dropped.txt",
     log:
         "results/logs/audio_clips/all.log",
     conda:
         AUDIO_ENV
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
@@ -140,6 +135,7 @@ rule audio_clips:
         # a listed clip deleted or restored changes the clip list, not the metadata
         dropped=lambda wildcards: _audio_listing(audio_root())[1],
         selection=AUDIO["selection"],
+        title=AUDIO_TITLE,
     script:
         "../scripts/audio_clips.py"
 
@@ -159,7 +155,6 @@ rule audio_hmm_shard:
         k=r"\d+",
     conda:
         AUDIO_ENV
-    threads: 1
     resources:
         mem_mb=2000,
         runtime=60,
@@ -183,7 +178,6 @@ rule audio_bad_clips:
         "results/logs/audio_bad_clips/all.log",
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
@@ -204,7 +198,6 @@ rule audio_loglik_shard:
         r=r"\d+",
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=4000,
         runtime=120,
@@ -228,7 +221,6 @@ rule audio_kernel:
         "results/benchmarks/audio_kernel/all.tsv"
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=4000,
         runtime=30,
@@ -243,7 +235,7 @@ rule audio_fit:
     input:
         kernel=f"{AUDIO_DIR}/kernel.npz",
         clips=f"{AUDIO_DIR}/clips.csv",
-        tags=f"{AUDIO_DIR}/tags.txt",
+        tags=f"{AUDIO_DIR}/tags.json",
     output:
         f"results/records/audio/{AUDIO_DATASET}/{{method}}_{{trials}}.csv",
     log:
@@ -255,7 +247,6 @@ rule audio_fit:
         trials=CHUNK,
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=4000,
         runtime=120,
@@ -279,7 +270,7 @@ rule audio_table:
         ),
         kernel_summary=f"{AUDIO_DIR}/kernel_summary.json",
         bad="results/logs/bad_audio.txt",
-        tags=f"{AUDIO_DIR}/tags.txt",
+        tags=f"{AUDIO_DIR}/tags.json",
         dropped=f"{AUDIO_DIR}/dropped.txt",
         reference=AUDIO_REFERENCE,
     output:
@@ -316,7 +307,6 @@ rule audio_table:
         "results/logs/audio_table/all.log",
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,

@@ -15,7 +15,12 @@ AUDIO_DATASET = {
     "urbansound8k": "urbansound8k",
     "folder": "audio-folder",
 }[AUDIO["source"]]
-AUDIO_DIR = f"results/data/{AUDIO_DATASET}"
+# a collection given by its folder: the folder's own data directory (see voc_data_key)
+AUDIO_DIR = (
+    f"results/data/{AUDIO_DATASET}-{path_key(AUDIO['root'])}"
+    if AUDIO["root"] and AUDIO["source"] != "synthetic"
+    else f"results/data/{AUDIO_DATASET}"
+)
 AUDIO_SYNTH_ROOT = f"{AUDIO_DIR}/collection"
 AUDIO_LAYOUT = "freesound" if AUDIO["source"] == "synthetic" else AUDIO["source"]
 AUDIO_METHODS = {m: AUC_METHODS[m] for m in AUDIO["experiment"]["methods"]}
@@ -37,10 +42,7 @@ AUDIO_TITLE = (
     else AUDIO_DATASET
 )
 
-if AUDIO["source"] in ("freesound", "urbansound8k", "folder") and not AUDIO["root"]:
-    raise WorkflowError(
-        f"invalid config: key 'audio.root' is required for source {AUDIO['source']}"
-    )
+checked(_checks.audio_root_required, AUDIO)
 # ESC-50 without a root: the GitHub archive (rule download_audio_ESC_50_master_zip),
 # unpacked into AUDIO_EXTRACTED by a checkpoint
 AUDIO_ARCHIVE_NAME = "audio/ESC-50-master.zip"
@@ -95,12 +97,13 @@ def _audio_listing(root):
             f"audio collection {root}: only {len(clips)} clips pass the selection "
             f"(key 'audio.selection': {sel})"
         )
-    e = AUDIO["experiment"]
-    if e["n_train"] >= len(clips):
-        raise WorkflowError(
-            f"invalid config: key 'audio.experiment.n_train': {e['n_train']} leaves no test "
-            f"clip ({len(clips)} clips of {root} pass the selection)"
-        )
+    checked(
+        _checks.leaves_test_items,
+        "audio.experiment.n_train",
+        AUDIO["experiment"]["n_train"],
+        len(clips),
+        f"test clip ({len(clips)} clips of {root} pass the selection)",
+    )
     n = len(AUDIO_FEATURE_SHARDS)
     shards = {k: [] for k in range(n)}
     for cid, path in zip(clips["id"], clips["path"]):

@@ -7,6 +7,7 @@ import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
+from kclf.repro import config_checks as _checks
 from kclf.repro import methods as METHOD_REGISTRY
 from kclf.repro.datasets import user_data as _user_data
 from kclf.repro.seeding import chunk_trials
@@ -58,30 +59,35 @@ for _name in USER_DATASETS:
         raise WorkflowError(f"invalid config: {_e}")
 
 
+def checked(check, *args):
+    """``check(*args)`` of kclf.repro.config_checks; its ConfigError stops the workflow
+    before any job, in one line."""
+    try:
+        return check(*args)
+    except _checks.ConfigError as e:
+        raise WorkflowError(str(e)) from None
+
+
 def user_datasets(family, names):
     """The user's data sets among a family's ``names`` (those not built in); a name that
     is neither built in nor under ``datasets:``, or whose files are missing, is an error."""
-    out = []
-    for name in names:
-        if f"{family}.datasets" in BUILTIN_DATASETS.get(name, []):
-            continue
-        if name not in USER_DATASETS:
-            raise WorkflowError(
-                f"invalid config: key '{family}.datasets': {name!r} is neither a built-in "
-                f"data set of {family} nor a name under datasets:"
-            )
-        for key in ("path", "train", "test"):
-            path = USER_DATASETS[name].get(key)
-            if path is not None and not Path(path).is_file():
-                raise WorkflowError(f"invalid config: key 'datasets.{name}.{key}': no file {path}")
-        out.append(name)
-    return out
+    return checked(_checks.user_datasets, family, names, USER_DATASETS, BUILTIN_DATASETS)
 
 
 def user_files(name):
     """The files of the user's data set ``name`` (path, or train and test)."""
     entry = USER_DATASETS[name]
     return [entry[k] for k in ("path", "train", "test") if entry.get(k) is not None]
+
+
+def user_entry(name):
+    """The params of a data rule reading the user's data set ``name`` (None when it is not
+    the user's): its entry, without sep / decimal while they are null (detected from the
+    file, an input), so a finished run replans nothing until one of them is set."""
+    if name not in USER_DATASETS:
+        return None
+    entry = USER_DATASETS[name]
+    return {k: v for k, v in entry.items() if v is not None or k not in ("sep", "decimal")}
 
 
 def user_caption(name):
@@ -147,6 +153,14 @@ def existing_file(path):
     """``[path]`` when the configured file exists, else ``[]``: an optional input such as a
     paper's reference table, so a run outside this checkout's neighbourhood still works."""
     return [str(path)] if path and Path(path).is_file() else []
+
+
+def path_key(path):
+    """8 hex digits naming a folder outside the project by its absolute path (relative
+    paths from the working directory): data folders of different sources never collide."""
+    import hashlib
+
+    return hashlib.sha256(str(Path(path).resolve()).encode()).hexdigest()[:8]
 
 
 def file_signature(paths):

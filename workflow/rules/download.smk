@@ -39,12 +39,15 @@ def download_path(name):
     return f"{config['cache_dir']}/{name}"
 
 
-def download_file(name, url, sha256, mirror_relpath=None):
-    """Define rule download_<name> producing <cache_dir>/<name>; return that path."""
+def download_file(name, url, sha256, mirror_relpath=None, md5=None):
+    """Define rule download_<name> producing <cache_dir>/<name>; return that path.
+
+    ``md5``: also check this MD5 (for files whose publisher gives only an MD5, as the
+    PASCAL site's tar; its SHA-256 is then printed to the log when sha256 is null)."""
     if not name or os.path.isabs(name) or ".." in name.split("/"):
         raise ValueError(f"download name must be a relative path inside cache_dir, got {name!r}")
     target = download_path(name)
-    entry = {"url": url, "sha256": sha256, "mirror_relpath": mirror_relpath or name}
+    entry = {"url": url, "sha256": sha256, "mirror_relpath": mirror_relpath or name, "md5": md5}
     if target in DOWNLOADS:
         if DOWNLOADS[target] != entry:
             raise ValueError(
@@ -66,11 +69,11 @@ def download_file(name, url, sha256, mirror_relpath=None):
         localrule: True
         conda:
             CORE_ENV
-        threads: 1
         resources:
             mem_mb=500,
             downloads=1,
         params:
+            **({"md5": md5} if md5 else {}),
             url=url,
             sha256=sha256,
             mirror=config.get("mirror"),
@@ -82,4 +85,6 @@ def download_file(name, url, sha256, mirror_relpath=None):
 
 
 for _name, _entry in config.get("downloads", {}).items():
-    download_file(_name, _entry["url"], _entry["sha256"], _entry.get("mirror_relpath"))
+    download_file(
+        _name, _entry["url"], _entry["sha256"], _entry.get("mirror_relpath"), _entry.get("md5")
+    )

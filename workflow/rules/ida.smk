@@ -16,7 +16,6 @@ rule ida_data:
         trials=CHUNK,
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
@@ -24,7 +23,7 @@ rule ida_data:
         seed=config["seed"],
         mirror=IDA_MIRROR,
         generate=lambda wildcards: wildcards.dataset in IDA["generate"],
-        user=lambda wildcards: USER_DATASETS.get(wildcards.dataset),
+        user=lambda wildcards: user_entry(wildcards.dataset),
         test_size=lambda wildcards: IDA["test_size"] if wildcards.dataset in IDA_USER else None,
     script:
         "../scripts/ida_data.py"
@@ -43,7 +42,6 @@ rule ida_select:
         method=METHOD_REGISTRY.wildcard("ida"),
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=3000,
         runtime=240,
@@ -69,7 +67,6 @@ rule ida_fit:
         trials=CHUNK,
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=3000,
         runtime=240,
@@ -128,7 +125,6 @@ rule ida_report:
         "results/logs/ida_report/all.log",
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,

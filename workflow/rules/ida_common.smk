@@ -44,12 +44,11 @@ def ida_select_chunk(dataset):
 
 
 if enabled("ida"):
-    for _d in IDA["datasets"]:
-        if not ida_fixed_split(_d) and IDA["n_select"] > ida_realisations(_d):
-            raise WorkflowError(
-                f"invalid config: key 'ida.n_select': {IDA['n_select']} exceeds the "
-                f"{ida_realisations(_d)} realisations of {_d} (ida.realisations)"
-            )
+    checked(
+        _checks.n_select_fits,
+        IDA["n_select"],
+        {d: ida_realisations(d) for d in IDA["datasets"] if not ida_fixed_split(d)},
+    )
 
 
 def ida_sources(wildcards):

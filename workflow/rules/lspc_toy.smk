@@ -15,7 +15,6 @@ rule lspc_toy_data:
         trials=CHUNK,
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=500,
         runtime=5,
@@ -42,7 +41,6 @@ rule lspc_toy_fit:
         trials=CHUNK,
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
@@ -101,7 +99,6 @@ rule lspc_toy_report:
         "results/logs/lspc_toy_report/all.log",
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=500,
         runtime=5,

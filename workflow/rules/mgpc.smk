@@ -61,7 +61,7 @@ rule mgpc_prepare:
         mem_mb=1000,
         runtime=10,
     params:
-        user=lambda wildcards: USER_DATASETS.get(wildcards.mgpc_dataset),
+        user=lambda wildcards: user_entry(wildcards.mgpc_dataset),
     script:
         "../scripts/mgpc_prepare.py"
 

@@ -14,14 +14,13 @@ rule multiclass_data:
         dataset=MC_DATASETS,
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=10,
     params:
         seed=config["seed"],
         per_class=MC["per_class"],
-        user=lambda wildcards: USER_DATASETS.get(wildcards.dataset),
+        user=lambda wildcards: user_entry(wildcards.dataset),
     script:
         "../scripts/multiclass_data.py"
 
@@ -41,7 +40,6 @@ rule multiclass_fit:
         trials=CHUNK,
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=4000,
         runtime=240,
@@ -95,7 +93,6 @@ rule multiclass_table:
         dataset=MC_DATASETS,
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=500,
         runtime=5,
@@ -119,7 +116,6 @@ rule multiclass_cost:
         "results/benchmarks/multiclass_cost/all.tsv"
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=4000,
         runtime=120,
@@ -143,7 +139,6 @@ rule multiclass_cost_figure:
         "results/logs/multiclass_cost_figure/all.log",
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=500,
         runtime=5,

@@ -22,7 +22,6 @@ rule provenance:
     localrule: True
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=500,
         runtime=5,

@@ -19,7 +19,6 @@ rule scene_data:
         "results/logs/scene_data/all.log",
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
@@ -41,7 +40,6 @@ rule scene_fit:
         trials=CHUNK,
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=4000,
         runtime=60,
@@ -98,7 +96,6 @@ rule scene_table:
         "results/logs/scene_table/all.log",
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,

@@ -4,7 +4,7 @@
 # Where the images come from (config voc):
 #   voc_root: an existing VOCdevkit        -> listed when the workflow is parsed
 #   source: synthetic (the offline default) -> ids known from the config; images generated
-#                                              per shard into results/data/voc/synthetic
+#                                              per shard into results/data/voc-synthetic
 #   source: download                        -> VOCtrainval tar fetched and extracted by a
 #                                              checkpoint; listed after extraction
 #   image_folder: one subfolder per class   -> listed when the workflow is parsed; each
@@ -16,39 +16,26 @@
 include: "voc_common.smk"
 
 
-rule voc_download:
-    input:
-        mirror_copy(VOC["download"]["mirror_relpath"]),
-    output:
-        f"{VOC_DOWNLOAD_DIR}/{Path(VOC['download']['url']).name}",
-    log:
-        "results/logs/voc_download/all.log",
-    conda:
-        CORE_ENV
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=120,
-    params:
-        url=VOC["download"]["url"],
-        sha256=VOC["download"]["sha256"],
-        md5=VOC["download"]["md5"],
-        mirror=config["mirror"],
-        mirror_relpath=VOC["download"]["mirror_relpath"],
-    script:
-        "../scripts/voc_download.py"
+# the VOCtrainval tar through the one download path (a local rule: cache, mirror, URL;
+# the PASCAL site publishes only an MD5, checked beside the SHA-256 when one is set)
+VOC_TAR = download_file(
+    f"voc/{Path(VOC['download']['url']).name}",
+    VOC["download"]["url"],
+    VOC["download"]["sha256"],
+    mirror_relpath=VOC["download"]["mirror_relpath"],
+    md5=VOC["download"]["md5"],
+)
 
 
 checkpoint voc_extract:
     input:
-        rules.voc_download.output,
+        VOC_TAR,
     output:
-        directory(f"{VOC_DOWNLOAD_DIR}/extracted"),
+        directory(VOC_EXTRACT_DIR),
     log:
         "results/logs/voc_extract/all.log",
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=500,
         runtime=60,
@@ -67,7 +54,6 @@ if voc_source() == "synthetic":
             k=r"\d+",
         conda:
             IMAGE_ENV
-        threads: 1
         resources:
             mem_mb=500,
             runtime=10,
@@ -93,7 +79,6 @@ else:
             k=r"\d+",
         conda:
             CORE_ENV
-        threads: 1
         resources:
             mem_mb=500,
             runtime=10,
@@ -114,7 +99,6 @@ rule voc_synthetic_labels:
         "results/logs/voc_synthetic_labels/all.log",
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=500,
         runtime=5,
@@ -140,7 +124,6 @@ rule voc_surf_shard:
         k=r"\d+",
     conda:
         IMAGE_ENV
-    threads: 1
     resources:
         mem_mb=2000,
         runtime=30,
@@ -161,7 +144,6 @@ rule voc_bad_images:
         "results/logs/voc_bad_images/all.log",
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,
@@ -180,7 +162,6 @@ rule voc_vocabulary:
         "results/benchmarks/voc_vocabulary/all.tsv"
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=4000,
         runtime=30,
@@ -205,7 +186,6 @@ rule voc_bow_shard:
         k=r"\d+",
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=2000,
         runtime=15,
@@ -226,7 +206,6 @@ rule voc_dataset:
         "results/logs/voc_dataset/all.log",
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=2000,
         runtime=5,
@@ -237,6 +216,7 @@ rule voc_dataset:
         classes=VOC_CLASS_NAMES,
         difficult=VOC["difficult"],
         folder=voc_source() == "folder",
+        title=VOC_TITLE,
     script:
         "../scripts/voc_dataset.py"
 
@@ -255,7 +235,6 @@ rule voc_fit:
         trials=CHUNK,
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=4000,
         runtime=120,
@@ -319,7 +298,6 @@ rule voc_table:
         "results/logs/voc_table/all.log",
     conda:
         CORE_ENV
-    threads: 1
     resources:
         mem_mb=1000,
         runtime=5,

@@ -8,19 +8,15 @@ from kclf.repro.datasets.user_data import IMAGE_EXTENSIONS, list_class_folders
 from kclf.repro.shards import n_shards_for, shard_members
 
 VOC = config["voc"]
-VOC_DIR = "results/data/voc"
-VOC_SYNTH_ROOT = f"{VOC_DIR}/synthetic/VOCdevkit/VOC{VOC['year']}"
 VOC_DOWNLOAD_DIR = f"{config['cache_dir']}/voc"
+# one extraction folder per archive: another year's tar never reads the last one's images
+VOC_EXTRACT_DIR = f"{VOC_DOWNLOAD_DIR}/{Path(VOC['download']['url']).stem}"
 # voc.image_folder: the user's images, one subfolder per class (listed when parsed)
 VOC_FOLDER = VOC["image_folder"] if enabled("voc") else None
 VOC_FOLDER_LISTING = None
+if enabled("voc"):
+    checked(_checks.voc_source, VOC)
 if VOC_FOLDER is not None:
-    for _key in ("voc_root", "classes"):
-        if VOC[_key] is not None:
-            raise WorkflowError(
-                f"invalid config: key 'voc.{_key}': give it or voc.image_folder, not both "
-                "(the classes of an image folder are its subfolders)"
-            )
     try:
         VOC_FOLDER_LISTING = list_class_folders(VOC_FOLDER, IMAGE_EXTENSIONS)
     except (OSError, ValueError) as _e:
@@ -55,18 +51,34 @@ VOC_TITLE = (
 
 
 def voc_source():
+    """The checked voc_source of kclf.repro.config_checks; a folder only when enabled."""
     if VOC_FOLDER is not None:
         return "folder"
     return "devkit" if VOC["voc_root"] else VOC["source"]
 
 
+def voc_data_key():
+    """The folder name of the family's data under results/data: the kind of source and,
+    for raw data outside the project, which data (the archive, or a short hash of the
+    folder's absolute path).  Switching the source, the devkit or the image folder gives
+    another folder, so its data chain runs from its own raw files, and switching back
+    finds the earlier features again; image sets, classes and the images' contents of
+    one source reach the jobs through their params and manifests."""
+    src = voc_source()
+    if src == "synthetic":
+        return "voc-synthetic"
+    if src == "download":
+        return f"voc-download-{Path(VOC['download']['url']).stem}"
+    where = VOC_FOLDER if src == "folder" else VOC["voc_root"]
+    return f"voc-{src}-{path_key(where)}"
+
+
+VOC_DIR = f"results/data/{voc_data_key()}"
+VOC_SYNTH_ROOT = f"{VOC_DIR}/VOCdevkit/VOC{VOC['year']}"
+
+
 # voc.test_image_set: the devkit's own train / test split (its lists name the images)
 VOC_IMAGE_SETS = [VOC["image_set"]] + ([VOC["test_image_set"]] if VOC["test_image_set"] else [])
-if len(VOC_IMAGE_SETS) > 1 and enabled("voc") and voc_source() not in ("devkit", "download"):
-    raise WorkflowError(
-        "invalid config: key 'voc.test_image_set' needs a VOCdevkit (voc.voc_root or "
-        f"voc.source: download), not source {voc_source()}"
-    )
 # the dataset rule reads the test set only when there is one
 VOC_SPLIT_PARAMS = {"test_image_set": VOC["test_image_set"]} if len(VOC_IMAGE_SETS) > 1 else {}
 
@@ -105,22 +117,17 @@ def _voc_listing(root):
         ids = [f"{classes[k]}/{f.name}" for f, k in zip(files, y)]
         paths = [str(f) for f in files]
     else:
-        ids = []
-        for image_set in VOC_IMAGE_SETS:
-            listed = list_image_ids(root, image_set, VOC_CLASS_NAMES)
-            both = set(ids) & set(listed)
-            if both:
-                raise WorkflowError(
-                    f"invalid config: key 'voc.test_image_set': {image_set} shares "
-                    f"{len(both)} image(s) with {VOC['image_set']}, e.g. {sorted(both)[0]}"
-                )
-            ids += listed
+        listed = [(s, list_image_ids(root, s, VOC_CLASS_NAMES)) for s in VOC_IMAGE_SETS]
+        checked(_checks.voc_test_sets_disjoint, VOC["image_set"], listed)
+        ids = [i for _, of_set in listed for i in of_set]
         paths = [str(p) for p in image_paths(root, ids)]
-    n_train = VOC["experiment"]["n_train"]
-    if n_train >= len(ids) and len(VOC_IMAGE_SETS) == 1:
-        raise WorkflowError(
-            f"invalid config: key 'voc.experiment.n_train': {n_train} leaves no test image "
-            f"(the image set has {len(ids)} images)"
+    if len(VOC_IMAGE_SETS) == 1:
+        checked(
+            _checks.leaves_test_items,
+            "voc.experiment.n_train",
+            VOC["experiment"]["n_train"],
+            len(ids),
+            f"test image (the image set has {len(ids)} images)",
         )
     n = VOC["features"]["n_shards"] or n_shards_for(len(ids), VOC["features"]["images_per_shard"])
     members = shard_members(ids, n)

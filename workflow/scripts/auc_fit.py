@@ -15,6 +15,7 @@ p, family = snakemake.params, snakemake.rule.removesuffix("_fit")
 with np.load(snakemake.input[0]) as z:
     X, Y, classes = z["X"], z["Y"], [str(c) for c in z["classes"]]
     own_n_train = int(z["n_train"]) if "n_train" in z.files else None
+    source = str(z["title"]) if "title" in z.files else None
 rows = feature_trials(
     X,
     Y,
@@ -29,4 +30,4 @@ rows = feature_trials(
     source=snakemake.input[0],
     n_bins=p.n_bins,
 )
-write_records(rows, snakemake.output[0])
+write_records(rows, snakemake.output[0], source=source)

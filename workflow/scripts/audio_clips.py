@@ -8,11 +8,11 @@ to_rule_log(snakemake)
 
 from pathlib import Path
 
-from kclf.repro.datasets.audio_collections import experiment_clips
+from kclf.repro.datasets.audio_collections import experiment_clips, write_tag_file
 from kclf.repro.records import atomic_write
 
 p, out = snakemake.params, snakemake.output
-clips, tags, dropped = experiment_clips(p.layout, p.root, p.missing, p.selection)
+clips, tags, dropped, left_out = experiment_clips(p.layout, p.root, p.missing, p.selection)
 atomic_write(out.clips, lambda f: clips.to_csv(f, index=False))
-atomic_write(out.tags, lambda f: Path(f).write_text("\n".join(tags) + "\n"))
+atomic_write(out.tags, lambda f: write_tag_file(f, tags, left_out, p.title))
 atomic_write(out.dropped, lambda f: Path(f).write_text("".join(d + "\n" for d in dropped)))

@@ -5,12 +5,10 @@ from _joblog import to_rule_log
 
 to_rule_log(snakemake)
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
-from kclf.repro.datasets.audio_collections import parse_tags, tag_matrix
+from kclf.repro.datasets.audio_collections import decode_tags, read_tag_file, tag_matrix
 from kclf.repro.experiments.multitask_auc import kernel_trials
 from kclf.repro.records import write_records
 from kclf.repro.seeding import chunk_trials
@@ -23,8 +21,9 @@ clips = pd.read_csv(i.clips, dtype={"id": str}).set_index("id")
 unknown = [c for c in ids if c not in clips.index]
 if unknown:
     raise ValueError(f"{i.kernel} holds clips not in {i.clips}: {unknown[:5]}")
-tags = Path(i.tags).read_text().split()
-Y = tag_matrix(pd.DataFrame({"tags": [parse_tags(t) for t in clips.loc[ids, "tags"]]}), tags)
+tag_file = read_tag_file(i.tags)
+tags = tag_file["tags"]
+Y = tag_matrix(pd.DataFrame({"tags": [decode_tags(t) for t in clips.loc[ids, "tags"]]}), tags)
 rows = kernel_trials(
     K,
     Y,
@@ -38,4 +37,4 @@ rows = kernel_trials(
     source=i.kernel,
     factor=factor,
 )
-write_records(rows, snakemake.output[0])
+write_records(rows, snakemake.output[0], source=tag_file["source"])

@@ -16,6 +16,7 @@ out = {
     "Y": np.vstack([d["Y_train"], d["Y_test"]]).astype(np.int8),
     "classes": np.asarray(d["label_names"]),
     "n_train": np.int64(len(d["X_train"])),
+    "title": np.asarray("MULAN scene"),  # checksums verified by load_scene
 }
 save_npz(snakemake.output[0], **out)
 logging.info(

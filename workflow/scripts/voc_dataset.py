@@ -6,6 +6,7 @@ import logging
 
 import numpy as np
 
+from kclf.repro.datasets.audio_collections import degenerate_tags
 from kclf.repro.datasets.voc import voc_dataset
 from kclf.repro.records import save_npz
 
@@ -22,6 +23,9 @@ if p.folder:  # an image folder: image id "<class>/<file>", one-vs-rest labels
 else:  # the devkit's lists: image_set, then test_image_set (its own split) when given
     sets = [p.image_set, *([p.test_image_set] if "test_image_set" in p.keys() else [])]
     out = voc_dataset(rows, p.root, sets, p.classes, p.difficult)
+for name, why in degenerate_tags(out["Y"], [str(c) for c in out["classes"]], "image").items():
+    logging.warning("class %r is no task of its own: %s", name, why)
+out["title"] = np.asarray(p.title)  # what the table's caption names
 save_npz(snakemake.output[0], **out)
 logging.info(
     "%d images x %d words, %d classes%s (left out as unreadable: see %s)",

@@ -29,6 +29,7 @@ of the 50 most used tags, 3-60 s long; :func:`tag_matrix` gives the 0/1 label ma
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections import Counter
@@ -62,6 +63,50 @@ def parse_tags(text):
         if t and t not in seen:
             seen.append(t)
     return tuple(seen)
+
+
+def encode_tags(tags):
+    """A clip's tags as one text cell between rules: a JSON list, so a tag keeps its
+    spaces, commas and any other character (``("001 - Dog bark",)`` stays one tag)."""
+    return json.dumps(list(tags), ensure_ascii=False)
+
+
+def decode_tags(text):
+    """Inverse of :func:`encode_tags` (an empty cell is no tag)."""
+    if text is None or (isinstance(text, float) and np.isnan(text)) or not str(text).strip():
+        return ()
+    return tuple(json.loads(text))
+
+
+def write_tag_file(path, tags, left_out=None, source=None):
+    """The experiment's tags (JSON: ``tags``, the tasks in order; ``left_out``, tag ->
+    why it is no task, :func:`degenerate_tags`; ``source``, what the clips are)."""
+    doc = {"tags": list(tags), "left_out": dict(left_out or {}), "source": source}
+    Path(path).write_text(json.dumps(doc, ensure_ascii=False, indent=1) + "\n", "utf-8")
+
+
+def read_tag_file(path):
+    """The dict :func:`write_tag_file` wrote."""
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def degenerate_tags(Y, tags, kind="clip"):
+    """Tags that are no task of their own: carried by every ``kind`` (no negative), or
+    carried by exactly the same ones as an earlier tag (the same task twice).  Returns
+    ``{tag: reason}`` in tag order."""
+    Y = np.asarray(Y, dtype=bool)
+    out, first = {}, {}
+    for k, t in enumerate(tags):
+        col = Y[:, k]
+        if col.all():
+            out[t] = f"carried by every {kind}"
+            continue
+        key = col.tobytes()
+        if key in first:
+            out[t] = f"the same {kind}s as {first[key]!r}"
+        else:
+            first[key] = t
+    return out
 
 
 def _durations(paths):
@@ -239,7 +284,9 @@ def top_tags(df, n_top_tags=50):
 
 def select_clips(df, n_top_tags=50, min_seconds=3.0, max_seconds=60.0):
     """The paper's selection: clips with any of the ``n_top_tags`` most used tags and
-    ``min_seconds <= duration <= max_seconds`` (``None`` disables a bound).
+    ``min_seconds <= duration <= max_seconds`` (``None`` disables a bound).  A clip of
+    unknown duration (NaN: its header is unreadable) is kept, so that the feature step
+    decodes it and reports it (stops, or skips and lists it) instead of it vanishing here.
 
     Tags are counted over the whole collection; each kept clip's ``tags`` is reduced to
     the selected tags.  Returns ``(clips, tags)``.
@@ -253,10 +300,11 @@ def select_clips(df, n_top_tags=50, min_seconds=3.0, max_seconds=60.0):
     reduced = [tuple(t for t in ts if t in keep_tags) for ts in df["tags"]]
     ok = np.array([len(r) > 0 for r in reduced], dtype=bool)
     dur = df["duration"].to_numpy(dtype=float)
+    unknown = np.isnan(dur)
     if min_seconds is not None:
-        ok &= dur >= min_seconds
+        ok &= unknown | (dur >= min_seconds)
     if max_seconds is not None:
-        ok &= dur <= max_seconds
+        ok &= unknown | (dur <= max_seconds)
     out = df.copy()
     out["tags"] = reduced
     out = out.loc[ok].reset_index(drop=True)
@@ -270,10 +318,11 @@ def experiment_clips(layout, root, missing, selection):
     metadata loaded, the paper's selection (``n_top_tags``, ``min_seconds``,
     ``max_seconds`` of ``selection``) applied.
 
-    Returns ``(clips, tags, dropped)``: a table (id, path, duration, tags joined by
-    spaces), the selected tags, the listed paths missing on disk (``missing="drop"``; each
-    logged as a warning).  Fewer than 4 selected clips raise ``ValueError`` naming
-    ``root``.
+    Returns ``(clips, tags, dropped, left_out)``: a table (id, path, duration, tags as a
+    JSON list per clip, :func:`encode_tags`), the selected tags that are tasks, the
+    listed paths missing on disk (``missing="drop"``; each logged as a warning) and the
+    selected tags that are no task of their own (:func:`degenerate_tags`, each logged as
+    a warning).  Fewer than 4 selected clips raise ``ValueError`` naming ``root``.
     """
     dropped = []
     df = load_collection(layout, root, missing=missing, dropped=dropped)
@@ -291,15 +340,21 @@ def experiment_clips(layout, root, missing, selection):
     )
     if len(clips) < 4:
         raise ValueError(f"only {len(clips)} clips of {root} pass the selection {sel}")
+    left_out = degenerate_tags(tag_matrix(clips, tags), tags)
+    for t, why in left_out.items():
+        logger.warning("tag %r is left out: %s", t, why)
+    tags = [t for t in tags if t not in left_out]
+    if not tags:
+        raise ValueError(f"no tag of {root} is a task of its own: {left_out}")
     table = pd.DataFrame(
         {
             "id": clips["id"],
             "path": clips["path"],
             "duration": clips["duration"],
-            "tags": [" ".join(t) for t in clips["tags"]],
+            "tags": [encode_tags(t) for t in clips["tags"]],
         }
     )
-    return table, tags, dropped
+    return table, tags, dropped, left_out
 
 
 def tag_matrix(df, tags):

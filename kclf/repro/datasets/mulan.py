@@ -294,7 +294,8 @@ def extract_rar(archive, dest):
     )
 
 
-def _find_scene_root(folder):
+def find_scene_root(folder):
+    """The folder under ``folder`` that holds both scene ARFF files."""
     for p in sorted(Path(folder).rglob(SCENE_FILES[0])):
         if (p.parent / SCENE_FILES[1]).is_file():
             return p.parent
@@ -320,7 +321,7 @@ def fetch_scene(cache_dir, mirror=None):
         return verify_scene(mirror)
     cache_dir = Path(cache_dir)
     try:
-        return verify_scene(_find_scene_root(cache_dir))
+        return verify_scene(find_scene_root(cache_dir))
     except FileNotFoundError:
         pass
     import pooch
@@ -328,4 +329,4 @@ def fetch_scene(cache_dir, mirror=None):
     # The archive has no published checksum; the extracted files are verified instead.
     archive = pooch.retrieve(SCENE_URL, known_hash=None, fname="scene.rar", path=cache_dir)
     extract_rar(archive, cache_dir / "scene")
-    return verify_scene(_find_scene_root(cache_dir / "scene"))
+    return verify_scene(find_scene_root(cache_dir / "scene"))

@@ -14,7 +14,10 @@ Each entry names one data set and says how to read it (schema:
   ``n_labels`` attributes are the labels, or the attributes named in ``labels``.
 * ``csv`` / ``tsv`` (a header row): ``label: <column>`` for a binary or multi-class task,
   ``labels: [columns]`` (values 0/1) for a multi-label one; every other column is a
-  numeric feature, or only the columns listed in ``features``.
+  numeric feature, or only the columns listed in ``features``.  A csv file's separator
+  (``,`` ``;`` or tab) and both formats' decimal mark (``1.5`` or ``1,5``, as European
+  spreadsheets export) are detected from the header and the first lines
+  (:func:`table_dialect`), or given as ``sep:`` (csv) and ``decimal:``.
 * ``libsvm``: svmlight text read by :func:`sklearn.datasets.load_svmlight_files`; rows
   with comma-separated labels (or none) make the set multi-label, one label per row a
   binary or multi-class task.
@@ -32,6 +35,9 @@ Image and audio collections in a one-subfolder-per-class layout are listed by
 
 from __future__ import annotations
 
+import csv
+import io
+import logging
 import re
 import warnings
 from dataclasses import dataclass
@@ -42,6 +48,8 @@ import pandas as pd
 import yaml
 
 from . import ida, mulan, voc
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "AUDIO_EXTENSIONS",
@@ -57,6 +65,7 @@ __all__ = [
     "require_task",
     "standardize_split",
     "stratified_realisation",
+    "table_dialect",
     "trial_parts",
 ]
 
@@ -67,11 +76,18 @@ IMAGE_EXTENSIONS = tuple(sorted({e.lower() for e in voc.IMAGE_EXTENSIONS}))
 AUDIO_EXTENSIONS = (".flac", ".mp3", ".ogg", ".wav")
 NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_]*$"
 NPZ_KEYS = ("X", "y", "Y", "feature_names", "label_names")
+#: Separators a csv file's header and first lines are tried with, in this order of preference.
+SEPARATORS = (",", ";", "\t")
+#: Lines after the header that :func:`table_dialect` looks at.
+SNIFF_LINES = 200
+_SEP_NAMES = {",": "comma", ";": "semicolon", "\t": "tab"}
+_COMMA_NUMBER = re.compile(r"^\s*[+-]?(\d+,\d*|,\d+)([eE][+-]?\d+)?\s*$")
+_POINT_NUMBER = re.compile(r"^\s*[+-]?(\d+\.\d*|\.\d+)([eE][+-]?\d+)?\s*$")
 COMMON_KEYS = ("format", "path", "train", "test", "standardize")
 FORMAT_KEYS = {
     "arff": ("n_labels", "labels"),
-    "csv": ("label", "labels", "features"),
-    "tsv": ("label", "labels", "features"),
+    "csv": ("label", "labels", "features", "sep", "decimal"),
+    "tsv": ("label", "labels", "features", "decimal"),
     "libsvm": (),
     "npz": (),
 }
@@ -191,18 +207,24 @@ def _check_finite(path, X, feature_names, where):
         )
 
 
-def _numeric_frame(path, frame, where, hint=""):
+def _numeric_frame(path, frame, where, hint="", advice=None, decimal="."):
     """The float matrix of a DataFrame of features; a non-numeric column is an error
-    naming it and the first value that is not a number."""
+    naming it and the first value that is not a number, followed by ``advice(value)``
+    when that says something, else by ``hint``.  With ``decimal=","`` a text column's
+    ``2,5`` is 2.5 (and ``1.5`` still 1.5)."""
     for col in frame.columns:
         if pd.api.types.is_numeric_dtype(frame[col]) and frame[col].dtype != object:
             continue
-        as_num = pd.to_numeric(frame[col], errors="coerce")
+        values = frame[col]
+        if decimal == ",":
+            values = values.astype(str).str.replace(",", ".", regex=False).where(values.notna())
+        as_num = pd.to_numeric(values, errors="coerce")
         bad = np.flatnonzero(as_num.isna().to_numpy() & frame[col].notna().to_numpy())
         if len(bad):
             value = frame[col].iloc[bad[0]]
+            why = (advice(value) if advice is not None else "") or hint
             raise ValueError(
-                f"{path}: feature column {col!r} is not numeric: {value!r} at {where(bad[0])}{hint}"
+                f"{path}: feature column {col!r} is not numeric: {value!r} at {where(bad[0])}{why}"
             )
         frame[col] = as_num
     return frame.to_numpy(dtype=float)
@@ -222,20 +244,167 @@ def _binary_matrix(path, M, names, where, raw=None):
     return M.astype(int)
 
 
-def _read_table(path, entry, sep):
-    where = lambda i: f"line {i + 2}"  # noqa: E731  (line 1 is the header)
+def _show_sep(sep):
+    """A separator as a message shows it: ``','``, ``';'``, ``tab ("\\t")``."""
+    return 'tab ("\\t")' if sep == "\t" else repr(sep)
+
+
+def _yaml_value(text):
+    """``text`` as it is written in the YAML config (double-quoted, ``"\\t"`` for a tab)."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\t", "\\t") + '"'
+
+
+def _sample(path):
+    """The header line and up to :data:`SNIFF_LINES` more lines of ``path`` as text, and
+    whether the file holds more lines than these."""
+    with open(path, encoding="utf-8-sig", errors="replace", newline="") as fh:
+        lines = [line for _, line in zip(range(SNIFF_LINES + 1), fh)]
+        more = fh.readline() != ""
+    return "".join(lines), more
+
+
+def _split(text, sep, truncated):
+    """The non-blank rows of ``text`` split at ``sep`` (quotes respected); the last row is
+    left out when the sample stops mid-file (it may be cut inside a quoted field)."""
     try:
-        frame = pd.read_csv(path, sep=sep)
+        rows = [r for r in csv.reader(io.StringIO(text), delimiter=sep) if any(map(str.strip, r))]
+    except csv.Error:
+        return None
+    return rows[:-1] if truncated and len(rows) > 2 else rows
+
+
+def _detect_sep(text, truncated):
+    """The separator of :data:`SEPARATORS` that splits the header into the most columns
+    among those splitting every sampled line into as many (ties: the earlier one); when
+    none does, the one giving the header the most columns (the parser then names the
+    ragged line); None when the header holds none of them."""
+    best, best_key = None, None
+    for sep in SEPARATORS:
+        rows = _split(text, sep, truncated)
+        if not rows or len(rows[0]) < 2:
+            continue
+        key = (all(len(r) == len(rows[0]) for r in rows[1:]), len(rows[0]))
+        if best_key is None or key > best_key:
+            best, best_key = sep, key
+    return best
+
+
+def _detect_decimal(rows, skip=()):
+    """``","`` when the sampled values (columns named in ``skip`` left out) hold numbers
+    written with a decimal comma (``1,5``) and none with a decimal point, else ``"."``."""
+    if not rows:
+        return "."
+    skip = set(skip)
+    keep = [j for j, name in enumerate(rows[0]) if name not in skip]
+    comma = point = 0
+    for row in rows[1:]:
+        for j in keep:
+            if j < len(row):
+                comma += bool(_COMMA_NUMBER.match(row[j]))
+                point += bool(_POINT_NUMBER.match(row[j]))
+    return "," if comma and not point else "."
+
+
+def table_dialect(path, sep=None, decimal=None, skip=()):
+    """The separator and decimal mark of a delimited text file with a header row.
+
+    Parameters
+    ----------
+    path : path-like
+    sep : str, optional
+        The column separator; None: detected among :data:`SEPARATORS` (``,`` ``;`` tab)
+        from the header and the next :data:`SNIFF_LINES` lines, as the one splitting the
+        header into the most columns and every sampled line into as many.
+    decimal : {".", ","}, optional
+        The decimal mark; None: ``","`` when the sampled values hold numbers such as
+        ``1,5`` and none such as ``1.5``, else ``"."``.
+    skip : collection of str
+        Columns not looked at for the decimal mark (e.g. the label columns).
+
+    Returns
+    -------
+    sep, decimal : str
+        ``sep`` is None when it was to be detected and the header holds none of
+        :data:`SEPARATORS`.
+    header : list of str
+        The header row split at ``sep`` (one column when it is not there).
+    """
+    text, more = _sample(path)
+    if sep is None:
+        sep = _detect_sep(text, more)
+    rows = _split(text, sep or ",", more) or []
+    if decimal is None:
+        decimal = _detect_decimal(rows, skip)
+    header = rows[0] if rows else []
+    return sep, decimal, header
+
+
+def _one_column_error(path, name, fmt, sep, text):
+    """The error of a header that does not split at ``sep`` (None: none of
+    :data:`SEPARATORS` is in it): the separator it holds and the keys to set."""
+    line = (text.splitlines() or [""])[0]
+    shown = repr(line if len(line) <= 60 else line[:57] + "...")
+    seen = sorted((s for s in SEPARATORS if s != sep and s in line), key=lambda s: -line.count(s))
+    if sep is None:
+        how = ": no comma, semicolon or tab in it"
+    else:
+        how = f" with sep {_show_sep(sep)}" + (f" but holds {_show_sep(seen[0])}" if seen else "")
+    value = _yaml_value(seen[0]) if seen else "(its separator)"
+    if fmt == "tsv":
+        todo = (
+            f"set format: csv under datasets.{name} (it detects the separator or takes "
+            f"sep: {value})"
+        )
+    else:
+        todo = f"set sep: {value} under datasets.{name}"
+    return ValueError(
+        f'{path}: the header {shown} reads as one column{how}; {todo}, and decimal: "," if its '
+        f"numbers are written 1,5"
+    )
+
+
+def _decimal_advice(name, decimal):
+    """What a non-numeric feature value says about the decimal mark, if anything."""
+
+    def advice(value):
+        if decimal == "." and _COMMA_NUMBER.match(str(value)):
+            return f' (a decimal comma: set decimal: "," under datasets.{name})'
+        return ""
+
+    return advice
+
+
+def _read_table(path, name, entry, fmt):
+    where = lambda i: f"line {i + 2}"  # noqa: E731  (line 1 is the header)
+    label, labels = entry.get("label"), entry.get("labels")
+    wanted = [label] if label is not None else list(labels)
+    given_sep = entry.get("sep") if fmt == "csv" else "\t"
+    sep, decimal, header = table_dialect(path, given_sep, entry.get("decimal"), skip=wanted)
+    if len(header) < 2:
+        text = _sample(path)[0]
+        if not text.strip():
+            raise ValueError(f"{path}: empty file (a table needs a header row)")
+        raise _one_column_error(path, name, fmt, sep, text)
+    logger.info(
+        "%s: sep %s, decimal %r (%s)",
+        path,
+        _show_sep(sep),
+        decimal,
+        ", ".join(
+            f"{key} {'given' if entry.get(key) is not None else 'detected'}"
+            for key in (("sep", "decimal") if fmt == "csv" else ("decimal",))
+        ),
+    )
+    try:
+        frame = pd.read_csv(path, sep=sep, decimal=decimal)
     except ValueError as exc:  # pandas' ParserError and EmptyDataError
         message = " ".join(str(exc).split())
+        kind = _SEP_NAMES.get(sep, repr(sep))
         raise ValueError(
-            f"{path}: not a {'comma' if sep == ',' else 'tab'}-separated table with a header "
-            f"row ({message})"
+            f"{path}: not a {kind}-separated table with a header row ({message})"
         ) from None
     columns = [str(c) for c in frame.columns]
     frame.columns = columns
-    label, labels = entry.get("label"), entry.get("labels")
-    wanted = [label] if label is not None else list(labels)
     for col in wanted + list(entry.get("features") or []):
         if col not in columns:
             key = "label" if col == label else "labels" if col in wanted else "features"
@@ -253,7 +422,14 @@ def _read_table(path, entry, sep):
         hint = " (list the feature columns under `features:` to leave a column out)"
     if not features:
         raise ValueError(f"{path}: no feature column besides the label columns")
-    X = _numeric_frame(path, frame[features].copy(), where, hint)
+    X = _numeric_frame(
+        path,
+        frame[features].copy(),
+        where,
+        hint,
+        advice=_decimal_advice(name, decimal),
+        decimal=decimal,
+    )
     if label is not None:
         values = frame[label]
         empty = np.flatnonzero(values.isna().to_numpy())
@@ -386,7 +562,18 @@ def _parts(name, entry, base_dir):
         return paths, [_read_arff(p, entry) for p in paths]
     if (entry.get("label") is None) == (entry.get("labels") is None):
         raise ValueError(f"datasets.{name}: format {fmt} needs label: or labels:")
-    return paths, [_read_table(p, entry, "," if fmt == "csv" else "\t") for p in paths]
+    _check_dialect_keys(name, entry)
+    return paths, [_read_table(p, name, entry, fmt) for p in paths]
+
+
+def _check_dialect_keys(name, entry):
+    sep, decimal = entry.get("sep"), entry.get("decimal")
+    if sep is not None and (not isinstance(sep, str) or len(sep) != 1 or sep in "\r\n\"'"):
+        raise ValueError(
+            f'datasets.{name}.sep: one character such as ",", ";" or "\\t", got {sep!r}'
+        )
+    if decimal not in (None, ".", ","):
+        raise ValueError(f'datasets.{name}.decimal: "." or ",", got {decimal!r}')
 
 
 def _single_label(paths, parts, label_key):

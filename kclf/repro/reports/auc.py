@@ -18,10 +18,18 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from ..datasets.audio_collections import read_tag_file  # noqa: E402
 from ..methods import family_methods  # noqa: E402
-from ..records import read_records  # noqa: E402
+from ..records import read_records, records_source  # noqa: E402
 from .calibration import reliability_figure, write_calibration_table  # noqa: E402
-from .tables import AVERAGE, save_figure, summarize, wide_table, write_table  # noqa: E402
+from .tables import (  # noqa: E402
+    AVERAGE,
+    plain_label,
+    save_figure,
+    summarize,
+    wide_table,
+    write_table,
+)
 from .tables import time_table as _time_table  # noqa: E402
 from .tables import write_time_table as _write_time_table  # noqa: E402
 
@@ -108,7 +116,11 @@ def coverage_note(records, tasks, kind="tasks"):
     n_trials = auc["trial"].nunique()
     per_trial = auc.groupby("task")["trial"].nunique()
     partial = [t for t in tasks if t in scored and per_trial[t] < n_trials]
-    note = f" '{AVERAGE}' covers {len(tasks) - len(absent)} of the {len(tasks)} {kind}"
+    covered = [t for t in tasks if t not in absent]
+    sep = "; " if any("," in t for t in covered) else ", "
+    note = f" '{AVERAGE}' covers {len(covered)} of the {len(tasks)} {kind}" + (
+        f" ({sep.join(covered)})" if covered else ""
+    )
     if absent:
         logger.warning(
             "%d of %d %s have no AUC in any trial (no positives or no negatives in the test "
@@ -118,7 +130,7 @@ def coverage_note(records, tasks, kind="tasks"):
             kind,
             ", ".join(absent),
         )
-        note += f" ({', '.join(absent)}: no positives or no negatives in any test part)"
+        note += f"; not {sep.join(absent)}: no positives or no negatives in any test part"
     if partial:
         logger.warning("%s lack an AUC in some trials", ", ".join(partial))
         note += f"; {', '.join(partial)} only in the trials whose test part holds both classes"
@@ -143,6 +155,7 @@ def write_auc_report(
     many of them the Average row covers (:func:`coverage_note`); ``notes`` are further
     caption sentences (e.g. images left out)."""
     records = read_records(record_files)
+    title = records_source(records, title)
     present = list(dict.fromkeys(records["method"]))
     methods = [m for m in (methods or ORDER) if m in present] + [
         m for m in present if m not in (methods or ORDER)
@@ -196,7 +209,7 @@ def _figure(summary, path, methods, title, ref):
                 ms=6,
                 label=f"{m} (paper)" if i < len(PAPER_COLUMNS) else None,
             )
-    ax.set_xticks(x, tasks, rotation=60, ha="right")
+    ax.set_xticks(x, [plain_label(t) for t in tasks], rotation=60, ha="right")
     ax.set(ylabel="AUC x 100", title=title)
     ax.axhline(50, color="0.7", lw=0.5)
     ax.legend(fontsize=7, ncols=2)
@@ -229,6 +242,7 @@ def write_audio_report(
     runs, the AUC table must not).  The caption describes the HMM kernel
     (``kernel_summary``) and names the clips left out (``dropped_file``, ``bad_file``)."""
     methods = list(methods)
+    dataset = records_source(records, dataset)
     auc = records[records["metric"] == "auc"]
     summary = summarize(records, "auc", row="task")
     tags = sorted(auc["task"].unique(), key=lambda t: (-auc[auc["task"] == t]["value"].size, t))
@@ -293,8 +307,14 @@ def write_audio_report(
             f"Nystroem features of rank {ks['rank']} (the clipped mass is that of the "
             "landmarks' own kernel)."
         )
-    expected = Path(tags_file).read_text().split()
-    caption += coverage_note(records, expected, "tags")
+    tag_file = read_tag_file(tags_file)
+    caption += coverage_note(records, tag_file["tags"], "tags")
+    if tag_file["left_out"]:
+        caption += (
+            " No task of their own, left out: "
+            + "; ".join(f"{t!r} ({why})" for t, why in tag_file["left_out"].items())
+            + "."
+        )
     dropped = [Path(line).name for line in Path(dropped_file).read_text().splitlines()]
     if dropped:
         caption += (
@@ -339,7 +359,7 @@ def write_audio_report(
                     ls=ls,
                     label=f"{m}, paper (mean over 50 Freesound tags)",
                 )
-    ax.set_xticks(x, tags, rotation=60, ha="right")
+    ax.set_xticks(x, [plain_label(t) for t in tags], rotation=60, ha="right")
     ax.set_ylabel("test AUC (%)")
     ax.set_ylim(30, 100)
     ax.axhline(50, color="0.6", lw=0.6, ls=":")

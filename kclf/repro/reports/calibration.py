@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..records import atomic_write
+from .tables import md_escape
 
 __all__ = [
     "SCORES",
@@ -99,7 +100,7 @@ def calibration_table(records, by=("dataset", "method")):
 def _markdown(table, by, digits):
     rows = []
     for _, r in table.iterrows():
-        row = {c: r[c] for c in by}
+        row = {c: md_escape(r[c]) if isinstance(r[c], str) else r[c] for c in by}
         row["trials"] = int(r["n_trials"])
         for s, name in SCORES.items():
             if f"{s}_mean" in table.columns:

@@ -131,18 +131,56 @@ def add_reference(table, reference, columns, prefix="paper "):
     return out
 
 
+_TEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def tex_escape(text):
+    """``text`` as LaTeX prints it literally (task names are folder names: any character)."""
+    return "".join(_TEX_SPECIAL.get(c, c) for c in str(text))
+
+
+def md_escape(text):
+    """``text`` safe in a Markdown table cell (a ``|`` would split the row)."""
+    return str(text).replace("|", "\\|")
+
+
+def plain_label(text):
+    """``text`` as a figure label shows it (matplotlib reads ``$...$`` as maths)."""
+    return str(text).replace("$", r"\$")
+
+
 def write_table(stem, summary, md_table, tex_table, caption):
-    """Write ``<stem>.csv`` (the numeric summary), ``<stem>.md`` and ``<stem>.tex``."""
+    """Write ``<stem>.csv`` (the numeric summary), ``<stem>.md`` and ``<stem>.tex``.
+
+    Row and column labels (task and method names) and the caption are escaped for each
+    markup; the cells of ``tex_table`` are LaTeX already."""
     stem = Path(stem)
     summary = summary.copy()
     atomic_write(
         stem.with_suffix(".csv"), lambda p: summary.to_csv(p, index=False, float_format="%.6g")
     )
     legend = "Best mean in bold; ° (md) / underlined (tex): not significantly worse at 5%."
+    md_table = md_table.rename(index=md_escape, columns=md_escape)
     md = f"{caption}\n\n{md_table.to_markdown()}\n\n{legend}\n"
-    atomic_write(stem.with_suffix(".md"), lambda p: Path(p).write_text(md))
-    tex = tex_table.to_latex(escape=False, caption=f"{caption} {legend}", label=f"tab:{stem.name}")
-    atomic_write(stem.with_suffix(".tex"), lambda p: Path(p).write_text(tex))
+    atomic_write(stem.with_suffix(".md"), lambda p: Path(p).write_text(md, encoding="utf-8"))
+    tex_table = tex_table.rename(index=tex_escape, columns=tex_escape)
+    if tex_table.index.name is not None:
+        tex_table.index.name = tex_escape(tex_table.index.name)
+    tex = tex_table.to_latex(
+        escape=False, caption=tex_escape(f"{caption} {legend}"), label=f"tab:{stem.name}"
+    )
+    atomic_write(stem.with_suffix(".tex"), lambda p: Path(p).write_text(tex, encoding="utf-8"))
     return stem
 
 
