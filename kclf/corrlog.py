@@ -17,7 +17,10 @@ never changes the solution).
 
 Prediction is the joint MAP (21) by loopy max-product belief propagation (Sec. III-B) or by
 exact enumeration of the ``2^m`` label vectors; marginals by enumeration up to
-:data:`MAX_EXACT_LABELS` labels, sum-product belief propagation beyond.
+:data:`MAX_EXACT_LABELS` labels, sum-product belief propagation beyond; and the Bayes
+decision for the example-based F1 (GFM, :mod:`kclf._f_measure`) from the probabilities
+``P(y_j = 1, |y| = s | x)`` of the joint (4), enumerated up to :data:`MAX_EXACT_F1_LABELS`
+labels, estimated by seeded Gibbs sampling beyond.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import belief_propagation as bp
 from ._corrlog_solver import cv_path, fit_penalised, non_constant
+from ._f_measure import f1_decision, size_marginals_exact, size_marginals_gibbs
 from ._search import cv_splits
 from ._validation import binary_labels, label_matrix, warn_convergence
 
@@ -42,18 +46,27 @@ RHO1_GRID = (1e-2, 1e-3, 1e-4, 0.0)
 RHO2_GRID = (1.0, 0.3, 0.1, 0.03, 0.01, 1e-3)
 #: Up to this many labels, exact enumeration of the ``2^m`` label vectors.
 MAX_EXACT_LABELS = 12
+#: Up to this many labels, the F1 decision enumerates the joint; Gibbs sampling beyond.
+MAX_EXACT_F1_LABELS = 16
+#: Label vectors scored at once per chunk of rows by the F1 decision's enumeration.
+F1_CHUNK_CONFIGS = 1 << 20
+#: The decoders of :meth:`CorrLog.decode_labels` (and of ``decode``).
+DECODERS = ("map", "marginal", "f1")
 #: Belief propagation: rows that do not converge are run again with this damping.
 BP_RETRY_DAMPING = 0.5
 #: Warn when more than this fraction of the rows' belief propagation did not converge.
 BP_WARN_FRACTION = 0.05
 
 
-def _decode(U, A, decode, inference, bp_max_iter, bp_damping):
+def _decode(U, A, decode, inference, bp_max_iter, bp_damping, gibbs=None):
     """0/1 labels (n, m) and the number of rows whose belief propagation did not converge.
 
     ``decode="map"``: the joint MAP (21), max-product BP or enumeration (``inference``);
-    ``"marginal"``: the marginals of :func:`_marginals` thresholded at 1/2.
+    ``"marginal"``: the marginals of :func:`_marginals` thresholded at 1/2; ``"f1"``: the
+    expected-F1 maximiser of :func:`_f1_labels` (``gibbs``: its sampler's settings).
     """
+    if decode == "f1":
+        return _f1_labels(U, A, **(gibbs or {})), 0
     if decode == "marginal":
         P, n_bad = _marginals(U, A, inference, bp_max_iter, bp_damping)
         return (P > 0.5).astype(int), n_bad
@@ -82,10 +95,60 @@ def _marginals(U, A, inference, bp_max_iter, bp_damping):
     return P, int(np.sum(~conv))
 
 
+def _f1_labels(U, A, n_sweeps=2000, burn_in=200, seed=0):
+    """The Bayes decision for the example-based F1 (GFM, :func:`kclf._f_measure.f1_decision`)
+    under the joint (4) with fields ``U`` and couplings ``A``.
+
+    Its inputs ``P(y = 0 | x)`` and ``P(y_j = 1, |y| = s | x)`` are exact (enumeration of
+    the ``2^m`` label vectors) up to :data:`MAX_EXACT_F1_LABELS` labels or without couplings
+    (independent labels: the size distribution by convolution), and beyond estimated by
+    Gibbs sampling from the model, ``n_sweeps`` sweeps after ``burn_in``, seeded by
+    ``seed``.
+    """
+    n, m = U.shape
+    if not A.any():
+        p0, delta = _size_marginals_independent(U)
+    elif m <= MAX_EXACT_F1_LABELS:
+        chunk = max(1, F1_CHUNK_CONFIGS >> m)
+        p0, delta = size_marginals_exact(U, A, chunk=chunk)
+    else:
+        p0, delta = size_marginals_gibbs(U, A, n_sweeps, burn_in, random_state=seed)
+    return f1_decision(p0, delta)[0]
+
+
+def _size_marginals_independent(U):
+    """``P(y = 0)`` and ``P(y_j = 1, |y| = s)`` for independent labels with
+    ``P(y_j = 1) = sigmoid(2 u_j)``: ``p_j`` times the probability that the other labels
+    hold ``s - 1`` (the Poisson-binomial size distribution without label ``j``)."""
+    n, m = U.shape
+    P = 0.5 * (1.0 + np.tanh(U))  # sigmoid(2 u)
+    delta = np.zeros((n, m, m))
+    for j in range(m):
+        dist = np.zeros((n, m))  # dist[:, s]: P(s of the other labels are on)
+        dist[:, 0] = 1.0
+        for i in range(m):
+            if i != j:
+                p = P[:, i : i + 1]
+                dist[:, 1:] = dist[:, 1:] * (1.0 - p) + dist[:, :-1] * p
+                dist[:, :1] *= 1.0 - p
+        delta[:, j, :] = P[:, j : j + 1] * dist
+    return np.prod(1.0 - P, axis=1), delta
+
+
+def _example_f1(Y_true, Y_pred):
+    """Mean example-based F1 (an empty truth and prediction score 1)."""
+    both = np.sum(Y_true & Y_pred, axis=1)
+    total = np.sum(Y_true, axis=1) + np.sum(Y_pred, axis=1)
+    return float(np.mean(np.where(total == 0, 1.0, 2.0 * both / np.maximum(total, 1))))
+
+
 def _score(Y_true, Y_pred, decode):
-    """CV criterion: subset accuracy for the MAP, 1 - Hamming loss for the marginals."""
+    """CV criterion: subset accuracy for the MAP, 1 - Hamming loss for the marginals,
+    example-based F1 for the F1 decision."""
     if decode == "map":
         return float(np.mean(np.all(Y_pred == Y_true, axis=1)))
+    if decode == "f1":
+        return _example_f1(Y_true.astype(int), Y_pred.astype(int))
     return 1.0 - float(np.mean(Y_pred != Y_true))
 
 
@@ -104,8 +167,8 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         Weight of the l1 part of the elastic net (``lambda * epsilon`` in Eq. (8)). None
         chooses it, jointly with ``rho2``, from ``rho1_grid`` by ``cv``-fold
         cross-validation on the training data (the criterion follows ``decode``: subset
-        accuracy for "map", Hamming loss for "marginal"). Ties go to the smoother model:
-        the larger ``rho2``, then the larger ``rho1``.
+        accuracy for "map", Hamming loss for "marginal", example-based F1 for "f1"). Ties
+        go to the smoother model: the larger ``rho2``, then the larger ``rho1``.
     rho2 : float >= 0 or None, default=None
         Weight of the squared-l2 part (``lambda_1`` in Eq. (8)); None: chosen by CV.
     coupling_scale : float >= 0, default=1.0
@@ -119,10 +182,18 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         :meth:`predict_proba` are enumerated up to :data:`MAX_EXACT_LABELS` labels with
         either setting (cheap and exact there) and come from sum-product belief
         propagation beyond.
-    decode : {"map", "marginal"}, default="map"
+    decode : {"map", "marginal", "f1"}, default="map"
         What :meth:`predict` returns: the joint MAP (21), the Bayes decision for subset
-        accuracy, or each label's marginal thresholded at 1/2, the Bayes decision for
-        Hamming loss.
+        accuracy; each label's marginal thresholded at 1/2, the Bayes decision for
+        Hamming loss; or the label vector of largest expected example-based F1 under the
+        joint (4), its Bayes decision (GFM, Dembczynski et al. 2011, from
+        ``P(y_j = 1, |y| = s | x)``: enumerated up to :data:`MAX_EXACT_F1_LABELS` labels,
+        Gibbs-sampled beyond, see ``gibbs_sweeps``). The CV criterion follows it.
+    gibbs_sweeps : int, default=2000
+        Sweeps of the Gibbs sampler of ``decode="f1"`` beyond :data:`MAX_EXACT_F1_LABELS`
+        labels (after ``gibbs_sweeps // 10`` burn-in sweeps), seeded by ``random_state``;
+        each estimated probability has a standard error below ``0.5 / sqrt(n_eff)``,
+        ``n_eff`` the effective number of sweeps.
     bp_max_iter : int, default=50
         Early stop of belief propagation (Sec. III-B). Rows that have not converged are
         run again with damping :data:`BP_RETRY_DAMPING`; a ``ConvergenceWarning`` names
@@ -165,7 +236,8 @@ class CorrLog(ClassifierMixin, BaseEstimator):
     random_state : int, RandomState instance or None, default=0
         Seeds the CV fold assignment of an integer ``cv`` (through
         ``sklearn.utils.check_random_state``: an instance is drawn from; the fit itself is
-        deterministic).
+        deterministic) and the Gibbs sampler of ``decode="f1"`` (an integer gives the same
+        decisions on every call; an instance is drawn from at each call).
 
     Attributes
     ----------
@@ -218,7 +290,8 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         "coupling_scale": [Interval(Real, 0, None, closed="left")],
         "couplings": ["boolean"],
         "inference": [StrOptions({"bp", "exact"})],
-        "decode": [StrOptions({"map", "marginal"})],
+        "decode": [StrOptions(set(DECODERS))],
+        "gibbs_sweeps": [Interval(Integral, 1, None, closed="left")],
         "bp_max_iter": [Interval(Integral, 1, None, closed="left")],
         "bp_damping": [Interval(Real, 0, 1, closed="left")],
         "scaling": [StrOptions({"standardize", "whiten"}), None],
@@ -244,6 +317,7 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         couplings=True,
         inference="bp",
         decode="map",
+        gibbs_sweeps=2000,
         bp_max_iter=50,
         bp_damping=0.0,
         scaling="standardize",
@@ -265,6 +339,7 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         self.couplings = couplings
         self.inference = inference
         self.decode = decode
+        self.gibbs_sweeps = gibbs_sweeps
         self.bp_max_iter = bp_max_iter
         self.bp_damping = bp_damping
         self.scaling = scaling
@@ -291,8 +366,12 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         :func:`kclf._corrlog_solver.cv_path` on the folds of ``cv`` (seeded by
         ``random_state``), scoring the labels of ``decode`` by :func:`_score`."""
 
+        gibbs = self._gibbs()
+
         def decode(U, A):
-            return _decode(U, A, self.decode, self.inference, self.bp_max_iter, self.bp_damping)[0]
+            return _decode(
+                U, A, self.decode, self.inference, self.bp_max_iter, self.bp_damping, gibbs
+            )[0]
 
         def score(Y_true, Y_pred):
             return _score(Y_true, Y_pred, self.decode)
@@ -365,6 +444,14 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         self.fit_seconds_ = time.perf_counter() - start
         return self
 
+    def _gibbs(self):
+        """The Gibbs sampler's settings of ``decode="f1"`` (:func:`_f1_labels`): its seed
+        from ``random_state`` (an integer as is, an instance drawn from)."""
+        seed = self.random_state
+        if seed is not None and not isinstance(seed, Integral):
+            seed = int(check_random_state(seed).randint(np.iinfo(np.int32).max))
+        return {"n_sweeps": self.gibbs_sweeps, "burn_in": self.gibbs_sweeps // 10, "seed": seed}
+
     def _active_unary(self, X):
         idx = np.flatnonzero(self.active_labels_)
         U = X @ self.coef_[idx].T + self.intercept_[idx]
@@ -387,15 +474,18 @@ class CorrLog(ClassifierMixin, BaseEstimator):
             )
 
     def decode_labels(self, X, decode=None, return_info=False):
-        """0/1 label vectors (n, m) by the joint MAP or the thresholded marginals.
+        """0/1 label vectors (n, m) by the joint MAP, the thresholded marginals or the
+        expected-F1 maximiser.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-        decode : {"map", "marginal"} or None, default=None
+        decode : {"map", "marginal", "f1"} or None, default=None
             "map": the joint MAP, Eq. (21), the Bayes decision for subset accuracy;
             "marginal": each label's marginal ``P(y_i = 1 | x) > 1/2``, the Bayes decision
-            for Hamming loss. None: the estimator's ``decode``.
+            for Hamming loss; "f1": the Bayes decision for the example-based F1 (GFM on
+            the joint (4), exact up to :data:`MAX_EXACT_F1_LABELS` labels, Gibbs sampling
+            seeded by ``random_state`` beyond). None: the estimator's ``decode``.
         return_info : bool, default=False
             Also return ``{"decode", "bp_rows", "bp_nonconverged"}``: the rows decoded by
             belief propagation and how many of them did not converge (after the damped
@@ -408,18 +498,20 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         decode = self.decode if decode is None else decode
-        if decode not in ("map", "marginal"):
-            raise ValueError(f"decode must be 'map' or 'marginal', got {decode!r}")
+        if decode not in DECODERS:
+            raise ValueError(f"decode must be one of {DECODERS}, got {decode!r}")
         X = validate_data(self, X, reset=False, dtype=np.float64)
         out = self._constant_fill(X.shape[0], int)
         idx, U, A = self._active_unary(X)
         n_bad = bp_rows = 0
         if len(idx):
             out[:, idx], n_bad = _decode(
-                U, A, decode, self.inference, self.bp_max_iter, self.bp_damping
+                U, A, decode, self.inference, self.bp_max_iter, self.bp_damping, self._gibbs()
             )
-            exact = self.inference == "exact" or (
-                decode == "marginal" and len(idx) <= MAX_EXACT_LABELS
+            exact = (
+                decode == "f1"
+                or self.inference == "exact"
+                or (decode == "marginal" and len(idx) <= MAX_EXACT_LABELS)
             )
             bp_rows = 0 if exact or not A.any() else X.shape[0]
         self._warn_bp(n_bad, bp_rows)
@@ -427,8 +519,8 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         return (out, info) if return_info else out
 
     def predict(self, X):
-        """Label vectors by ``decode``: the joint MAP, Eq. (21), or the thresholded
-        marginals.
+        """Label vectors by ``decode``: the joint MAP, Eq. (21), the thresholded
+        marginals or the expected-F1 maximiser (:meth:`decode_labels`).
 
         Parameters
         ----------
