@@ -64,7 +64,10 @@ JRSS B 74(2), 2012.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
+import scipy.sparse as sp
 from joblib import Parallel, delayed
 from scipy.sparse.linalg import LinearOperator, eigsh
 from scipy.special import expit
@@ -86,14 +89,67 @@ def non_constant(Y):
 # ---------------------------------------------------------------------------------------
 
 
+class CentredSparse:
+    """The centred matrix ``X - 1 mean^T`` of a sparse ``X``, never formed: a product with a
+    dense matrix subtracts the mean's share, ``X W - 1 (mean^T W)``, so the solver's
+    products cost ``nnz(X)`` rather than ``n d``."""
+
+    def __init__(self, X, mean):
+        self.X = sp.csr_array(X)
+        self.mean = np.asarray(mean, dtype=float)
+        self.shape = self.X.shape
+
+    def __matmul__(self, W):
+        return self.X @ W - self.mean @ W
+
+    def __getitem__(self, key):
+        rows, cols = key
+        if not (isinstance(rows, slice) and rows == slice(None)):
+            raise IndexError("only column selections X[:, cols]")
+        return CentredSparse(self.X[:, cols], self.mean[cols])
+
+    @property
+    def T(self):
+        return _CentredSparseT(self)
+
+    def toarray(self):
+        return self.X.toarray() - self.mean
+
+
+class _CentredSparseT:
+    """``(X - 1 mean^T)^T G = X^T G - mean (1^T G)``."""
+
+    def __init__(self, parent):
+        self.parent = parent
+        self.shape = parent.shape[::-1]
+
+    def __matmul__(self, G):
+        p = self.parent
+        return p.X.T @ G - np.multiply.outer(p.mean, G.sum(axis=0))
+
+
 class Scaling:
-    """Affine map ``x -> (x - mean) T`` for "standardize", "whiten" (ZCA) or None."""
+    """Affine map ``x -> (x - mean) T`` for "standardize", "whiten" (ZCA) or None.
+
+    A sparse ``X`` (not for "whiten") stays sparse: "standardize" only rescales its columns
+    (``mean`` is then zero here, and :class:`Data` centres without forming ``X - mean``)."""
 
     def __init__(self, X, scaling, whiten_eps):
         d = X.shape[1]
         self.kind = scaling
         self.mean = np.zeros(d)
+        self.sparse = sp.issparse(X)
         if scaling is None:
+            return
+        if self.sparse:
+            if scaling != "standardize":
+                raise ValueError("sparse features need scaling='standardize' or None")
+            mean = np.asarray(X.mean(axis=0)).ravel()
+            sq = np.asarray(X.multiply(X).mean(axis=0)).ravel()
+            sd = np.sqrt(np.maximum(sq - mean * mean, 0.0))
+            big = float(abs(X).max()) if X.nnz else 0.0
+            sd[sd <= 1e-12 * max(1.0, big)] = 1.0
+            self.scale = 1.0 / sd
             return
         self.mean = X.mean(axis=0)
         Xc = X - self.mean
@@ -112,6 +168,8 @@ class Scaling:
     def transform(self, X):
         if self.kind is None:
             return X
+        if self.sparse:
+            return sp.csr_array(X @ sp.diags_array(self.scale))
         if self.kind == "standardize":
             return (X - self.mean) * self.scale
         return (X - self.mean) @ self.T
@@ -142,8 +200,12 @@ class Data:
     def __init__(self, Xs, S, couplings):
         self.n, self.d = Xs.shape
         self.m = S.shape[1]
-        self.x_mean = Xs.mean(axis=0)
-        self.Xc = Xs - self.x_mean
+        if sp.issparse(Xs):
+            self.x_mean = np.asarray(Xs.mean(axis=0)).ravel()
+            self.Xc = CentredSparse(Xs, self.x_mean)
+        else:
+            self.x_mean = Xs.mean(axis=0)
+            self.Xc = Xs - self.x_mean
         self.S = S
         self.s_mean = S.mean(axis=0)
         self.Sc = S - self.s_mean
@@ -161,6 +223,22 @@ class Data:
         ``||Phi||^2 <= max(n, ||[Xc, sqrt(2) Sc]||_2^2)``; the spectral norm comes from
         Lanczos (relative accuracy 1e-6, inflated by 1e-4).
         """
+        if self._lip is None and isinstance(self.Xc, CentredSparse):
+            Xc, Sc, d, r2 = self.Xc, self.Sc, self.d, np.sqrt(2.0)
+
+            def normal(v):  # M^T M v with M = [Xc, sqrt(2) Sc] (or Xc)
+                r = Xc @ v[:d] + (r2 * (Sc @ v[d:]) if self.n_pairs else 0.0)
+                return np.concatenate([Xc.T @ r, r2 * (Sc.T @ r)] if self.n_pairs else [Xc.T @ r])
+
+            k = d + (self.m if self.n_pairs else 0)
+            if min(self.n, k) <= 32:
+                M = Xc.toarray() if not self.n_pairs else np.hstack([Xc.toarray(), r2 * Sc])
+                top = float(np.linalg.norm(M, 2)) ** 2 if M.size else 0.0
+            else:
+                op = LinearOperator((k, k), matvec=normal, dtype=float)
+                v0 = np.linspace(1.0, 2.0, k)
+                top = float(eigsh(op, k=1, which="LA", tol=1e-6, v0=v0)[0][0])
+            self._lip = max(1.0, top * (1.0 + 1e-4) / self.n)
         if self._lip is None:
             M = self.Xc if not self.n_pairs else np.hstack([self.Xc, np.sqrt(2.0) * self.Sc])
             k = M.shape[1]
@@ -388,6 +466,7 @@ def solve(
     """
     d, m = data.d, data.m
     W0 = theta0[: d * m].reshape(d, m)
+    t_start = time.perf_counter()
     keep = np.ones(d, dtype=bool)
     # the l1 weight of each (feature, label) entry of W, as a scalar or a row (m,)
     r1 = rho1 if label_rho is None else np.asarray(label_rho[0], dtype=float).reshape(m)
@@ -401,8 +480,10 @@ def solve(
             big = np.any(np.abs(grad0) >= thr, axis=1)
         keep = np.any(W0 != 0, axis=1) | big
     theta, path, n_iter, rounds, L = theta0, [], 0, 0, opts.get("L")
+    fista_seconds = 0.0
     while True:
         rounds += 1
+        t0 = time.perf_counter()
         sub = None if keep.all() else keep
         obj = Objective(data, sub, rho1, rho2, coupling_scale, label_rho)
         tw, F, p, converged, L = fista(
@@ -417,6 +498,7 @@ def solve(
         path += p if not path else p[1:]
         n_iter += len(p) - 1
         theta = obj.expand(tw)
+        fista_seconds += time.perf_counter() - t0
         gW = data.Xc.T @ data.dloss(F)
         if keep.all() or not any_l1:
             break
@@ -434,6 +516,8 @@ def solve(
         "kkt_rounds": rounds,
         "kept": keep,
         "L": L,
+        # screening: the strong rule, the KKT checks and the working sets' set-up
+        "screen_seconds": time.perf_counter() - t_start - fista_seconds,
     }
     return theta, F, gW, info
 
@@ -498,31 +582,37 @@ def fit_penalised(params, X, Y, active, rho1, rho2, starts=(), label_rho=None):
 # ---------------------------------------------------------------------------------------
 
 
-def fold_path(params, X, Y, train, test, rho1s, rho2s, decode, score):
+def fold_path(params, X, Y, train, test, rho1s, rho2s, decode, score, fast_score=None):
     """Scores and raw solutions of one fold over the grid ``rho2s x rho1s`` (strongest
     first), solved as a warm-started path (module docstring).
 
     ``decode(U, A)`` gives the 0/1 labels of the non-constant labels from their fields
     ``U`` and couplings ``A``, ``score(Y_true, Y_pred)`` the CV criterion (higher is
-    better): the estimator's decoding.  Returns the scores and FISTA iterations
+    better): the estimator's decoding.  ``fast_score(U, A, Y_true, rows_ok)``, when given,
+    returns the same score without decoding every row (``Y_true`` the non-constant labels
+    of the test fold, ``rows_ok`` the rows whose constant labels are right); each label's
+    accuracy is then not computed (NaN).  Returns the scores and FISTA iterations
     (n_rho2, n_rho1), the raw solutions ``{(a, b): (coef, intercept, A)}``, the training
-    fold's non-constant labels and each label's accuracy on the test fold
-    (n_rho2, n_rho1, m), the criterion of per-label penalties."""
+    fold's non-constant labels, each label's accuracy on the test fold (n_rho2, n_rho1,
+    m), the criterion of per-label penalties, and the seconds spent solving and
+    decoding."""
     Ytr = Y[train]
     active = non_constant(Ytr)
     n2, n1 = len(rho2s), len(rho1s)
     scores = np.zeros((n2, n1))
-    label_scores = np.zeros((n2, n1, Y.shape[1]))
+    label_scores = np.full((n2, n1, Y.shape[1]), np.nan)
+    seconds = {"solve": 0.0, "screen": 0.0, "decode": 0.0}
     n_iter = np.zeros((n2, n1), dtype=int)
     solutions = {}
     base = np.repeat(Ytr[:1], len(test), axis=0)  # constant labels predicted constant
     if not active.any():
         scores[:] = score(Y[test], base)
         label_scores[:] = np.mean(Y[test] == base, axis=0)
-        return scores, n_iter, solutions, active, label_scores
+        return scores, n_iter, solutions, active, label_scores, seconds
     scaling = Scaling(X[train], params["scaling"], params["whiten_eps"])
     data = Data(scaling.transform(X[train]), 2.0 * Ytr[:, active] - 1.0, params["couplings"])
-    Xte = scaling.transform(X[test]) - data.x_mean
+    Xte = scaling.transform(X[test])
+    Xte = CentredSparse(Xte, data.x_mean) if sp.issparse(Xte) else Xte - data.x_mean
     opts = {
         "tol": params["cv_tol"],
         "max_iter": params["max_iter"],
@@ -548,19 +638,29 @@ def fold_path(params, X, Y, train, test, rho1s, rho2s, decode, score):
                 opts["L"] = start["L"]
             else:
                 theta0, grad0, r1_prev = data.initial(), None, None
+            t0 = time.perf_counter()
             theta, F, gW, info = solve(data, r1, r2, c, theta0, opts, grad0, r1_prev)
+            t1 = time.perf_counter()
+            seconds["solve"] += t1 - t0 - info["screen_seconds"]
+            seconds["screen"] += info["screen_seconds"]
             row.append(
                 {"theta": theta, "loss": data.loss(F), "grad": gW, "rho1": r1, "L": info["L"]}
             )
             n_iter[a, b] = info["n_iter"]
             coef, intercept, A = data.to_raw(theta, scaling)
             solutions[(a, b)] = (coef, intercept, A)
-            pred = base.copy()
-            pred[:, active] = decode(data.unary(theta, Xte), A)
-            scores[a, b] = score(Y[test], pred)
-            label_scores[a, b] = np.mean(Y[test] == pred, axis=0)
+            U = data.unary(theta, Xte)
+            if fast_score is not None:
+                rows_ok = np.all(Y[test][:, ~active] == base[:, ~active], axis=1)
+                scores[a, b] = fast_score(U, A, Y[test][:, active], rows_ok)
+            else:
+                pred = base.copy()
+                pred[:, active] = decode(U, A)
+                scores[a, b] = score(Y[test], pred)
+                label_scores[a, b] = np.mean(Y[test] == pred, axis=0)
+            seconds["decode"] += time.perf_counter() - t1
         previous_row = row
-    return scores, n_iter, solutions, active, label_scores
+    return scores, n_iter, solutions, active, label_scores, seconds
 
 
 def _first_max(values):
@@ -568,7 +668,19 @@ def _first_max(values):
     return np.unravel_index(np.argmax(np.round(values, 12)), values.shape)
 
 
-def cv_path(params, X, Y, folds, rho1s, rho2s, decode, score, n_jobs=None, per_label=False):
+def cv_path(
+    params,
+    X,
+    Y,
+    folds,
+    rho1s,
+    rho2s,
+    decode,
+    score,
+    n_jobs=None,
+    per_label=False,
+    fast_score=None,
+):
     """Choose ``(rho1, rho2)`` on the grid ``rho2s x rho1s`` (each strongest first) by the
     mean of the folds' scores (:func:`fold_path`; the folds in parallel threads, each on
     one BLAS thread, so the result does not depend on ``n_jobs``).
@@ -580,11 +692,15 @@ def cv_path(params, X, Y, folds, rho1s, rho2s, decode, score, n_jobs=None, per_l
     label's own choice on the same path and folds, by the mean over folds of its test
     accuracy (the same tie rule), ``(rho1, rho2)`` staying the couplings' penalty, and
     ``starts`` take each label's weights and intercept from the folds' solutions at its
-    own choice; without, ``label_rho`` is None.
+    own choice; without, ``label_rho`` is None and ``fast_score`` (:func:`fold_path`), if
+    given, scores the folds.  ``cv_results`` also holds ``"seconds_solve"`` (FISTA),
+    ``"seconds_screen"`` (strong rules and KKT checks) and ``"seconds_decode"`` (decoding
+    and scoring the test folds), summed over the folds.
     """
+    fast = None if per_label else fast_score
     with threadpool_limits(limits=1, user_api="blas"):
         out = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(fold_path)(params, X, Y, train, test, rho1s, rho2s, decode, score)
+            delayed(fold_path)(params, X, Y, train, test, rho1s, rho2s, decode, score, fast)
             for train, test in folds
         )
     scores = np.mean([o[0] for o in out], axis=0)
@@ -596,6 +712,8 @@ def cv_path(params, X, Y, folds, rho1s, rho2s, decode, score, n_jobs=None, per_l
     results["mean_n_iter"] = np.mean([o[1] for o in out], axis=0).ravel()
     label_scores = np.mean([o[4] for o in out], axis=0)  # (n_rho2, n_rho1, m)
     results["mean_label_score"] = label_scores.reshape(-1, Y.shape[1])
+    for key in ("solve", "screen", "decode"):
+        results[f"seconds_{key}"] = float(sum(o[5][key] for o in out))
     starts = [(o[2][(a, b)], o[3]) for o in out if (a, b) in o[2]]
     if not per_label:
         return rho1s[b], rho2s[a], results, starts, None

@@ -160,3 +160,35 @@ def test_per_label_choice_is_each_labels_best_on_the_path():
     label_rho = (clf.label_rho1_, clf.label_rho2_)
     coef, *_ = solver.fit_penalised(params, X, Y, active, clf.rho1_, clf.rho2_, (), label_rho)
     np.testing.assert_allclose(clf.coef_, coef, atol=1e-4 * np.abs(coef).max())
+
+
+@pytest.mark.parametrize("m,scale,seed", [(5, 0.3, 0), (20, 0.3, 1), (20, 1.5, 2), (40, 0.8, 3)])
+def test_map_subset_accuracy_without_decoding_every_row_is_the_decoded_one(m, scale, seed):
+    import warnings
+
+    from kclf import belief_propagation as bp
+    from kclf.corrlog import _decode, _map_subset_accuracy
+
+    rng = np.random.default_rng(seed)
+    n = 300
+    U = rng.normal(scale=1.5, size=(n, m))
+    a = np.triu(rng.normal(scale=scale, size=(m, m)), 1)
+    A = a + a.T
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        decoded = _decode(U, A, "map", "bp", 50, 0.0)[0]
+        # truths: half the rows the decoded vector itself (a candidate that scores), the
+        # others a random flip of one label of it (ruled out, or a near-optimum)
+        Y = decoded.copy()
+        flip = rng.random(n) < 0.5
+        cols = rng.integers(m, size=n)
+        Y[flip, cols[flip]] ^= 1
+        rows_ok = rng.random(n) < 0.9
+        want = np.mean(np.all(decoded == Y, axis=1) & rows_ok)
+        got = _map_subset_accuracy(U, A, Y, rows_ok, "bp", 50, 0.0)
+    assert got == want
+    assert 0.3 < want < 0.6  # both kinds of rows occur
+    if m <= 12:
+        exact = (bp.exact_map(U, A) > 0).astype(int)
+        ok = np.mean(np.all(exact == Y, axis=1) & rows_ok)
+        assert _map_subset_accuracy(U, A, Y, rows_ok, "exact", 50, 0.0) == ok
