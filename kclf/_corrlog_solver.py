@@ -582,7 +582,9 @@ def fit_penalised(params, X, Y, active, rho1, rho2, starts=(), label_rho=None):
 # ---------------------------------------------------------------------------------------
 
 
-def fold_path(params, X, Y, train, test, rho1s, rho2s, decode, score, fast_score=None):
+def fold_path(
+    params, X, Y, train, test, rho1s, rho2s, decode, score, fast_score=None, label_score=None
+):
     """Scores and raw solutions of one fold over the grid ``rho2s x rho1s`` (strongest
     first), solved as a warm-started path (module docstring).
 
@@ -590,10 +592,12 @@ def fold_path(params, X, Y, train, test, rho1s, rho2s, decode, score, fast_score
     ``U`` and couplings ``A``, ``score(Y_true, Y_pred)`` the CV criterion (higher is
     better): the estimator's decoding.  ``fast_score(U, A, Y_true, rows_ok)``, when given,
     returns the same score without decoding every row (``Y_true`` the non-constant labels
-    of the test fold, ``rows_ok`` the rows whose constant labels are right); each label's
-    accuracy is then not computed (NaN).  Returns the scores and FISTA iterations
+    of the test fold, ``rows_ok`` the rows whose constant labels are right).
+    ``label_score(U, A, Y_true)``, when given, scores each non-constant label on the test
+    fold (higher is better; constant labels score 0), the criterion of per-label
+    penalties (NaN without).  Returns the scores and FISTA iterations
     (n_rho2, n_rho1), the raw solutions ``{(a, b): (coef, intercept, A)}``, the training
-    fold's non-constant labels, each label's accuracy on the test fold (n_rho2, n_rho1,
+    fold's non-constant labels, each label's ``label_score`` on the test fold (n_rho2, n_rho1,
     m), the criterion of per-label penalties, and the seconds spent solving and
     decoding."""
     Ytr = Y[train]
@@ -607,7 +611,7 @@ def fold_path(params, X, Y, train, test, rho1s, rho2s, decode, score, fast_score
     base = np.repeat(Ytr[:1], len(test), axis=0)  # constant labels predicted constant
     if not active.any():
         scores[:] = score(Y[test], base)
-        label_scores[:] = np.mean(Y[test] == base, axis=0)
+        label_scores[:] = 0.0
         return scores, n_iter, solutions, active, label_scores, seconds
     scaling = Scaling(X[train], params["scaling"], params["whiten_eps"])
     data = Data(scaling.transform(X[train]), 2.0 * Ytr[:, active] - 1.0, params["couplings"])
@@ -657,7 +661,9 @@ def fold_path(params, X, Y, train, test, rho1s, rho2s, decode, score, fast_score
                 pred = base.copy()
                 pred[:, active] = decode(U, A)
                 scores[a, b] = score(Y[test], pred)
-                label_scores[a, b] = np.mean(Y[test] == pred, axis=0)
+            if label_score is not None:
+                label_scores[a, b] = 0.0
+                label_scores[a, b, active] = label_score(U, A, Y[test][:, active])
             seconds["decode"] += time.perf_counter() - t1
         previous_row = row
     return scores, n_iter, solutions, active, label_scores, seconds
@@ -680,6 +686,7 @@ def cv_path(
     n_jobs=None,
     per_label=False,
     fast_score=None,
+    label_score=None,
 ):
     """Choose ``(rho1, rho2)`` on the grid ``rho2s x rho1s`` (each strongest first) by the
     mean of the folds' scores (:func:`fold_path`; the folds in parallel threads, each on
@@ -690,17 +697,20 @@ def cv_path(
     ``starts`` the folds' raw solutions at the choice for :func:`warm_start`.  With
     ``per_label``, ``label_rho = (rho1s, rho2s)`` (arrays over the labels) holds each
     label's own choice on the same path and folds, by the mean over folds of its test
-    accuracy (the same tie rule), ``(rho1, rho2)`` staying the couplings' penalty, and
+    ``label_score`` (:func:`fold_path`; the same tie rule), ``(rho1, rho2)`` staying the
+    couplings' penalty, and
     ``starts`` take each label's weights and intercept from the folds' solutions at its
-    own choice; without, ``label_rho`` is None and ``fast_score`` (:func:`fold_path`), if
+    own choice; without, ``label_rho`` is None.  ``fast_score`` (:func:`fold_path`), if
     given, scores the folds.  ``cv_results`` also holds ``"seconds_solve"`` (FISTA),
     ``"seconds_screen"`` (strong rules and KKT checks) and ``"seconds_decode"`` (decoding
     and scoring the test folds), summed over the folds.
     """
-    fast = None if per_label else fast_score
+    label_score = label_score if per_label else None
     with threadpool_limits(limits=1, user_api="blas"):
         out = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(fold_path)(params, X, Y, train, test, rho1s, rho2s, decode, score, fast)
+            delayed(fold_path)(
+                params, X, Y, train, test, rho1s, rho2s, decode, score, fast_score, label_score
+            )
             for train, test in folds
         )
     scores = np.mean([o[0] for o in out], axis=0)

@@ -167,6 +167,14 @@ def _map_subset_accuracy(U, A, Y_true, rows_ok, inference, bp_max_iter, bp_dampi
     return float(np.sum(np.all(pred == Y_true[cand], axis=1))) / len(U)
 
 
+def _conditional_log_likelihood(U, A, Y_true):
+    """Each label's mean held-out log-likelihood given the other labels, Eq. (11):
+    ``log sigmoid(2 y_i (u_i + sum_j a_ij y_j))``, the term of the pseudo-likelihood (12)
+    that the label's weights control (the criterion of ``penalty="per_label"``)."""
+    S = 2.0 * Y_true - 1.0
+    return -np.mean(np.logaddexp(0.0, -2.0 * S * (U + S @ A)), axis=0)
+
+
 def _example_f1(Y_true, Y_pred):
     """Mean example-based F1 (an empty truth and prediction score 1)."""
     both = np.sum(Y_true & Y_pred, axis=1)
@@ -219,11 +227,15 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         "shared": the paper's model, one elastic net ``(rho1, rho2)`` on every label's
         weights and (times ``coupling_scale``) on the couplings, Eq. (8). "per_label": the
         weights ``beta_i`` of each label get their own ``(rho1_i, rho2_i)``, chosen from the
-        same grids on the same warm-started CV path and folds by that label's accuracy
-        on the test folds (of the labels ``decode`` gives; ties to the smoother model),
-        so each label's logistic part is tuned as an independent per-label search would
-        tune it; the couplings keep the shared ``(rho1, rho2)`` chosen by the joint
-        criterion. Without CV (``rho1`` and ``rho2`` given) the two coincide.
+        same grids on the same warm-started CV path and folds by that label's held-out
+        log-likelihood given the other labels, Eq. (11) (the label's own term of the
+        pseudo-likelihood (12), which its weights control; ties to the smoother model), so
+        each label's logistic part is tuned as an independent per-label search would tune
+        it; the couplings keep the shared ``(rho1, rho2)`` chosen by the joint criterion.
+        Without CV (``rho1`` and ``rho2`` given) the two coincide. On scene a per-label
+        choice by the accuracy of the thresholded marginals instead raised the test
+        Hamming loss (0.106 against 0.097 shared): the marginals on the path mix every
+        label's penalty, the conditional (11) only the label's own.
     coupling_scale : float >= 0, default=1.0
         Multiplies both penalties on the couplings (``lambda_2 / lambda_1`` of Eq. (8)).
     couplings : bool, default=True
@@ -318,7 +330,7 @@ class CorrLog(ClassifierMixin, BaseEstimator):
     cv_results_ : dict or None
         ``{"rho1", "rho2", "mean_score", "split<k>_score", "mean_n_iter"}`` arrays over the
         CV grid, and ``"mean_label_score"`` (grid, m): each label's mean test-fold
-        accuracy, the per-label criterion.
+        conditional log-likelihood, the per-label criterion (NaN with the shared penalty).
     n_iter_ : int
         FISTA iterations of the final fit.
     objective_path_ : ndarray
@@ -459,6 +471,8 @@ class CorrLog(ClassifierMixin, BaseEstimator):
                 )
 
         per_label = self.penalty == "per_label"
+        label_score = _conditional_log_likelihood if per_label else None
+
         return cv_path(
             self._params(),
             X,
@@ -471,6 +485,7 @@ class CorrLog(ClassifierMixin, BaseEstimator):
             self.n_jobs,
             per_label,
             fast_score,
+            label_score,
         )
 
     @_fit_context(prefer_skip_nested_validation=True)
