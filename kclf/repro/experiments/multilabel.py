@@ -147,6 +147,7 @@ def make_estimator(method, cfg, seed):
             couplings=method == "corrlog",
             inference=cfg["inference"],
             scaling=cfg["scaling"],
+            penalty=cfg.get("penalty", "shared"),
             cv=cfg["folds"],
             rho1_grid=cfg["rho1_grid"],
             rho2_grid=cfg["rho2_grid"],
