@@ -1,31 +1,40 @@
-"""CorrLog at the paper's scale (issue 19): cross-validation + final fit against scikit-learn's
-``LogisticRegressionCV(cv=3, Cs=24)`` run once per label, in one process.  Prints tables;
-not a test.
+"""CorrLog at the paper's scale: cross-validation + final fit against scikit-learn's
+``LogisticRegressionCV(cv=3, Cs=24)`` run once per label, in one process, with the ratio of
+the times and where CorrLog's time goes.  Prints tables; not a test.
 
-Generated data (:func:`make_correlated_labels`): ``n`` training and ``n`` test rows of
-``d = 1000`` features, ``m`` labels with correlated labels.  The features are 1000 noisy
-views of 20 latent factors (``X = F V / sqrt(20) + N(0, I)``), high-dimensional and
-strongly correlated like bag-of-words or CNN image features.  Each label has a linear score
-of the factors (standardised) plus N(0, 0.2^2) noise.  The labels are drawn in order: the
-first ``m / 5`` are roots; every later label ``i`` has a parent ``p(i) < i`` drawn at random
-and its score moves by ``+-0.7`` with the parent's value (sign drawn per label), then
-``y_i = 1[score_i > t_i]`` with ``t_i ~ U(0.5, 1.5)`` (label frequencies ~5-50 %).  This is
-the mechanism of the paper's toy example (Sec. V: one label's boundary depends on another
-label) on a random forest of labels: given ``x``, a label depends on its parent's realised
-value, which no linear function of ``x`` expresses and CorrLog's couplings can.
+Data sets (``--sets``, all by default):
 
-For each ``m`` the benchmark prints the seconds of ``CorrLog()`` (default 3-fold CV over
-the 6 x 4 grid, then the final fit) and of the per-label ``LogisticRegressionCV`` searches
-(on standardised features), their ratio, CorrLog's time over the ``m = 20`` baseline, and
-test subset accuracy (both decoded by their own predict: CorrLog's joint MAP) and Hamming
-loss (CorrLog also with ``decode="marginal"``, the Bayes decision for it).  Then the same on
-the real many-label MULAN sets in the mirror (``--mulan``): CAL500 (174 labels) and
-medical (45 labels, sparse), their given train/test split.  A label constant in the
-training part, or with fewer than 3 members of a class (no stratified 3-fold CV), gets the
-baseline's majority prediction (counted in the output).
+* ``dense20``: generated (:func:`make_correlated_labels`), ``n`` training and ``n`` test
+  rows of ``d = 1000`` features, 20 labels.  The features are 1000 noisy views of 20 latent
+  factors (``X = F V / sqrt(20) + N(0, I)``), dense and strongly correlated like CNN image
+  features.  Each label has a linear score of the factors (standardised) plus N(0, 0.2^2)
+  noise.  The labels are drawn in order: the first ``m / 5`` are roots; every later label
+  ``i`` has a parent ``p(i) < i`` drawn at random and its score moves by ``+-0.7`` with the
+  parent's value (sign drawn per label), then ``y_i = 1[score_i > t_i]`` with
+  ``t_i ~ U(0.5, 1.5)``: the mechanism of the paper's toy example (Sec. V) on a random
+  forest of labels.
+* ``text20`` / ``text53``: generated like a sparse text corpus
+  (:func:`make_sparse_text`): 2000 / 1100 training rows (as many test rows) of 1000 word
+  features, ``log(1 + count)`` of 250-500 tokens per row (about 240 distinct words, 24 %
+  non-zero), label sets of 3-4 of the 20 / 53 labels drawn from one of 8 themes (label
+  co-occurrence), 15 % of the tokens from the row's labels' topics, the rest from a
+  Zipf background.
+* ``scene``, ``medical``, ``CAL500``: the MULAN sets in the mirror (``--mulan``), their
+  given train/test split (medical: 45 labels, 1449 sparse word features; CAL500: 174
+  labels, many rare).
 
-    .venv/bin/python benchmarks/bench_corrlog.py                 # m = 20, 50, 80 + MULAN
-    .venv/bin/python benchmarks/bench_corrlog.py --labels 20 --no-mulan   # quicker
+For each set: the seconds of the per-label ``LogisticRegressionCV`` searches (on
+standardised features; a label with fewer than 3 members of a class, which stratified
+3-fold CV cannot split, gets the majority prediction, counted) and of ``CorrLog()`` (3-fold
+CV over its 6 x 4 grid, then the final fit) with the paper's shared penalty and with
+``penalty="per_label"``; their ratio; CorrLog's ``fit_profile_`` (CV: FISTA, screening,
+decoding the test folds; the final fit) and the seconds of each decoder on the test rows;
+test subset accuracy (CorrLog: the joint MAP), Hamming loss (CorrLog: the thresholded
+marginals, its Bayes decision) and example-based F1 (CorrLog: the F1 decision, the MAP
+and the thresholded marginals).
+
+    .venv/bin/python benchmarks/bench_corrlog.py                       # every set
+    .venv/bin/python benchmarks/bench_corrlog.py --sets text53 medical   # some
 
 Timings to quote come from runs under the shared lock (see the README).
 """
@@ -43,10 +52,13 @@ from sklearn.linear_model import LogisticRegressionCV
 from sklearn.preprocessing import StandardScaler
 
 from kclf.corrlog import CorrLog
+from kclf.metrics import multilabel_scores
 from kclf.repro.datasets.mulan import load_arff_multilabel
 
 ROOT = Path(__file__).resolve().parents[1]
-MULAN_SETS = {"CAL500": 174, "medical": 45}
+MULAN_SETS = {"scene": 6, "medical": 45, "CAL500": 174}
+SETS = ("dense20", "text20", "text53", *MULAN_SETS)
+DECODERS = ("map", "marginal", "f1")
 
 
 def make_correlated_labels(n, d, m, seed=0, k=20, shift=0.7, noise=0.2):
@@ -67,6 +79,47 @@ def make_correlated_labels(n, d, m, seed=0, k=20, shift=0.7, noise=0.2):
             s = s + shift * sign * (2 * Y[:, parent] - 1)
         Y[:, i] = s > thresholds[i]
     return X, Y
+
+
+def make_sparse_text(n, m, d=1000, seed=0, n_themes=8, topic_share=0.15, length=(250, 500)):
+    """``(X, Y)`` shaped like a sparse text corpus (module docstring): ``log(1 + counts)``
+    of a Zipf background mixed with the row's labels' sparse topics, 3-4 labels per row
+    drawn from one of ``n_themes`` themes (Zipf-like label frequencies)."""
+    rng = np.random.default_rng(seed)
+    freq = 1.0 / np.arange(3, m + 3) ** 0.8
+    themes = (rng.dirichlet(np.full(m, 0.3), size=n_themes) + 0.02) * freq
+    themes /= themes.sum(axis=1, keepdims=True)
+    background = 1.0 / (rng.permutation(d) + 10.0)
+    background /= background.sum()
+    topics = rng.dirichlet(np.full(d, 0.05), size=m)
+    X = np.zeros((n, d))
+    Y = np.zeros((n, m), dtype=int)
+    for r in range(n):
+        theme = themes[rng.integers(n_themes)]
+        labels = rng.choice(m, size=rng.integers(3, 5), replace=False, p=theme)
+        Y[r, labels] = 1
+        mix = (1.0 - topic_share) * background + topic_share * topics[labels].mean(axis=0)
+        X[r] = rng.multinomial(rng.integers(*length), mix)
+    return np.log1p(X), Y
+
+
+def load_set(name, n, mulan):
+    """``(X, Y, Xt, Yt)`` of a set of :data:`SETS` (None when a MULAN file is missing)."""
+    if name == "dense20":
+        X, Y = make_correlated_labels(2 * n, 1000, 20, seed=20)
+    elif name in ("text20", "text53"):
+        m = int(name[4:])
+        rows = n if m == 20 else 1100
+        X, Y = make_sparse_text(2 * rows, m, seed=m)
+    else:
+        files = [Path(mulan) / f"{name}-{part}.arff" for part in ("train", "test")]
+        if not all(f.is_file() for f in files):
+            return None
+        X, Y, _, _ = load_arff_multilabel(files[0], MULAN_SETS[name])
+        Xt, Yt, _, _ = load_arff_multilabel(files[1], MULAN_SETS[name])
+        return X, Y, Xt, Yt
+    half = len(X) // 2
+    return X[:half], Y[:half], X[half:], Y[half:]
 
 
 def baseline(X, Y, Xt):
@@ -90,89 +143,107 @@ def baseline(X, Y, Xt):
     return time.perf_counter() - start, P, skipped
 
 
-def corrlog(X, Y, Xt, n_jobs):
-    start = time.perf_counter()
+def corrlog(X, Y, Xt, penalty, n_jobs):
+    """Fit ``CorrLog(penalty=...)``; its seconds, the test labels of every decoder with
+    their seconds, the model and the warnings raised."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        model = CorrLog(n_jobs=n_jobs).fit(X, Y)
-    seconds = time.perf_counter() - start
-    t0 = time.perf_counter()
-    P_map, info = model.decode_labels(Xt, "map", return_info=True)
-    predict_seconds = time.perf_counter() - t0
-    P_marg = model.decode_labels(Xt, "marginal")
+        start = time.perf_counter()
+        model = CorrLog(penalty=penalty, n_jobs=n_jobs).fit(X, Y)
+        seconds = time.perf_counter() - start
+        decoded, dec_seconds = {}, {}
+        for decoder in DECODERS:
+            t0 = time.perf_counter()
+            decoded[decoder] = model.decode_labels(Xt, decoder)
+            dec_seconds[decoder] = time.perf_counter() - t0
     notes = sorted({str(w.message).split(":")[0][:60] for w in caught})
-    return seconds, predict_seconds, P_map, P_marg, model, info, notes
+    return seconds, decoded, dec_seconds, model, notes
 
 
-def subset(Y, P):
-    return float(np.mean(np.all(Y == P, axis=1)))
-
-
-def hamming(Y, P):
-    return float(np.mean(Y != P))
-
-
-def report(name, X, Y, Xt, Yt, n_jobs, ref_seconds=None):
+def report(name, X, Y, Xt, Yt, n_jobs, penalties):
+    """Print one set's block; return its summary row."""
     b_sec, b_pred, skipped = baseline(X, Y, Xt)
-    c_sec, p_sec, c_map, c_marg, model, info, notes = corrlog(X, Y, Xt, n_jobs)
-    ref = b_sec if ref_seconds is None else ref_seconds
+    freq = Y.mean(axis=0)
     print(
-        f"\n{name}: n_train={len(X)}, n_test={len(Xt)}, d={X.shape[1]}, m={Y.shape[1]} "
-        f"(label frequency {Y.mean(axis=0).min():.3f}-{Y.mean(axis=0).max():.3f})"
+        f"\n{name}: n_train={len(X)}, n_test={len(Xt)}, d={X.shape[1]}, m={Y.shape[1]}, "
+        f"{np.count_nonzero(X) / X.size:.1%} non-zero features, label frequency "
+        f"{freq.min():.3f}-{freq.max():.3f}"
     )
     print(f"  LogisticRegressionCV x {Y.shape[1]} labels: {b_sec:8.1f} s", end="")
     print(f"  ({skipped} labels majority-predicted)" if skipped else "")
+    base = multilabel_scores(Yt, b_pred)
+    rows = [("LogisticRegressionCV", base["subset_accuracy"], base["hamming_loss"])]
+    rows[0] += (base["example_f1"], None, None)
+    summary = {"set": name, "m": Y.shape[1], "baseline": b_sec}
+    for penalty in penalties:
+        c_sec, decoded, dec_sec, model, notes = corrlog(X, Y, Xt, penalty, n_jobs)
+        prof = model.fit_profile_
+        print(
+            f"  CorrLog(penalty={penalty!r}) CV + fit: {c_sec:8.1f} s   ratio {c_sec / b_sec:.3f}"
+        )
+        print(
+            f"    where: CV {prof['cv']:.1f} s (FISTA path {prof['cv_solve']:.1f}, screening "
+            f"{prof['cv_screen']:.1f}, decoding test folds {prof['cv_decode']:.1f}), final fit "
+            f"{prof['final_fit']:.1f} s; test decoding "
+            + ", ".join(f"{d} {dec_sec[d]:.2f} s" for d in DECODERS)
+        )
+        lr1, lr2 = model.label_rho1_[model.active_labels_], model.label_rho2_[model.active_labels_]
+        print(
+            f"    chose rho1={model.rho1_:g}, rho2={model.rho2_:g}"
+            + (
+                f" (labels' weights: {len(set(zip(lr1, lr2)))} distinct settings)"
+                if penalty == "per_label"
+                else ""
+            )
+            + f"; final fit {model.n_iter_} iterations"
+        )
+        if notes:
+            print(f"    warnings: {notes}")
+        sc = {d: multilabel_scores(Yt, decoded[d]) for d in DECODERS}
+        rows.append(
+            (
+                f"CorrLog {penalty}",
+                sc["map"]["subset_accuracy"],
+                sc["marginal"]["hamming_loss"],
+                sc["f1"]["example_f1"],
+                sc["map"]["example_f1"],
+                sc["marginal"]["example_f1"],
+            )
+        )
+        summary[penalty] = c_sec
     print(
-        f"  CorrLog CV + fit (n_jobs={n_jobs}):    {c_sec:8.1f} s   ratio {c_sec / b_sec:.3f}"
-        + ("" if ref_seconds is None else f"   / m=20 baseline {c_sec / ref:.3f}")
+        f"    {'':26}{'subset (MAP)':>13}{'Hamming (marg.)':>16}{'ex. F1 (F1 dec.)':>17}"
+        f"{'ex. F1 (MAP)':>13}{'ex. F1 (marg.)':>15}"
     )
-    print(
-        f"  CorrLog chose rho1={model.rho1_:g}, rho2={model.rho2_:g}; final fit "
-        f"{model.n_iter_} iterations; predict (MAP) {p_sec:.2f} s, BP not converged on "
-        f"{info['bp_nonconverged']} of {info['bp_rows']} test rows"
-    )
-    if notes:
-        print(f"  warnings during the fit: {notes}")
-    print(f"  {'':28}{'subset acc':>12}{'Hamming':>10}")
-    print(f"  {'LogisticRegressionCV':28}{subset(Yt, b_pred):>12.4f}{hamming(Yt, b_pred):>10.4f}")
-    print(f"  {'CorrLog (MAP)':28}{subset(Yt, c_map):>12.4f}{hamming(Yt, c_map):>10.4f}")
-    print(f"  {'CorrLog (marginal)':28}{subset(Yt, c_marg):>12.4f}{hamming(Yt, c_marg):>10.4f}")
-    return b_sec
+    for label, *vals in rows:
+        cells = "".join(
+            f"{'' if v is None else f'{v:.4f}':>{w}}" for v, w in zip(vals, (13, 16, 17, 13, 15))
+        )
+        print(f"    {label:26}{cells}")
+    return summary
 
 
 def main():
     ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
-    ap.add_argument("--labels", type=int, nargs="*", default=[20, 50, 80])
-    ap.add_argument("--n", type=int, default=2000, help="training (and test) rows")
-    ap.add_argument("--d", type=int, default=1000)
+    ap.add_argument("--sets", nargs="*", default=list(SETS), choices=SETS)
+    ap.add_argument("--penalties", nargs="*", default=["shared", "per_label"])
+    ap.add_argument("--n", type=int, default=2000, help="training (and test) rows, dense20/text20")
     ap.add_argument("--n-jobs", type=int, default=1, help="CorrLog's n_jobs (CV folds)")
     ap.add_argument("--mulan", default=str(ROOT.parent / "shared" / "data" / "mulan"))
-    ap.add_argument("--no-mulan", action="store_true")
     args = ap.parse_args()
-    ref = None
-    for m in args.labels:
-        X, Y = make_correlated_labels(2 * args.n, args.d, m, seed=m)
-        b_sec = report(
-            f"generated, m={m}",
-            X[: args.n],
-            Y[: args.n],
-            X[args.n :],
-            Y[args.n :],
-            args.n_jobs,
-            ref,
-        )
-        if m == 20:
-            ref = b_sec
-    if args.no_mulan:
-        return
-    for name, n_labels in MULAN_SETS.items():
-        files = [Path(args.mulan) / f"{name}-{part}.arff" for part in ("train", "test")]
-        if not all(f.is_file() for f in files):
+    summaries = []
+    for name in args.sets:
+        data = load_set(name, args.n, args.mulan)
+        if data is None:
             print(f"\n{name}: not in {args.mulan}, skipped")
             continue
-        X, Y, _, _ = load_arff_multilabel(files[0], n_labels)
-        Xt, Yt, _, _ = load_arff_multilabel(files[1], n_labels)
-        report(f"MULAN {name}", X, Y, Xt, Yt, args.n_jobs)
+        summaries.append(report(name, *data, args.n_jobs, args.penalties))
+    print("\nCV + fit seconds, CorrLog over per-label LogisticRegressionCV(cv=3, Cs=24):")
+    head = "".join(f"{p:>22}" for p in args.penalties)
+    print(f"  {'set':10}{'m':>5}{'LRCV s':>9}{head}")
+    for s in summaries:
+        cells = "".join(f"{s[p]:>10.1f} s ({s[p] / s['baseline']:.2f}x)" for p in args.penalties)
+        print(f"  {s['set']:10}{s['m']:>5}{s['baseline']:>9.1f}{cells}")
 
 
 if __name__ == "__main__":

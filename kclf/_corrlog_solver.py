@@ -11,7 +11,13 @@ objective minimised here is::
     (1/n) sum_l sum_i log(1 + exp(-2 y_li (beta_i^T x_l + sum_{j != i} alpha_ij y_lj)))
       + rho2 * (||W||_2^2 + c ||alpha||_2^2) + rho1 * (||W||_1 + c ||alpha||_1)
 
-with ``W`` the weights without the intercepts and ``c = coupling_scale``.
+with ``W`` the weights without the intercepts and ``c = coupling_scale``: the paper's
+shared penalty.  With per-label penalties (``penalty="per_label"`` of the estimator) the
+weights ``w_i`` of label ``i`` (column ``i`` of ``W``) carry their own elastic net
+``rho2_i ||w_i||_2^2 + rho1_i ||w_i||_1`` and the couplings keep the shared
+``c (rho2 ||alpha||_2^2 + rho1 ||alpha||_1)``; the loss of label ``i``'s conditional (11)
+involves only ``w_i``, its intercept and its couplings, so a label's strength acts on
+its own logistic regression, as in independent per-label fits.
 
 Solver. The smooth part is minimised with the non-smooth l1 part by proximal gradient with
 soft thresholding (Algorithm 1, Eq. (19)-(20)), accelerated by FISTA (Remark 2):
@@ -58,7 +64,10 @@ JRSS B 74(2), 2012.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
+import scipy.sparse as sp
 from joblib import Parallel, delayed
 from scipy.sparse.linalg import LinearOperator, eigsh
 from scipy.special import expit
@@ -80,14 +89,67 @@ def non_constant(Y):
 # ---------------------------------------------------------------------------------------
 
 
+class CentredSparse:
+    """The centred matrix ``X - 1 mean^T`` of a sparse ``X``, never formed: a product with a
+    dense matrix subtracts the mean's share, ``X W - 1 (mean^T W)``, so the solver's
+    products cost ``nnz(X)`` rather than ``n d``."""
+
+    def __init__(self, X, mean):
+        self.X = sp.csr_array(X)
+        self.mean = np.asarray(mean, dtype=float)
+        self.shape = self.X.shape
+
+    def __matmul__(self, W):
+        return self.X @ W - self.mean @ W
+
+    def __getitem__(self, key):
+        rows, cols = key
+        if not (isinstance(rows, slice) and rows == slice(None)):
+            raise IndexError("only column selections X[:, cols]")
+        return CentredSparse(self.X[:, cols], self.mean[cols])
+
+    @property
+    def T(self):
+        return _CentredSparseT(self)
+
+    def toarray(self):
+        return self.X.toarray() - self.mean
+
+
+class _CentredSparseT:
+    """``(X - 1 mean^T)^T G = X^T G - mean (1^T G)``."""
+
+    def __init__(self, parent):
+        self.parent = parent
+        self.shape = parent.shape[::-1]
+
+    def __matmul__(self, G):
+        p = self.parent
+        return p.X.T @ G - np.multiply.outer(p.mean, G.sum(axis=0))
+
+
 class Scaling:
-    """Affine map ``x -> (x - mean) T`` for "standardize", "whiten" (ZCA) or None."""
+    """Affine map ``x -> (x - mean) T`` for "standardize", "whiten" (ZCA) or None.
+
+    A sparse ``X`` (not for "whiten") stays sparse: "standardize" only rescales its columns
+    (``mean`` is then zero here, and :class:`Data` centres without forming ``X - mean``)."""
 
     def __init__(self, X, scaling, whiten_eps):
         d = X.shape[1]
         self.kind = scaling
         self.mean = np.zeros(d)
+        self.sparse = sp.issparse(X)
         if scaling is None:
+            return
+        if self.sparse:
+            if scaling != "standardize":
+                raise ValueError("sparse features need scaling='standardize' or None")
+            mean = np.asarray(X.mean(axis=0)).ravel()
+            sq = np.asarray(X.multiply(X).mean(axis=0)).ravel()
+            sd = np.sqrt(np.maximum(sq - mean * mean, 0.0))
+            big = float(abs(X).max()) if X.nnz else 0.0
+            sd[sd <= 1e-12 * max(1.0, big)] = 1.0
+            self.scale = 1.0 / sd
             return
         self.mean = X.mean(axis=0)
         Xc = X - self.mean
@@ -106,6 +168,8 @@ class Scaling:
     def transform(self, X):
         if self.kind is None:
             return X
+        if self.sparse:
+            return sp.csr_array(X @ sp.diags_array(self.scale))
         if self.kind == "standardize":
             return (X - self.mean) * self.scale
         return (X - self.mean) @ self.T
@@ -136,8 +200,12 @@ class Data:
     def __init__(self, Xs, S, couplings):
         self.n, self.d = Xs.shape
         self.m = S.shape[1]
-        self.x_mean = Xs.mean(axis=0)
-        self.Xc = Xs - self.x_mean
+        if sp.issparse(Xs):
+            self.x_mean = np.asarray(Xs.mean(axis=0)).ravel()
+            self.Xc = CentredSparse(Xs, self.x_mean)
+        else:
+            self.x_mean = Xs.mean(axis=0)
+            self.Xc = Xs - self.x_mean
         self.S = S
         self.s_mean = S.mean(axis=0)
         self.Sc = S - self.s_mean
@@ -155,6 +223,22 @@ class Data:
         ``||Phi||^2 <= max(n, ||[Xc, sqrt(2) Sc]||_2^2)``; the spectral norm comes from
         Lanczos (relative accuracy 1e-6, inflated by 1e-4).
         """
+        if self._lip is None and isinstance(self.Xc, CentredSparse):
+            Xc, Sc, d, r2 = self.Xc, self.Sc, self.d, np.sqrt(2.0)
+
+            def normal(v):  # M^T M v with M = [Xc, sqrt(2) Sc] (or Xc)
+                r = Xc @ v[:d] + (r2 * (Sc @ v[d:]) if self.n_pairs else 0.0)
+                return np.concatenate([Xc.T @ r, r2 * (Sc.T @ r)] if self.n_pairs else [Xc.T @ r])
+
+            k = d + (self.m if self.n_pairs else 0)
+            if min(self.n, k) <= 32:
+                M = Xc.toarray() if not self.n_pairs else np.hstack([Xc.toarray(), r2 * Sc])
+                top = float(np.linalg.norm(M, 2)) ** 2 if M.size else 0.0
+            else:
+                op = LinearOperator((k, k), matvec=normal, dtype=float)
+                v0 = np.linspace(1.0, 2.0, k)
+                top = float(eigsh(op, k=1, which="LA", tol=1e-6, v0=v0)[0][0])
+            self._lip = max(1.0, top * (1.0 + 1e-4) / self.n)
         if self._lip is None:
             M = self.Xc if not self.n_pairs else np.hstack([self.Xc, np.sqrt(2.0) * self.Sc])
             k = M.shape[1]
@@ -219,10 +303,12 @@ class Objective:
     """The objective on a working set of feature rows (the others held at zero).
 
     ``theta = [W_keep.ravel(), b, a]``; penalty weights 1 on weights, 0 on intercepts and
-    ``coupling_scale`` on couplings.
+    ``coupling_scale`` on couplings.  ``label_rho = (rho1s, rho2s)``, two arrays of shape
+    (m,), replaces ``rho1``, ``rho2`` on the weights of each label (column of ``W``); the
+    couplings keep ``rho1``, ``rho2``.  None: the shared penalty.
     """
 
-    def __init__(self, data, keep, rho1, rho2, coupling_scale):
+    def __init__(self, data, keep, rho1, rho2, coupling_scale, label_rho=None):
         self.data, self.keep = data, keep
         self.X = data.Xc if keep is None else data.Xc[:, keep]
         self.k = self.X.shape[1]
@@ -232,8 +318,16 @@ class Objective:
             [np.ones(self.nw), np.zeros(m), np.full(data.n_pairs, float(coupling_scale))]
         )
         self.rho1, self.rho2 = float(rho1), float(rho2)
-        self.l1w = self.rho1 * self.pen
-        self.lipschitz = data.lipschitz + 2.0 * self.rho2 * float(self.pen.max(initial=0.0))
+        self.l2w = None
+        if label_rho is None:
+            self.l1w = self.rho1 * self.pen
+            self.lipschitz = data.lipschitz + 2.0 * self.rho2 * float(self.pen.max(initial=0.0))
+            return
+        r1, r2 = (np.asarray(r, dtype=float).reshape(m) for r in label_rho)
+        self.l1w = np.concatenate([np.tile(r1, self.k), self.rho1 * self.pen[self.nw :]])
+        self.l2w = np.concatenate([np.tile(r2, self.k), self.rho2 * self.pen[self.nw :]])
+        self.rho1 = float(self.l1w.max(initial=0.0))  # > 0 iff any l1 part
+        self.lipschitz = data.lipschitz + 2.0 * float(self.l2w.max(initial=0.0))
 
     def restrict(self, theta):
         if self.keep is None:
@@ -261,6 +355,8 @@ class Objective:
 
     def smooth(self, theta, F):
         """Loss (12)/n + squared-l2 penalty at ``theta`` with fields ``F``."""
+        if self.l2w is not None:
+            return self.data.loss(F) + float((self.l2w * theta) @ theta)
         return self.data.loss(F) + self.rho2 * float((self.pen * theta) @ theta)
 
     def grad(self, theta, F):
@@ -270,6 +366,8 @@ class Objective:
         if d.n_pairs:
             GA = d.Sc.T @ G  # GA[j, i] = sum_l sc_lj G_li
             parts.append((GA + GA.T)[d.iu])
+        if self.l2w is not None:
+            return np.concatenate(parts) + 2.0 * self.l2w * theta
         return np.concatenate(parts) + 2.0 * self.rho2 * self.pen * theta
 
     def l1(self, theta):
@@ -350,28 +448,44 @@ def fista(obj, x, tol, max_iter, monotone=True, step="backtracking", L=None, ref
     return x, Fx, path, converged, L
 
 
-def solve(data, rho1, rho2, coupling_scale, theta0, opts, grad0=None, rho1_prev=None):
+def solve(
+    data, rho1, rho2, coupling_scale, theta0, opts, grad0=None, rho1_prev=None, label_rho=None
+):
     """Minimise at ``(rho1, rho2)`` from ``theta0`` with strong-rule screening and KKT check.
 
     ``grad0`` is the loss gradient in ``W`` (d, m) at ``theta0``, solved at ``rho1_prev``:
     feature ``j`` is set aside when it is zero in ``theta0`` and
     ``max_i |grad0_ji| < 2 rho1 - rho1_prev`` (the sequential strong rule). After the fit
     on the kept features, any set-aside feature with ``max_i |grad_ji| > rho1`` (a KKT
-    violation: it would move off zero) is added and the fit repeated.
+    violation: it would move off zero) is added and the fit repeated.  With per-label
+    penalties ``label_rho = (rho1s, rho2s)`` (:class:`Objective`) both tests compare
+    ``|grad_ji|`` with label ``i``'s ``rho1s[i]`` (``rho1_prev`` then the same per label).
 
     Returns ``theta`` (full), its fields, the loss gradient in ``W`` (d, m) and a dict with
     the objective path, ``n_iter``, ``converged``, the KKT rounds and the kept features.
     """
     d, m = data.d, data.m
     W0 = theta0[: d * m].reshape(d, m)
+    t_start = time.perf_counter()
     keep = np.ones(d, dtype=bool)
-    if opts.get("screen", True) and rho1 > 0 and grad0 is not None:
-        thr = 2.0 * rho1 - (rho1 if rho1_prev is None else max(rho1_prev, rho1))
-        keep = np.any(W0 != 0, axis=1) | (np.abs(grad0).max(axis=1, initial=0.0) >= thr)
+    # the l1 weight of each (feature, label) entry of W, as a scalar or a row (m,)
+    r1 = rho1 if label_rho is None else np.asarray(label_rho[0], dtype=float).reshape(m)
+    any_l1 = bool(np.any(np.asarray(r1) > 0))
+    if opts.get("screen", True) and any_l1 and grad0 is not None:
+        prev = r1 if rho1_prev is None else np.maximum(rho1_prev, r1)
+        thr = 2.0 * r1 - prev
+        if label_rho is None:
+            big = np.abs(grad0).max(axis=1, initial=0.0) >= thr
+        else:
+            big = np.any(np.abs(grad0) >= thr, axis=1)
+        keep = np.any(W0 != 0, axis=1) | big
     theta, path, n_iter, rounds, L = theta0, [], 0, 0, opts.get("L")
+    fista_seconds = 0.0
     while True:
         rounds += 1
-        obj = Objective(data, None if keep.all() else keep, rho1, rho2, coupling_scale)
+        t0 = time.perf_counter()
+        sub = None if keep.all() else keep
+        obj = Objective(data, sub, rho1, rho2, coupling_scale, label_rho)
         tw, F, p, converged, L = fista(
             obj,
             obj.restrict(theta),
@@ -384,10 +498,14 @@ def solve(data, rho1, rho2, coupling_scale, theta0, opts, grad0=None, rho1_prev=
         path += p if not path else p[1:]
         n_iter += len(p) - 1
         theta = obj.expand(tw)
+        fista_seconds += time.perf_counter() - t0
         gW = data.Xc.T @ data.dloss(F)
-        if keep.all() or rho1 == 0:
+        if keep.all() or not any_l1:
             break
-        violated = ~keep & (np.abs(gW).max(axis=1, initial=0.0) > rho1)
+        if label_rho is None:
+            violated = ~keep & (np.abs(gW).max(axis=1, initial=0.0) > rho1)
+        else:
+            violated = ~keep & np.any(np.abs(gW) > r1, axis=1)
         if not violated.any():
             break
         keep |= violated
@@ -398,6 +516,8 @@ def solve(data, rho1, rho2, coupling_scale, theta0, opts, grad0=None, rho1_prev=
         "kkt_rounds": rounds,
         "kept": keep,
         "L": L,
+        # screening: the strong rule, the KKT checks and the working sets' set-up
+        "screen_seconds": time.perf_counter() - t_start - fista_seconds,
     }
     return theta, F, gW, info
 
@@ -413,9 +533,12 @@ def warm_start(data, scaling, active, starts):
     return data.from_raw(coef, intercept, A, scaling)
 
 
-def fit_penalised(params, X, Y, active, rho1, rho2, starts=()):
+def fit_penalised(params, X, Y, active, rho1, rho2, starts=(), label_rho=None):
     """The final fit at ``(rho1, rho2)`` on all of ``X`` (to ``params["tol"]``), warm
-    started from the folds' solutions (:func:`warm_start`).
+    started from the folds' solutions (:func:`warm_start`).  ``label_rho = (rho1s, rho2s)``,
+    arrays over all ``m`` labels, gives each label's weights its own elastic net (the
+    couplings keep ``rho1``, ``rho2``); None, or every label at ``(rho1, rho2)``, is the
+    shared penalty.
 
     Returns ``(coef (m, d), intercept (m,), couplings (m, m), info)`` on the raw features,
     zero for the constant labels (not ``active``), and ``info`` as :func:`solve` gives it
@@ -427,12 +550,19 @@ def fit_penalised(params, X, Y, active, rho1, rho2, starts=()):
         return coef, intercept, couplings, {"path": np.zeros(0), "n_iter": 0, "converged": True}
     scaling = Scaling(X, params["scaling"], params["whiten_eps"])
     data = Data(scaling.transform(X), 2.0 * Y[:, active] - 1.0, params["couplings"])
+    rho1_prev = rho1
+    if label_rho is not None:
+        r1, r2 = (np.asarray(r, dtype=float)[active] for r in label_rho)
+        if np.all(r1 == rho1) and np.all(r2 == rho2):
+            label_rho = None  # the shared penalty, by the shared code
+        else:
+            label_rho, rho1_prev = (r1, r2), r1
     theta0 = warm_start(data, scaling, active, starts)
     grad0 = None
     if theta0 is None:
         theta0 = data.initial()
     else:
-        obj = Objective(data, None, rho1, rho2, params["coupling_scale"])
+        obj = Objective(data, None, rho1, rho2, params["coupling_scale"], label_rho)
         grad0 = data.Xc.T @ data.dloss(obj.fields(theta0))
     opts = {
         "tol": params["tol"],
@@ -440,7 +570,8 @@ def fit_penalised(params, X, Y, active, rho1, rho2, starts=()):
         "monotone": params["monotone"],
         "step": params["step"],
     }
-    theta, _, _, info = solve(data, rho1, rho2, params["coupling_scale"], theta0, opts, grad0, rho1)
+    c = params["coupling_scale"]
+    theta, _, _, info = solve(data, rho1, rho2, c, theta0, opts, grad0, rho1_prev, label_rho)
     idx = np.flatnonzero(active)
     coef[idx], intercept[idx], couplings[np.ix_(idx, idx)] = data.to_raw(theta, scaling)
     return coef, intercept, couplings, info
@@ -451,28 +582,41 @@ def fit_penalised(params, X, Y, active, rho1, rho2, starts=()):
 # ---------------------------------------------------------------------------------------
 
 
-def fold_path(params, X, Y, train, test, rho1s, rho2s, decode, score):
+def fold_path(
+    params, X, Y, train, test, rho1s, rho2s, decode, score, fast_score=None, label_score=None
+):
     """Scores and raw solutions of one fold over the grid ``rho2s x rho1s`` (strongest
     first), solved as a warm-started path (module docstring).
 
     ``decode(U, A)`` gives the 0/1 labels of the non-constant labels from their fields
     ``U`` and couplings ``A``, ``score(Y_true, Y_pred)`` the CV criterion (higher is
-    better): the estimator's decoding.  Returns the scores and FISTA iterations
-    (n_rho2, n_rho1), the raw solutions ``{(a, b): (coef, intercept, A)}`` and the
-    training fold's non-constant labels."""
+    better): the estimator's decoding.  ``fast_score(U, A, Y_true, rows_ok)``, when given,
+    returns the same score without decoding every row (``Y_true`` the non-constant labels
+    of the test fold, ``rows_ok`` the rows whose constant labels are right).
+    ``label_score(U, A, Y_true)``, when given, scores each non-constant label on the test
+    fold (higher is better; constant labels score 0), the criterion of per-label
+    penalties (NaN without).  Returns the scores and FISTA iterations
+    (n_rho2, n_rho1), the raw solutions ``{(a, b): (coef, intercept, A)}``, the training
+    fold's non-constant labels, each label's ``label_score`` on the test fold (n_rho2, n_rho1,
+    m), the criterion of per-label penalties, and the seconds spent solving and
+    decoding."""
     Ytr = Y[train]
     active = non_constant(Ytr)
     n2, n1 = len(rho2s), len(rho1s)
     scores = np.zeros((n2, n1))
+    label_scores = np.full((n2, n1, Y.shape[1]), np.nan)
+    seconds = {"solve": 0.0, "screen": 0.0, "decode": 0.0}
     n_iter = np.zeros((n2, n1), dtype=int)
     solutions = {}
     base = np.repeat(Ytr[:1], len(test), axis=0)  # constant labels predicted constant
     if not active.any():
         scores[:] = score(Y[test], base)
-        return scores, n_iter, solutions, active
+        label_scores[:] = 0.0
+        return scores, n_iter, solutions, active, label_scores, seconds
     scaling = Scaling(X[train], params["scaling"], params["whiten_eps"])
     data = Data(scaling.transform(X[train]), 2.0 * Ytr[:, active] - 1.0, params["couplings"])
-    Xte = scaling.transform(X[test]) - data.x_mean
+    Xte = scaling.transform(X[test])
+    Xte = CentredSparse(Xte, data.x_mean) if sp.issparse(Xte) else Xte - data.x_mean
     opts = {
         "tol": params["cv_tol"],
         "max_iter": params["max_iter"],
@@ -498,40 +642,102 @@ def fold_path(params, X, Y, train, test, rho1s, rho2s, decode, score):
                 opts["L"] = start["L"]
             else:
                 theta0, grad0, r1_prev = data.initial(), None, None
+            t0 = time.perf_counter()
             theta, F, gW, info = solve(data, r1, r2, c, theta0, opts, grad0, r1_prev)
+            t1 = time.perf_counter()
+            seconds["solve"] += t1 - t0 - info["screen_seconds"]
+            seconds["screen"] += info["screen_seconds"]
             row.append(
                 {"theta": theta, "loss": data.loss(F), "grad": gW, "rho1": r1, "L": info["L"]}
             )
             n_iter[a, b] = info["n_iter"]
             coef, intercept, A = data.to_raw(theta, scaling)
             solutions[(a, b)] = (coef, intercept, A)
-            pred = base.copy()
-            pred[:, active] = decode(data.unary(theta, Xte), A)
-            scores[a, b] = score(Y[test], pred)
+            U = data.unary(theta, Xte)
+            if fast_score is not None:
+                rows_ok = np.all(Y[test][:, ~active] == base[:, ~active], axis=1)
+                scores[a, b] = fast_score(U, A, Y[test][:, active], rows_ok)
+            else:
+                pred = base.copy()
+                pred[:, active] = decode(U, A)
+                scores[a, b] = score(Y[test], pred)
+            if label_score is not None:
+                label_scores[a, b] = 0.0
+                label_scores[a, b, active] = label_score(U, A, Y[test][:, active])
+            seconds["decode"] += time.perf_counter() - t1
         previous_row = row
-    return scores, n_iter, solutions, active
+    return scores, n_iter, solutions, active, label_scores, seconds
 
 
-def cv_path(params, X, Y, folds, rho1s, rho2s, decode, score, n_jobs=None):
+def _first_max(values):
+    """Index of the first maximum to 12 digits (summation order cannot break a tie)."""
+    return np.unravel_index(np.argmax(np.round(values, 12)), values.shape)
+
+
+def cv_path(
+    params,
+    X,
+    Y,
+    folds,
+    rho1s,
+    rho2s,
+    decode,
+    score,
+    n_jobs=None,
+    per_label=False,
+    fast_score=None,
+    label_score=None,
+):
     """Choose ``(rho1, rho2)`` on the grid ``rho2s x rho1s`` (each strongest first) by the
     mean of the folds' scores (:func:`fold_path`; the folds in parallel threads, each on
     one BLAS thread, so the result does not depend on ``n_jobs``).
 
     The first maximum to 12 digits wins (summation order cannot break a tie): the
-    strongest penalties.  Returns ``(rho1, rho2, cv_results, starts)``, ``starts`` the
-    folds' raw solutions at the choice for :func:`warm_start`.
+    strongest penalties.  Returns ``(rho1, rho2, cv_results, starts, label_rho)``,
+    ``starts`` the folds' raw solutions at the choice for :func:`warm_start`.  With
+    ``per_label``, ``label_rho = (rho1s, rho2s)`` (arrays over the labels) holds each
+    label's own choice on the same path and folds, by the mean over folds of its test
+    ``label_score`` (:func:`fold_path`; the same tie rule), ``(rho1, rho2)`` staying the
+    couplings' penalty, and
+    ``starts`` take each label's weights and intercept from the folds' solutions at its
+    own choice; without, ``label_rho`` is None.  ``fast_score`` (:func:`fold_path`), if
+    given, scores the folds.  ``cv_results`` also holds ``"seconds_solve"`` (FISTA),
+    ``"seconds_screen"`` (strong rules and KKT checks) and ``"seconds_decode"`` (decoding
+    and scoring the test folds), summed over the folds.
     """
+    label_score = label_score if per_label else None
     with threadpool_limits(limits=1, user_api="blas"):
         out = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(fold_path)(params, X, Y, train, test, rho1s, rho2s, decode, score)
+            delayed(fold_path)(
+                params, X, Y, train, test, rho1s, rho2s, decode, score, fast_score, label_score
+            )
             for train, test in folds
         )
     scores = np.mean([o[0] for o in out], axis=0)
-    a, b = np.unravel_index(np.argmax(np.round(scores, 12)), scores.shape)
+    a, b = _first_max(scores)
     grid2, grid1 = np.meshgrid(rho2s, rho1s, indexing="ij")
     results = {"rho1": grid1.ravel(), "rho2": grid2.ravel(), "mean_score": scores.ravel()}
     for k, o in enumerate(out):
         results[f"split{k}_score"] = o[0].ravel()
     results["mean_n_iter"] = np.mean([o[1] for o in out], axis=0).ravel()
+    label_scores = np.mean([o[4] for o in out], axis=0)  # (n_rho2, n_rho1, m)
+    results["mean_label_score"] = label_scores.reshape(-1, Y.shape[1])
+    for key in ("solve", "screen", "decode"):
+        results[f"seconds_{key}"] = float(sum(o[5][key] for o in out))
     starts = [(o[2][(a, b)], o[3]) for o in out if (a, b) in o[2]]
-    return rho1s[b], rho2s[a], results, starts
+    if not per_label:
+        return rho1s[b], rho2s[a], results, starts, None
+    choice = [_first_max(label_scores[:, :, j]) for j in range(Y.shape[1])]
+    label_rho = (
+        np.array([rho1s[bj] for _, bj in choice]),
+        np.array([rho2s[aj] for aj, _ in choice]),
+    )
+    starts = []
+    for o in out:
+        if (a, b) not in o[2]:
+            continue
+        coef, intercept, A = (np.array(v) for v in o[2][(a, b)])
+        for k, j in enumerate(np.flatnonzero(o[3])):
+            coef[k], intercept[k] = (v[k] for v in o[2][choice[j]][:2])
+        starts.append(((coef, intercept, A), o[3]))
+    return rho1s[b], rho2s[a], results, starts, label_rho

@@ -575,7 +575,7 @@ def test_path_solutions_equal_cold_fits_to_the_tolerance():
     def score(Y_true, Y_pred):
         return float(np.mean(np.all(Y_pred == Y_true, axis=1)))
 
-    _, _, solutions, _ = solver.fold_path(
+    _, _, solutions, _, _, _ = solver.fold_path(
         params, X, Y, everything, everything, rho1s, rho2s, decode, score
     )
     assert len(solutions) == 6

@@ -1,8 +1,10 @@
-"""The multilabel family's decoders: subset accuracy is scored with its Bayes
-decoder (CorrLog's joint MAP), Hamming loss with its own (the thresholded marginals), the
-example-based and F-measures with the thresholded marginals and, in extra "(MAP)" rows,
-with the joint MAP too (neither decoder is their Bayes decision); the records and the
-caption say which, and belief-propagation non-convergence is counted in the records."""
+"""The multilabel family's decoders: subset accuracy is scored with its Bayes decoder
+(CorrLog's joint MAP), Hamming loss with its own (the thresholded marginals), example F1 and
+its precision and recall with the F1 decision (GFM, example F1's Bayes decision) and, in
+extra "(marginals)" rows, with the thresholded marginals; example accuracy and the micro /
+macro F-measures with the thresholded marginals; the F-type measures in extra "(MAP)" rows
+with the joint MAP too. The records and the caption say which, and belief-propagation
+non-convergence is counted in the records."""
 
 import json
 import warnings
@@ -26,6 +28,7 @@ CFG = {
     "rho2_grid": [1e-2, 1e-3],
 }
 F_TYPE = [m for m in METRICS if m not in ("hamming_loss", "subset_accuracy")]
+EXAMPLE_F = ["example_precision", "example_recall", "example_f1"]
 
 
 @pytest.fixture(scope="module")
@@ -36,10 +39,16 @@ def toy():
 def test_every_measure_has_a_decoder():
     assert set(ml.DECODERS) == set(METRICS)
     assert ml.DECODERS["subset_accuracy"] == "map"
-    assert {ml.DECODERS[m] for m in METRICS if m != "subset_accuracy"} == {"marginal"}
+    assert {m for m in METRICS if ml.DECODERS[m] == "f1"} == set(EXAMPLE_F)
+    others = set(METRICS) - {"subset_accuracy", *EXAMPLE_F}
+    assert {ml.DECODERS[m] for m in others} == {"marginal"}
     assert list(ml.ALSO_MAP) == F_TYPE
+    assert list(ml.ALSO_MARGINAL) == EXAMPLE_F
     for m in F_TYPE:
         assert mlr.METRIC_NAMES[m + ml.MAP_SUFFIX] == mlr.METRIC_NAMES[m] + " (MAP)"
+    for m in EXAMPLE_F:
+        name = mlr.METRIC_NAMES[m + ml.MARGINAL_SUFFIX]
+        assert name == mlr.METRIC_NAMES[m] + " (marginals)"
 
 
 # ---------------------------------------------------------------------------------------
@@ -52,10 +61,16 @@ def test_every_measure_has_a_decoder():
 # P(y1 = +) = (e^0.6 + e^0.8) / Z = 0.740 and P(y2 = +) = (e^0.6 + e^0.2) / Z = 0.556 with
 # Z = e^0.6 + e^0.8 + e^0.2 + e^-1.6, so thresholding gives (+, +). At x = (-0.7, -0.4)
 # everything flips sign but a: MAP (-, +), marginals 0.260 and 0.444, thresholded (-, -).
+# The F1 decision: with probabilities p = (0.333, 0.407, 0.223, 0.037) of (++, +-, -+, --)
+# at the first x, predicting (+, +) has expected F1 p++ + (2/3)(p+- + p-+) = 0.753 against
+# 0.629 for (+, -), 0.445 for (-, +) and 0.037 for (-, -); at the second x the
+# probabilities are reversed, (0.037, 0.223, 0.407, 0.333), and (+, +) still wins with
+# 0.037 + (2/3) 0.630 = 0.457 against 0.431 for (-, +), 0.248 for (+, -), 0.333 for (-, -).
 HAND_X = np.array([[0.7, 0.4], [0.7, 0.4], [-0.7, -0.4], [-0.7, -0.4]])
 HAND_Y = np.array([[1, 1], [1, 1], [0, 0], [0, 1]])
 HAND_MAP = np.array([[1, 0], [1, 0], [0, 1], [0, 1]])
 HAND_MARGINAL = np.array([[1, 1], [1, 1], [0, 0], [0, 0]])
+HAND_F1 = np.ones((4, 2), dtype=int)
 # the measures of HAND_MARGINAL and HAND_MAP against HAND_Y, counted by hand (an empty
 # prediction has precision 1, an empty truth recall 1, both empty F1 and accuracy 1)
 HAND_SCORES = {
@@ -79,6 +94,11 @@ HAND_SCORES = {
         "micro_f1": 2 * 3 / (2 * 3 + 1 + 2),  # TP 3, FP 1, FN 2
         "macro_f1": (1 + 2 * 1 / (2 * 1 + 1 + 2)) / 2,  # label 2: TP 1, FP 1, FN 2
     },
+    "f1": {  # rows 3 and 4 predict both labels: against no label, and against label 2
+        "example_precision": (1 + 1 + 0 + 1 / 2) / 4,
+        "example_recall": (1 + 1 + 1 + 1) / 4,
+        "example_f1": (1 + 1 + 0 + 2 / 3) / 4,
+    },
 }
 
 
@@ -97,6 +117,7 @@ def hand_model():
 def test_hand_case_decodes_as_worked_out(hand_model):
     np.testing.assert_array_equal(hand_model.decode_labels(HAND_X, "map"), HAND_MAP)
     np.testing.assert_array_equal(hand_model.decode_labels(HAND_X, "marginal"), HAND_MARGINAL)
+    np.testing.assert_array_equal(hand_model.decode_labels(HAND_X, "f1"), HAND_F1)
     e = np.exp([0.6, 0.8, 0.2, -1.6])
     p1, p2 = (e[0] + e[1]) / e.sum(), (e[0] + e[2]) / e.sum()
     want = np.array([[p1, p2], [p1, p2], [1 - p1, 1 - p2], [1 - p1, 1 - p2]])
@@ -111,9 +132,15 @@ def test_each_row_scores_its_decoder_by_hand(hand_model):
     # two labels form a tree: max-product converges on every row; marginals enumerated
     assert infos["map"]["bp_rows"] == 4 and infos["map"]["bp_nonconverged"] == 0
     assert infos["marginal"]["bp_rows"] == 0
-    assert set(scores) == set(METRICS) | {m + ml.MAP_SUFFIX for m in F_TYPE}
+    np.testing.assert_array_equal(decoded["f1"], HAND_F1)
+    assert infos["f1"]["bp_rows"] == 0  # enumerated
+    extra = {m + ml.MAP_SUFFIX for m in F_TYPE} | {m + ml.MARGINAL_SUFFIX for m in EXAMPLE_F}
+    assert set(scores) == set(METRICS) | extra
     want = {m: (HAND_SCORES[ml.DECODERS[m]][m], ml.DECODERS[m]) for m in METRICS}
     want.update({m + ml.MAP_SUFFIX: (HAND_SCORES["map"][m], "map") for m in F_TYPE})
+    want.update(
+        {m + ml.MARGINAL_SUFFIX: (HAND_SCORES["marginal"][m], "marginal") for m in EXAMPLE_F}
+    )
     for metric, (value, decoder) in want.items():
         assert scores[metric][1] == decoder, metric
         assert scores[metric][0] == pytest.approx(value, abs=1e-12), metric
@@ -130,7 +157,11 @@ def test_table_rows_hold_the_hand_values(hand_model, tmp_path):
     trial2 = {
         "marginal": multilabel_scores(Y2, HAND_MARGINAL),
         "map": multilabel_scores(Y2, HAND_MAP),
+        "f1": multilabel_scores(Y2, HAND_F1),
     }
+    # by hand, trial 2 of the F1 decision (both labels everywhere): example F1
+    # (1 + 2/3 + 0 + 0) / 4
+    assert trial2["f1"]["example_f1"] == pytest.approx((1 + 2 / 3) / 4)
     assert trial2["marginal"]["hamming_loss"] == pytest.approx(1 / 8)
     assert trial2["marginal"]["micro_f1"] == pytest.approx(6 / 7)
     assert trial2["map"]["hamming_loss"] == pytest.approx(3 / 8)
@@ -160,6 +191,10 @@ def test_table_rows_hold_the_hand_values(hand_model, tmp_path):
     for metric in F_TYPE:
         name = mlr.METRIC_NAMES[metric + ml.MAP_SUFFIX]
         check(name, "CorrLog", [HAND_SCORES["map"][metric], trial2["map"][metric]])
+        assert (name, "ClassifierChain (LR)") not in table.index
+    for metric in EXAMPLE_F:
+        name = mlr.METRIC_NAMES[metric + ml.MARGINAL_SUFFIX]
+        check(name, "CorrLog", [HAND_SCORES["marginal"][metric], trial2["marginal"][metric]])
         assert (name, "ClassifierChain (LR)") not in table.index
     md = (tmp_path / "multilabel_hand.md").read_text()
     cells = {
@@ -195,6 +230,7 @@ def test_caption_counts_bp_non_convergence_per_decoder():
     assert "and 5 of 220 decoded test rows for sum-product (marginals)" in text
     none = mlr.decoder_caption(records.assign(params=json.dumps({"decoder": "map", "bp_rows": 0})))
     assert "did not converge" not in none and "rows marked (MAP)" in none
+    assert "those marked (marginals)" in none
 
 
 # ---------------------------------------------------------------------------------------
@@ -207,14 +243,15 @@ def test_corrlog_scores_each_measure_with_its_decoder(toy):
     est = ml.make_estimator("corrlog", CFG, ml.seed_for(3, "multilabel", "toy", "cv", 0))
     est.fit(toy["X_0"], toy["Y_0"])
     Yt = toy["Yt_0"]
-    Y_map, Y_marg = (
-        est.decode_labels(toy["Xt_0"], "map"),
-        est.decode_labels(toy["Xt_0"], "marginal"),
-    )
+    Y_map, Y_marg, Y_f1 = (est.decode_labels(toy["Xt_0"], d) for d in ("map", "marginal", "f1"))
     np.testing.assert_array_equal(preds["Yp_0"], Y_map)
     np.testing.assert_array_equal(preds["Ypm_0"], Y_marg)
+    np.testing.assert_array_equal(preds["Ypf_0"], Y_f1)
     assert not np.array_equal(Y_map, Y_marg)  # the decoders differ on this toy
-    want = {"map": multilabel_scores(Yt, Y_map), "marginal": multilabel_scores(Yt, Y_marg)}
+    want = {
+        d: multilabel_scores(Yt, Y)
+        for d, Y in zip(("map", "marginal", "f1"), (Y_map, Y_marg, Y_f1))
+    }
     label_set = [r for r in rows if r["metric"] in METRICS]
     assert len(label_set) == len(METRICS)
     for r in label_set:
@@ -268,9 +305,12 @@ def test_caption_names_the_decoders(toy, tmp_path):
     mlr.write_table(records, "toy", tmp_path / "multilabel_toy.csv")
     md = (tmp_path / "multilabel_toy.md").read_text()
     assert "subset accuracy scores the joint MAP label vector (its Bayes decision)" in md
-    assert "neither decoder is the Bayes decision for the example-based or F-measures" in md
+    assert "though neither decoder is their Bayes decision" in md
     assert "Micro F1 (MAP)" in md and "Example F1 (MAP)" in md
+    assert "Example F1 (marginals)" in md
+    assert "the Bayes decision for example F1" in md
     # ILR: independent labels, the two decoders coincide
     ilr = records[records["method"] == "ilr"].set_index("metric")["value"]
     for m in F_TYPE:
-        assert ilr[m] == ilr[m + ml.MAP_SUFFIX]
+        marginal = ilr[m + ml.MARGINAL_SUFFIX] if m in EXAMPLE_F else ilr[m]
+        assert marginal == ilr[m + ml.MAP_SUFFIX]

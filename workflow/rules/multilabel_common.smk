@@ -36,5 +36,5 @@ def ml_data(wildcards):
 
 
 # what a fit of each method reads from the multilabel block (make_estimator)
-_ML_CORRLOG = ["folds", "inference", "scaling", "rho1_grid", "rho2_grid"]
+_ML_CORRLOG = ["folds", "inference", "scaling", "penalty", "rho1_grid", "rho2_grid"]
 ML_FIT_KEYS = {"corrlog": _ML_CORRLOG, "ilr": _ML_CORRLOG, "cc": ["folds"], "mo_svc": ["folds"]}

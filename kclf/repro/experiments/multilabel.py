@@ -21,12 +21,17 @@ Besides the label-set measures of the paper, every method's per-label probabilit
 
 CorrLog's (and ILR's) label-set measures are scored with the decoder of :data:`DECODERS`:
 the joint MAP label vector for subset accuracy (its Bayes decision), each label's marginal
-thresholded at 1/2 for Hamming loss (its Bayes decision) and for the example-based and
-F-measures. For the latter neither decoder is the Bayes decision, so they are also scored
-on the joint MAP, as metrics ``<measure>_map`` (:data:`ALSO_MAP`, rows "<name> (MAP)" of
-the table). The other methods have one prediction, scored once. The records' params name
-the decoder; CorrLog's belief-propagation rows that did not converge are counted in
-``bp_nonconverged`` records (CorrLog warns above :data:`kclf.corrlog.BP_WARN_FRACTION`).
+thresholded at 1/2 for Hamming loss (its Bayes decision), the label vector of largest
+expected example-based F1 under the fitted joint (GFM, ``decode="f1"``, its Bayes
+decision) for the example-based F1 and its precision and recall, and the thresholded
+marginals for the example accuracy (Jaccard) and the micro / macro F-measures, whose Bayes
+decisions neither decoder is. The F-type measures are also scored on the joint MAP, as
+metrics ``<measure>_map`` (:data:`ALSO_MAP`, rows "<name> (MAP)" of the table), and the
+example F1, precision and recall on the thresholded marginals, as ``<measure>_marginal``
+(:data:`ALSO_MARGINAL`, rows "<name> (marginals)"). The other methods have one
+prediction, scored once. The records' params name the decoder; CorrLog's
+belief-propagation rows that did not converge are counted in ``bp_nonconverged`` records
+(CorrLog warns above :data:`kclf.corrlog.BP_WARN_FRACTION`).
 """
 
 from __future__ import annotations
@@ -65,18 +70,20 @@ MARGINALS = {
 
 
 #: label-set measure -> CorrLog's (and ILR's) decoder for the table's row of that measure.
-#: Thresholding each label's marginal at 1/2 is the Bayes decision for Hamming loss and the
-#: joint MAP for subset (0/1) loss. Neither is the Bayes decision for the example-based
-#: measures or the F-measures, which depend on the joint distribution of the labels beyond
-#: the marginals and the mode (Dembczynski et al., Machine Learning 88, 2012); their rows
-#: score the thresholded marginals and :data:`ALSO_MAP` adds their MAP scores.
+#: Thresholding each label's marginal at 1/2 is the Bayes decision for Hamming loss, the
+#: joint MAP for subset (0/1) loss and GFM's ``decode="f1"`` for the example-based F1
+#: (Dembczynski et al., NIPS 2011); its precision and recall rows score the same decision.
+#: None of them is the Bayes decision for the example accuracy (Jaccard) or the micro /
+#: macro F-measures, which depend on the joint distribution of the labels beyond the
+#: marginals and the mode (Dembczynski et al., Machine Learning 88, 2012): their rows score
+#: the thresholded marginals and :data:`ALSO_MAP` adds their MAP scores.
 DECODERS = {
     "hamming_loss": "marginal",
     "subset_accuracy": "map",
     "example_accuracy": "marginal",
-    "example_precision": "marginal",
-    "example_recall": "marginal",
-    "example_f1": "marginal",
+    "example_precision": "f1",
+    "example_recall": "f1",
+    "example_f1": "f1",
     "micro_f1": "marginal",
     "macro_f1": "marginal",
 }
@@ -92,6 +99,10 @@ ALSO_MAP = (
     "macro_f1",
 )
 MAP_SUFFIX = "_map"
+#: measures scored on the F1 decision whose thresholded-marginal scores are recorded too,
+#: as metric ``<measure>`` + MARGINAL_SUFFIX
+ALSO_MARGINAL = ("example_precision", "example_recall", "example_f1")
+MARGINAL_SUFFIX = "_marginal"
 
 
 def make_toy(seed, trials, n_train, n_test, shift=0.5):
@@ -136,6 +147,7 @@ def make_estimator(method, cfg, seed):
             couplings=method == "corrlog",
             inference=cfg["inference"],
             scaling=cfg["scaling"],
+            penalty=cfg.get("penalty", "shared"),
             cv=cfg["folds"],
             rho1_grid=cfg["rho1_grid"],
             rho2_grid=cfg["rho2_grid"],
@@ -205,21 +217,24 @@ def decoded_scores(est, Xt, Yt):
     Returns ``scores`` ``{metric: (value, decoder)}``, the decoded label matrices
     ``{decoder: Y}`` and ``{decoder: info}`` of :meth:`kclf.corrlog.CorrLog.decode_labels`
     (the rows decoded by belief propagation and how many of them did not converge). For
-    CorrLog (and ILR) each measure of :data:`DECODERS` is scored with its decoder and the
-    measures of :data:`ALSO_MAP` also with the joint MAP (metric ``<measure>_map``); any
-    other estimator's ``predict`` is scored once (decoder ``"predict"``, no info).
+    CorrLog (and ILR) each measure of :data:`DECODERS` is scored with its decoder, the
+    measures of :data:`ALSO_MAP` also with the joint MAP (metric ``<measure>_map``) and
+    those of :data:`ALSO_MARGINAL` with the thresholded marginals (``<measure>_marginal``);
+    any other estimator's ``predict`` is scored once (decoder ``"predict"``, no info).
     """
     if not isinstance(est, CorrLog):
         Y = np.asarray(est.predict(Xt)).astype(int)
         scores = {k: (v, "predict") for k, v in multilabel_scores(Yt, Y).items()}
         return scores, {"predict": Y}, {}
     decoded, infos = {}, {}
-    for decoder in ("map", "marginal"):
+    for decoder in ("map", "marginal", "f1"):
         decoded[decoder], infos[decoder] = est.decode_labels(Xt, decoder, return_info=True)
     by_decoder = {dec: multilabel_scores(Yt, Y) for dec, Y in decoded.items()}
     scores = {metric: (by_decoder[dec][metric], dec) for metric, dec in DECODERS.items()}
     for metric in ALSO_MAP:
         scores[metric + MAP_SUFFIX] = (by_decoder["map"][metric], "map")
+    for metric in ALSO_MARGINAL:
+        scores[metric + MARGINAL_SUFFIX] = (by_decoder["marginal"][metric], "marginal")
     return scores, decoded, infos
 
 
@@ -245,7 +260,10 @@ def fit_method(data, dataset, method, cfg, seed, n_bins=10):
         preds[f"Yp_{t}"] = decoded["map" if "map" in decoded else "predict"]
         if "marginal" in decoded:
             preds[f"Ypm_{t}"] = decoded["marginal"]
+            preds[f"Ypf_{t}"] = decoded["f1"]
         for decoder, info in infos.items():
+            if decoder == "f1":
+                continue  # enumeration or Gibbs sampling: no belief propagation
             extra = {**params, "decoder": decoder, "bp_rows": info["bp_rows"]}
             n_bad = info["bp_nonconverged"]
             rows.append(record(dataset, "all", method, t, "bp_nonconverged", n_bad, seconds, extra))

@@ -1,0 +1,194 @@
+"""Per-label strength of CorrLog's unary terms: each label's weights carry their own
+elastic net (the couplings the shared one); the solution is optimal for that objective,
+the choice per label comes from the same CV path, and the paper's shared penalty is
+unchanged."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.optimize import approx_fprime, minimize
+
+from kclf import _corrlog_solver as solver
+from kclf.corrlog import CorrLog
+
+PARAMS = {
+    "couplings": True,
+    "coupling_scale": 1.0,
+    "scaling": None,
+    "whiten_eps": 1e-2,
+    "tol": 1e-15,
+    "cv_tol": 1e-8,
+    "max_iter": 20000,
+    "monotone": True,
+    "step": "backtracking",
+}
+
+
+def _problem(seed=0, n=160, d=3, m=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    score = X @ rng.normal(size=(d, m)) + rng.normal(size=(n, m))
+    score[:, 1:] += 1.2 * (score[:, :-1] > 0)  # each label moves with the previous one
+    return X, (score > 0.3).astype(int)
+
+
+def _objective(theta, X, Y, r1, r2, rho1, rho2):
+    """Eq. (12)/n written out label by label, each label's weights with its own elastic
+    net ``(r1[i], r2[i])``, the couplings with ``(rho1, rho2)``."""
+    n, d = X.shape
+    m = Y.shape[1]
+    B = theta[: m * d].reshape(m, d)
+    b = theta[m * d : m * d + m]
+    iu = np.triu_indices(m, 1)
+    A = np.zeros((m, m))
+    A[iu] = theta[m * d + m :]
+    A = A + A.T
+    S = 2 * Y - 1
+    total = 0.0
+    for i in range(m):
+        f = X @ B[i] + b[i] + sum(A[i, j] * S[:, j] for j in range(m) if j != i)
+        total += np.sum(np.logaddexp(0.0, -2.0 * S[:, i] * f)) / n
+        total += r2[i] * B[i] @ B[i] + r1[i] * np.abs(B[i]).sum()
+    a = A[iu]
+    return total + rho2 * a @ a + rho1 * np.abs(a).sum()
+
+
+def _theta(coef, intercept, A):
+    return np.concatenate([coef.ravel(), intercept, A[np.triu_indices(len(A), 1)]])
+
+
+def test_per_label_ridge_matches_a_generic_solver():
+    X, Y = _problem()
+    m, d = Y.shape[1], X.shape[1]
+    r1, r2 = np.zeros(m), np.array([1e-1, 1e-3, 3e-2])
+    active = np.ones(m, dtype=bool)
+    coef, intercept, A, info = solver.fit_penalised(PARAMS, X, Y, active, 0.0, 1e-2, (), (r1, r2))
+    assert info["converged"]
+    ref = minimize(
+        _objective,
+        np.zeros(m * d + m + m * (m - 1) // 2),
+        args=(X, Y, r1, r2, 0.0, 1e-2),
+        method="L-BFGS-B",
+        jac="3-point",
+        options={"gtol": 1e-11, "ftol": 1e-15, "maxiter": 5000},
+    )
+    np.testing.assert_allclose(_theta(coef, intercept, A), ref.x, atol=1e-5)
+    # the labels' strengths matter: the strongest-penalised label has the smallest weights
+    norms = np.linalg.norm(coef, axis=1)
+    assert norms[0] < norms[2] < norms[1]
+
+
+def test_per_label_elastic_net_satisfies_subgradient_optimality():
+    X, Y = _problem(seed=1)
+    m, d = Y.shape[1], X.shape[1]
+    r1, r2 = np.array([0.15, 0.0, 0.05]), np.array([1e-3, 1e-2, 1e-3])
+    rho1, rho2 = 0.02, 1e-2
+    active = np.ones(m, dtype=bool)
+    coef, intercept, A, _ = solver.fit_penalised(PARAMS, X, Y, active, rho1, rho2, (), (r1, r2))
+    theta = _theta(coef, intercept, A)
+    # gradient of the smooth part (no l1 term) of the independent objective
+    g = approx_fprime(theta, _objective, 1e-7, X, Y, np.zeros(m), r2, 0.0, rho2)
+    l1 = np.concatenate([np.repeat(r1, d), np.zeros(m), np.full(m * (m - 1) // 2, rho1)])
+    zero = (l1 > 0) & (theta == 0)
+    assert zero.any(), "these penalties should zero some weights"
+    assert np.all(np.abs(g[zero]) <= l1[zero] + 1e-5)
+    nz = theta != 0
+    np.testing.assert_allclose(g[nz], -l1[nz] * np.sign(theta[nz]), atol=1e-5)
+
+
+def test_screening_with_per_label_thresholds_keeps_the_solution():
+    # a path step from 1.25 r1 to r1: the strong rule sets aside the features whose
+    # gradient is below 0.75 r1 for every label; the KKT check keeps the solution exact
+    X, Y = _problem(seed=2, d=30)
+    X[:, 3:] *= 0.2  # mostly weak features
+    m = Y.shape[1]
+    r1, r2 = np.array([0.08, 0.03, 0.05]), np.full(m, 1e-3)
+    data = solver.Data(X - X.mean(0), 2.0 * Y - 1.0, True)
+    opts = {"tol": 1e-13, "max_iter": 20000, "monotone": True, "step": "backtracking"}
+    plain = dict(opts, screen=False)
+    start, _, grad0, _ = solver.solve(
+        data, 0.05, 1e-3, 1.0, data.initial(), plain, label_rho=(1.25 * r1, r2)
+    )
+    screened, _, _, info = solver.solve(
+        data, 0.05, 1e-3, 1.0, start, opts, grad0, 1.25 * r1, (r1, r2)
+    )
+    cold, _, _, _ = solver.solve(data, 0.05, 1e-3, 1.0, start, plain, label_rho=(r1, r2))
+    assert not info["kept"].all()  # something was set aside
+    np.testing.assert_allclose(screened, cold, atol=1e-6)
+
+
+@pytest.mark.parametrize("couplings", [True, False])
+def test_shared_penalty_is_unchanged_bit_for_bit(couplings):
+    # one setting on the grid: every label chooses it, and the per-label fit is the
+    # shared fit exactly (the same code path: no per-label arithmetic)
+    X, Y = _problem(seed=3, n=200)
+    kw = {"couplings": couplings, "rho1_grid": [1e-3], "rho2_grid": [1e-2], "cv": 3}
+    a = CorrLog(penalty="shared", **kw).fit(X, Y)
+    b = CorrLog(penalty="per_label", **kw).fit(X, Y)
+    for name in ("coef_", "intercept_", "couplings_", "objective_path_"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    np.testing.assert_array_equal(b.label_rho1_, np.full(Y.shape[1], 1e-3))
+
+
+def test_per_label_choice_is_each_labels_best_on_the_path():
+    rng = np.random.default_rng(4)
+    n, d = 240, 25
+    X = rng.normal(size=(n, d))
+    # label 0: one strong feature (prefers strong l1); label 1: many weak ones (weak penalty)
+    Y = np.column_stack(
+        [
+            X[:, 0] + 0.3 * rng.normal(size=n) > 0,
+            X[:, 1:21] @ rng.normal(size=20) + 0.3 * rng.normal(size=n) > 0,
+            rng.random(n) < 0.3,  # noise: best predicted by its frequency
+        ]
+    ).astype(int)
+    grids = {"rho1_grid": [1e-1, 1e-2, 1e-3, 0.0], "rho2_grid": [1.0, 0.1, 0.01, 1e-3]}
+    clf = CorrLog(penalty="per_label", decode="marginal", tol=1e-12, **grids).fit(X, Y)
+    shared = CorrLog(penalty="shared", decode="marginal", **grids).fit(X, Y)
+    res = clf.cv_results_
+    assert np.array_equal(res["mean_score"], shared.cv_results_["mean_score"])  # same path
+    assert (clf.rho1_, clf.rho2_) == (shared.rho1_, shared.rho2_)  # the couplings' choice
+    for j in range(3):
+        s = np.round(res["mean_label_score"][:, j], 12)
+        k = int(np.argmax(s))  # first maximum: the strongest penalty among the best
+        assert (clf.label_rho1_[j], clf.label_rho2_[j]) == (res["rho1"][k], res["rho2"][k])
+    assert len({(clf.label_rho1_[j], clf.label_rho2_[j]) for j in range(3)}) > 1
+    # each label's weights solve its own penalty: refit from scratch with the choices
+    active = np.ones(3, dtype=bool)
+    params = clf._params()
+    label_rho = (clf.label_rho1_, clf.label_rho2_)
+    coef, *_ = solver.fit_penalised(params, X, Y, active, clf.rho1_, clf.rho2_, (), label_rho)
+    np.testing.assert_allclose(clf.coef_, coef, atol=1e-4 * np.abs(coef).max())
+
+
+@pytest.mark.parametrize("m,scale,seed", [(5, 0.3, 0), (20, 0.3, 1), (20, 1.5, 2), (40, 0.8, 3)])
+def test_map_subset_accuracy_without_decoding_every_row_is_the_decoded_one(m, scale, seed):
+    import warnings
+
+    from kclf import belief_propagation as bp
+    from kclf.corrlog import _decode, _map_subset_accuracy
+
+    rng = np.random.default_rng(seed)
+    n = 300
+    U = rng.normal(scale=1.5, size=(n, m))
+    a = np.triu(rng.normal(scale=scale, size=(m, m)), 1)
+    A = a + a.T
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        decoded = _decode(U, A, "map", "bp", 50, 0.0)[0]
+        # truths: half the rows the decoded vector itself (a candidate that scores), the
+        # others a random flip of one label of it (ruled out, or a near-optimum)
+        Y = decoded.copy()
+        flip = rng.random(n) < 0.5
+        cols = rng.integers(m, size=n)
+        Y[flip, cols[flip]] ^= 1
+        rows_ok = rng.random(n) < 0.9
+        want = np.mean(np.all(decoded == Y, axis=1) & rows_ok)
+        got = _map_subset_accuracy(U, A, Y, rows_ok, "bp", 50, 0.0)
+    assert got == want
+    assert 0.3 < want < 0.6  # both kinds of rows occur
+    if m <= 12:
+        exact = (bp.exact_map(U, A) > 0).astype(int)
+        ok = np.mean(np.all(exact == Y, axis=1) & rows_ok)
+        assert _map_subset_accuracy(U, A, Y, rows_ok, "exact", 50, 0.0) == ok
