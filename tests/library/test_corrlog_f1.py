@@ -10,8 +10,8 @@ import itertools
 import numpy as np
 import pytest
 
+from kclf import _corrlog_decoding as decoding
 from kclf import belief_propagation as bp
-from kclf import corrlog
 from kclf._f_measure import size_marginals_exact
 from kclf.corrlog import CorrLog
 
@@ -75,7 +75,7 @@ def test_f1_decision_without_couplings_is_exact_by_convolution():
     clf, X = _fitted(5, 4)
     clf.couplings_ = np.zeros_like(clf.couplings_)
     idx, U, A = clf._active_unary(X)
-    p0, delta = corrlog._size_marginals_independent(U)
+    p0, delta = decoding._size_marginals_independent(U)
     q0, gamma = size_marginals_exact(U, A)
     np.testing.assert_allclose(p0, q0, atol=1e-13)
     np.testing.assert_allclose(delta, gamma, atol=1e-13)
@@ -88,15 +88,15 @@ def test_gibbs_beyond_the_limit_converges_to_the_exact_numbers(monkeypatch):
     idx, U, A = clf._active_unary(X)
     p0, delta = size_marginals_exact(U, A)
     exact = clf.predict(X)
-    monkeypatch.setattr(corrlog, "MAX_EXACT_F1_LABELS", 3)  # force the sampler
+    monkeypatch.setattr(decoding, "MAX_EXACT_F1_LABELS", 3)  # force the sampler
     calls = []
-    real = corrlog.size_marginals_gibbs
+    real = decoding.size_marginals_gibbs
 
     def spy(*args, **kwargs):
         calls.append(kwargs["random_state"])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(corrlog, "size_marginals_gibbs", spy)
+    monkeypatch.setattr(decoding, "size_marginals_gibbs", spy)
     errors = []
     for sweeps in (200, 20000):
         clf.set_params(gibbs_sweeps=sweeps)
