@@ -471,7 +471,9 @@ class CorrLog(ClassifierMixin, BaseEstimator):
             "marginal": each label's marginal ``P(y_i = 1 | x) > 1/2``, the Bayes decision
             for Hamming loss; "f1": the Bayes decision for the example-based F1 (GFM on
             the joint (4), exact up to :data:`MAX_EXACT_F1_LABELS` labels, Gibbs sampling
-            seeded by ``random_state`` beyond). None: the estimator's ``decode``.
+            seeded by ``random_state`` beyond). None: the estimator's ``decode``. Labels
+            constant in the training data keep their value with every decoder (the F1
+            decision is taken over the others).
         return_info : bool, default=False
             Also return ``{"decode", "bp_rows", "bp_nonconverged"}``: the rows decoded by
             belief propagation and how many of them did not converge (after the damped

@@ -163,6 +163,8 @@ CASES = {
             "couplings": BAD_BOOL,
             "inference": ["gibbs"],
             "decode": ["mode"],
+            "gibbs_sweeps": [0, 1.5],
+            "penalty": ["per_feature"],
             "bp_max_iter": BAD_INT,
             "bp_damping": [1.0, -0.1],
             "scaling": ["minmax"],
