@@ -130,6 +130,8 @@ CASES = {
             "length_scale_factors": BAD_GRID,
             "max_iter": BAD_INT,
             "tol": BAD_POSITIVE,
+            "n_init": BAD_INT,
+            "search_tol": BAD_POSITIVE,
             "random_state": BAD_SEED,
         },
     ),
