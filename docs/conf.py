@@ -45,7 +45,6 @@ root_doc = "index"
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 exclude_patterns = [
     "_build",
-    "readme_short.md",
     "**/sg_execution_times.rst",
     "sg_execution_times.rst",
 ]
@@ -314,6 +313,6 @@ html_theme_options = {
     "footer_end": ["sphinx-version", "theme-version"],
     "secondary_sidebar_items": ["page-toc", "sourcelink"],
 }
-html_sidebars = {"index": [], "readme_short": []}
+html_sidebars = {"index": []}
 html_show_sourcelink = True
 html_copy_source = True

@@ -1,5 +1,6 @@
-"""The package's shape as the README states it: every public name it shows imports, the
-layout's files exist, and the library never imports the reproduction machinery."""
+"""The package's shape as the README and the user guide state it: every public name the
+README shows imports, the layout's files (docs/user_guide/workflow.md) exist, and the
+library never imports the reproduction machinery."""
 
 import ast
 import importlib
@@ -12,6 +13,8 @@ import kclf
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+#: the page that holds the layout of the package
+LAYOUT_PAGE = (ROOT / "docs" / "user_guide" / "workflow.md").read_text(encoding="utf-8")
 
 
 def _readme_imports():
@@ -33,8 +36,8 @@ def _paper_table_names():
 
 
 def _layout_paths():
-    """Files and folders of the ``kclf/`` tree in the README's layout section."""
-    block = README.split("```\nkclf/\n", 1)[1].split("```", 1)[0]
+    """Files and folders of the ``kclf/`` tree in the user guide's layout section."""
+    block = LAYOUT_PAGE.split("```\nkclf/\n", 1)[1].split("```", 1)[0]
     paths, stack = [], []
     for line in block.splitlines():
         if not line.strip():

@@ -236,19 +236,20 @@ def test_records_of_the_table_name_the_data_in_its_caption(finished):
 
 
 def _shown_commands():
-    """(where, command) of every snakemake command in the README's code blocks and inline
-    code, and in the paper configs' comments; report, unlock and lint commands, and the
-    Makefile's ``$(CORES)``, are not dry-runnable and left out."""
+    """(where, command) of every snakemake command in the README's and the user guide's
+    code blocks and inline code, and in the paper configs' comments; report, unlock and
+    lint commands, and the Makefile's ``$(CORES)``, are not dry-runnable and left out."""
     found = []
-    readme = (ROOT / "README.md").read_text()
-    blocks = re.findall(r"```(?:bash|sh)?\n(.*?)```", readme, re.S)
-    for block in blocks:
-        for line in block.replace("\\\n", " ").splitlines():
-            line = line.split(" #", 1)[0].strip()
-            if line.startswith("snakemake "):
-                found.append(("README.md", line))
-    for inline in re.findall(r"`(snakemake [^`]+)`", readme):
-        found.append(("README.md", inline))
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs" / "user_guide").glob("*.md"))]
+    for page in pages:
+        text, where = page.read_text(encoding="utf-8"), str(page.relative_to(ROOT))
+        for block in re.findall(r"```(?:bash|sh)?\n(.*?)```", text, re.S):
+            for line in block.replace("\\\n", " ").splitlines():
+                line = line.split(" #", 1)[0].strip()
+                if line.startswith("snakemake "):
+                    found.append((where, line))
+        for inline in re.findall(r"`(snakemake [^`]+)`", text):
+            found.append((where, inline))
     for config in PAPER_CONFIGS:
         command = _header_command(config)
         if command:
