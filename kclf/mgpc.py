@@ -222,8 +222,9 @@ def ep_sites(K, y, max_iter=100, tol=1e-8, sites=None, *, anderson_depth=5):
     residual has not reached a new low for ``2 * anderson_depth`` sweeps the
     extrapolation is dropped for plain (damped) steps; precisions are kept non-negative.
     (Undamped parallel updates oscillate for ever at large amplitudes: at the digits
-    tasks' chosen amplitude, 4096, neither undamped plain updates in 5000 sweeps nor
-    undamped Anderson in 1000 converged; the damped, safeguarded form takes 20-30.)
+    tasks' chosen amplitude, 4096, undamped plain updates did not converge in 5000 sweeps
+    on either task, undamped Anderson not in 1000 on 1 vs 7; the damped, safeguarded form
+    takes 20-30.)
 
     The iteration stops when no moment-matching site differs from the current one by
     more than ``tol`` (relative to the largest site parameter): the stopping rule is the

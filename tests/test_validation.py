@@ -127,6 +127,8 @@ CASES = {
             "length_scale_factors": BAD_GRID,
             "max_iter": BAD_INT,
             "tol": BAD_POSITIVE,
+            "search_tol": BAD_POSITIVE,
+            "n_init": BAD_INT,
             "random_state": BAD_SEED,
         },
     ),
