@@ -119,7 +119,8 @@ def read_records(paths):
         missing = set(COLUMNS) - set(df.columns)
         if missing:
             raise ValueError(f"{p}: not a records file, missing columns {sorted(missing)}")
-        frames.append(df[COLUMNS + [SOURCE]] if SOURCE in df else df[COLUMNS])
+        if len(df):  # a header alone (a skipped method) would turn the values to objects
+            frames.append(df[COLUMNS + [SOURCE]] if SOURCE in df else df[COLUMNS])
     if not frames:
         return pd.DataFrame(columns=COLUMNS)
     return pd.concat(frames, ignore_index=True)
