@@ -98,6 +98,7 @@ SLOW = {
     "test_digits_3_vs_8",
     "test_warm_path_choice_equals_exhaustive_search_on_scene",
     "test_toy_experiment_reproduces_figure1_claim",
+    "test_workflow_family_runs_offline_and_is_up_to_date_after",
 }
 
 
