@@ -121,3 +121,27 @@ def test_time_table_one_row_per_method_with_paper_seconds(tmp_path, reference):
 def test_time_table_without_reference_has_no_paper_column():
     t = time_table(pd.DataFrame(_records(1)), METHODS)
     assert "paper_seconds" not in t and len(t) == len(METHODS)
+
+
+def test_caption_names_a_non_paper_lspc_new_variant():
+    """The records' params say which LSPC-new ran: the paper's method (or records without
+    the keys) add nothing, any other setting is named once, and a table mixing two
+    variants names both."""
+    from kclf.repro.reports.tables import variant_note
+
+    def recs(*params):
+        return pd.DataFrame(
+            [record("d", "t", "LSPC-new", i, "auc", 0.5, params=p) for i, p in enumerate(params)]
+        )
+
+    paper = {"sigma": 1.0, "lam": 0.1, "basis": "full", "class_weight": None}
+    assert variant_note(recs({"sigma": 1.0}, paper, {"C": 1.0})) == ""
+    classwise = {**paper, "basis": "classwise"}
+    note = variant_note(recs(paper, classwise, classwise))
+    assert note.count("basis=classwise, class_weight=none") == 1
+    both = variant_note(recs(classwise, {**paper, "class_weight": "balanced"}))
+    assert "basis=classwise, class_weight=none" in both
+    assert (
+        "basis=full, class_weight=balanced;" in both
+        or "basis=full, class_weight=balanced (" in both
+    )

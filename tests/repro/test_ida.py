@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import scipy.io
@@ -364,3 +366,42 @@ def test_report_tables_other_than_time_hold_no_timings(tmp_path):
             continue
         same = (fast / name).read_bytes() == (slow / name).read_bytes()
         assert same == (not name.startswith("ida_time.")), name
+
+
+def test_lspc_new_variant_runs_in_the_search_and_the_fits_and_is_recorded():
+    """``ida.lspc_new`` reaches LSPC-new only: the selection equals LSPCCV(basis=
+    "classwise", class_weight="balanced") on the same folds, the fits' probabilities equal
+    LSPC with those settings, and the records' params name the variant."""
+    from sklearn.model_selection import StratifiedKFold
+
+    from kclf import LSPC, LSPCCV
+    from kclf.repro.seeding import seed_for
+
+    X, y = ida.generate("twonorm", 0, n_patterns=200)
+    y = np.where(np.arange(y.size) % 3 == 0, y, 0)  # imbalanced, so the weights matter
+    train, test = ida.stratified_splits(y, "twonorm", 0, 60, 100, 2)
+    variant = {"basis": "classwise", "class_weight": "balanced"}
+    grids = {"sigma_factors": [0.5, 1.0, 2.0], "lams": [0.01, 0.1, 1.0], "lspc_new": variant}
+    sel = protocol.select(X, y, train, "lspc_new", grids, 0, "twonorm", n_select=2, n_folds=3)
+    sigmas = protocol.sigma_grid(X, grids["sigma_factors"])
+    for r in range(2):
+        folds = StratifiedKFold(
+            3, shuffle=True, random_state=seed_for(0, "ida", "twonorm", "lspc_new", "cv", r)
+        )
+        ref = LSPCCV(sigmas=sigmas, lams=grids["lams"], cv=folds, **variant).fit(
+            X[train[r]], y[train[r]]
+        )
+        assert sel["best"][r] == {"sigma": ref.sigma_, "lam": ref.lam_}
+    rows = protocol.evaluate(X, y, train, test, "lspc_new", sel, "twonorm", grids)
+    ref = LSPC(sigma=sel["params"]["sigma"], lam=sel["params"]["lam"], **variant)
+    proba = ref.fit(X[train[1]], y[train[1]]).predict_proba(X[test[1]])
+    plain = LSPC(sigma=sel["params"]["sigma"], lam=sel["params"]["lam"])
+    plain_proba = plain.fit(X[train[1]], y[train[1]]).predict_proba(X[test[1]])
+    assert not np.allclose(proba, plain_proba)  # the variant is a different model here
+    err = 100.0 * np.mean(ref.predict(X[test[1]]) != y[test[1]])
+    recorded = [r for r in rows if r["metric"] == "error" and r["trial"] == 1]
+    assert recorded[0]["value"] == pytest.approx(err)
+    assert json.loads(recorded[0]["params"]) == {**sel["params"], **variant}
+    # another method ignores the block
+    klr = protocol.evaluate(X, y, train, test, "klr", sel, "twonorm", grids)
+    assert "basis" not in json.loads(klr[0]["params"])

@@ -277,3 +277,42 @@ def test_workflow_family_runs_offline_and_is_up_to_date_after(tmp_path):
     cal = pd.read_csv(tmp_path / "results/tables/digits_calibration.csv")
     assert sorted(cal["method"]) == sorted(METHODS[m] for m in PROBABILISTIC)
     assert "Nothing to be done" in run(tmp_path, "-n").stdout + run(tmp_path, "-n").stderr
+
+
+def test_lspc_new_variant_reaches_the_search_and_the_fit_and_is_recorded():
+    """``multiclass.lspc_new`` runs LSPC-new's search and final fit with the class-wise
+    basis: the records' error and log loss equal LSPCCV / LSPC(basis="classwise") on the
+    same folds, and their params name the variant; the other methods ignore it."""
+    import json
+
+    from sklearn.metrics import log_loss
+
+    from kclf import LSPC, LSPCCV
+    from kclf.kernels import median_sigma
+    from kclf.repro.seeding import seed_for
+
+    d = prepare("digits", 1, 3, per_class=12)
+    tr, te = d["train"][0], d["test"][0]
+    X, y = d["X"], d["y"]
+    variant = {"basis": "classwise", "class_weight": None}
+    rows = run_trial(
+        d, 0, "lspc_new", 1, "digits", [0.5, 1.0], [0.01], [0.01, 0.1], [10.0], 2, variant=variant
+    )
+    rs = seed_for(1, "multiclass", "digits", "cv", 0)
+    sigmas = median_sigma(X[tr]) * np.array([0.5, 1.0])
+    search = LSPCCV(sigmas=sigmas, lams=[0.01, 0.1], cv=2, random_state=rs, basis="classwise")
+    search.fit(X[tr], y[tr])
+    est = LSPC(sigma=search.sigma_, lam=search.lam_, basis="classwise").fit(X[tr], y[tr])
+    metrics = {r["metric"]: r for r in rows}
+    assert metrics["error"]["value"] == pytest.approx(np.mean(est.predict(X[te]) != y[te]))
+    P = est.predict_proba(X[te])
+    assert metrics["log_loss"]["value"] == pytest.approx(
+        log_loss(y[te], np.clip(P, 1e-15, 1), labels=est.classes_), rel=1e-6
+    )
+    assert json.loads(metrics["error"]["params"]) == {
+        "sigma": search.sigma_,
+        "lam": search.lam_,
+        **variant,
+    }
+    plain = run_trial(d, 0, "lspc_new", 1, "digits", [0.5, 1.0], [0.01], [0.01, 0.1], [10.0], 2)
+    assert "basis" not in json.loads(plain[0]["params"])

@@ -295,6 +295,35 @@ def test_other_keys_of_a_block_rerun_only_their_readers(finished):
     assert _plan(finished, multiclass__svc_Cs=[3.0]) == [PROV]
 
 
+def test_lspc_new_variant_reruns_only_lspc_new(finished):
+    """Every family's LSPC-new variant block is read by LSPC-new's jobs only: where the
+    run has no LSPC-new it plans nothing (IDA, multi-class: klr only); where it has, it
+    reruns LSPC-new's selection and fits and the table, no other method's."""
+    classwise = {"basis": "classwise", "class_weight": "balanced"}
+    for key in ("ida__lspc_new", "multiclass__lspc_new"):
+        assert _plan(finished, **{key: classwise}) == [PROV]
+    assert _plan(finished, voc__experiment__lspc_new=classwise) == sorted(
+        [("voc_fit", "method=lspc_new, trials=0-1"), ("voc_table", ""), PROV]
+    )
+    ida = {"ida__methods": ["klr", "lspc_new"], "ida__lspc_new": classwise}
+    assert _plan(finished, **ida) == sorted(
+        [
+            ("ida_select", "dataset=twonorm, method=lspc_new"),
+            ("ida_fit", "dataset=twonorm, method=lspc_new, trials=0-1"),
+            ("ida_report", ""),
+            PROV,
+        ]
+    )
+    mc = {"multiclass__methods": ["klr_ovr", "lspc_new"], "multiclass__lspc_new": classwise}
+    assert _plan(finished, **mc) == sorted(
+        [
+            ("multiclass_fit", "dataset=digits, method=lspc_new, trials=0-1"),
+            ("multiclass_table", "dataset=digits"),
+            PROV,
+        ]
+    )
+
+
 def test_captions_say_what_the_average_covers_and_what_was_skipped(finished):
     work, _ = finished
     voc = (work / "results/tables/voc_auc.md").read_text().split("\n\n")[0]

@@ -47,7 +47,7 @@ rule ida_select:
         runtime=240,
     params:
         seed=config["seed"],
-        grids=lambda wildcards: pick(IDA, ["sigma_factors", "folds", IDA_GRID[wildcards.method]]),
+        grids=lambda wildcards: ida_grids(wildcards.method),
     script:
         "../scripts/ida_select.py"
 
@@ -73,7 +73,7 @@ rule ida_fit:
     params:
         seed=config["seed"],
         n_bins=config["calibration_bins"],
-        grids=lambda wildcards: pick(IDA, ["sigma_factors", "folds", IDA_GRID[wildcards.method]]),
+        grids=lambda wildcards: ida_grids(wildcards.method),
     script:
         "../scripts/ida_fit.py"
 

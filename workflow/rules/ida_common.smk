@@ -86,3 +86,9 @@ IDA_GRID = {
     "lspc_new": "lams",
     "lspc": "lams",
 }
+
+
+def ida_grids(method):
+    """What a selection or fit of `method` reads: the widths, the folds, the method's own
+    grid and, for LSPC-new, its variant (ida.lspc_new)."""
+    return pick(IDA, fit_keys(IDA, method, ["sigma_factors", "folds", IDA_GRID[method]]))

@@ -31,9 +31,11 @@ def mc_chunks(dataset):
 
 def mc_fit_params(method):
     """What a fit of `method` reads from the multiclass block (not the cost block, the
-    other methods' grids or the trial count)."""
+    other methods' grids or the trial count); LSPC-new's also its variant
+    (multiclass.lspc_new)."""
     grid = {"klr_pairwise": "lams", "klr_ovr": "lams", "lspc_new": "lspc_lams", "svc": "svc_Cs"}
-    return {"sigma_factors": MC["sigma_factors"], "cv": MC["cv"], "grid": MC[grid[method]]}
+    cfg = {"sigma_factors": MC["sigma_factors"], "cv": MC["cv"], "grid": MC[grid[method]]}
+    return cfg | ({"lspc_new": MC["lspc_new"]} if method == "lspc_new" else {})
 
 
 ISOLET_URL = "https://archive.ics.uci.edu/ml/machine-learning-databases/isolet/"

@@ -149,6 +149,12 @@ def sigma_grid(X, factors):
     return median_sigma(X) * np.asarray(factors, dtype=float)
 
 
+def variant(method, grids):
+    """The LSPC-new variant the config's ``lspc_new`` block sets (``basis``,
+    ``class_weight``), for LSPC-new only: its search and its final fits run it."""
+    return dict((grids or {}).get("lspc_new") or {}) if method == "lspc_new" else {}
+
+
 def _search(method, sigmas, grids, n_folds, random_state):
     """An estimator whose ``fit`` runs the method's CV search on one training set."""
     folds = StratifiedKFold(n_folds, shuffle=True, random_state=random_state)
@@ -167,7 +173,14 @@ def _search(method, sigmas, grids, n_folds, random_state):
             cv=folds,
             refit=False,
         )
-    return kernel_search(method, sigmas, grids["lams"], cv=n_folds, random_state=random_state)
+    return kernel_search(
+        method,
+        sigmas,
+        grids["lams"],
+        cv=n_folds,
+        random_state=random_state,
+        **variant(method, grids),
+    )
 
 
 def _best(method, search):
@@ -187,7 +200,7 @@ def make_estimator(method, params, grids=None):
         )
     if method == "svm":
         return SVC(C=params["C"], gamma=params["gamma"])
-    return kernel_estimator(method, params["sigma"], params["lam"])
+    return kernel_estimator(method, params["sigma"], params["lam"], **variant(method, grids))
 
 
 def select(X, y, train, method, grids, seed, dataset, n_select=5, n_folds=5):
@@ -262,6 +275,7 @@ def evaluate(
     ``seed_for(seed, "ida", dataset, method, "platt", r)``).  Only the fit and the test
     prediction are timed."""
     params = selection["params"]
+    named = {**params, **variant(method, grids)}  # the records name the variant that ran
     cv_mean = float(np.mean(selection["cv_seconds"]))
     label = METHODS[check_method("ida", method)]
     folds = int((grids or {}).get("folds", 5))
@@ -278,7 +292,7 @@ def evaluate(
             ("seconds", total),
             ("seconds_with_cv", total + cv_mean),
         ):
-            rows.append(record(dataset, "binary", label, r, metric, value, fit_s, params))
+            rows.append(record(dataset, "binary", label, r, metric, value, fit_s, named))
         proba = predicted_probabilities(
             method, est, Xtr, ytr, Xte, folds, seed_for(seed, "ida", dataset, method, "platt", r)
         )
@@ -292,6 +306,6 @@ def evaluate(
             trial=r,
             n_bins=n_bins,
             fit_seconds=fit_s,
-            params=params,
+            params=named,
         )
     return rows

@@ -146,7 +146,8 @@ def load_trials(path, dataset, trials, seed, folds):
 def run_trials(data, trials, method, seed, dataset, cfg, n_bins=10):
     """The records of :func:`run_trial` for every trial of ``trials``; ``cfg`` holds
     ``sigma_factors``, ``cv`` and ``grid``, the method's own grid (the lambdas of KLR or
-    LSPC-new, the C values of the SVC).  Logs each trial's last record."""
+    LSPC-new, the C values of the SVC), and for LSPC-new optionally ``lspc_new``, its
+    variant (``basis``, ``class_weight``).  Logs each trial's last record."""
     grid = {
         "lams": cfg["grid"] if method.startswith("klr") else None,
         "lspc_lams": cfg["grid"] if method == "lspc_new" else None,
@@ -163,16 +164,17 @@ def run_trials(data, trials, method, seed, dataset, cfg, n_bins=10):
             cfg["sigma_factors"],
             cv=cfg["cv"],
             n_bins=n_bins,
+            variant=cfg.get("lspc_new") if method == "lspc_new" else None,
             **grid,
         )
         logger.info("trial %d: %s", trial, rows[-1])
     return rows
 
 
-def _search(method, X, y, sigmas, lams, svc_Cs, cv, random_state):
+def _search(method, X, y, sigmas, lams, svc_Cs, cv, random_state, variant=None):
     """(fitted search, chosen params)."""
     if method != "svc":
-        s = kernel_search(method, sigmas, lams, cv=cv, random_state=random_state)
+        s = kernel_search(method, sigmas, lams, cv=cv, random_state=random_state, **variant or {})
         s.fit(X, y)
         return {"sigma": s.sigma_, "lam": s.lam_}
     folds = StratifiedKFold(cv, shuffle=True, random_state=random_state)
@@ -182,20 +184,32 @@ def _search(method, X, y, sigmas, lams, svc_Cs, cv, random_state):
     return {"sigma": float(sigma_of(gamma)), "C": float(s.best_params_["C"])}
 
 
-def make_estimator(method, params):
+def make_estimator(method, params, variant=None):
     if method != "svc":
-        return kernel_estimator(method, params["sigma"], params["lam"])
+        return kernel_estimator(method, params["sigma"], params["lam"], **variant or {})
     return SVC(gamma=float(gamma_of(params["sigma"])), C=params["C"])
 
 
 def run_trial(
-    data, trial, method, seed, dataset, sigma_factors, lams, lspc_lams, svc_Cs, cv, n_bins=10
+    data,
+    trial,
+    method,
+    seed,
+    dataset,
+    sigma_factors,
+    lams,
+    lspc_lams,
+    svc_Cs,
+    cv,
+    n_bins=10,
+    variant=None,
 ):
     """Records of one trial: error, fit_seconds, search_seconds and, for the methods with
     ``predict_proba``, the probability metrics of the test part (log_loss, brier, ece,
     ece_mass, n_clipped, n_scored and ``n_bins`` reliability bins of the top-label
     confidence, :func:`kclf.repro.records.calibration_records`); ``fit_seconds`` column = the
-    final fit's seconds."""
+    final fit's seconds.  ``variant``: further parameters of the kernel method's search and
+    fit (LSPC-new's ``basis``, ``class_weight``), named in the records' params."""
     check_method("multiclass", method)
     tr, te = data["train"][trial], data["test"][trial]
     X, y = data["X"], data["y"]
@@ -203,9 +217,10 @@ def run_trial(
     grid_lams = lspc_lams if method == "lspc_new" else lams
     rs = seed_for(seed, "multiclass", dataset, "cv", trial)
     t0 = time.perf_counter()
-    params = _search(method, X[tr], y[tr], sigmas, grid_lams, svc_Cs, cv, rs)
+    params = _search(method, X[tr], y[tr], sigmas, grid_lams, svc_Cs, cv, rs, variant)
     search = time.perf_counter() - t0
-    est = make_estimator(method, params)
+    est = make_estimator(method, params, variant)
+    params = {**params, **(variant or {})}
     t0 = time.perf_counter()
     est.fit(X[tr], y[tr])
     fit = time.perf_counter() - t0

@@ -27,6 +27,7 @@ from .tables import (  # noqa: E402
     plain_label,
     save_figure,
     summarize,
+    variant_note,
     wide_table,
     write_table,
 )
@@ -175,6 +176,7 @@ def write_auc_report(
         f"(training times: {Path(stem).name}_time)."
     )
     caption += coverage_note(records, tasks, "classes")
+    caption += variant_note(records)
     if reference is not None:
         caption += " Paper columns: the published table."
     caption += "".join(f" {n}" for n in notes)
@@ -330,6 +332,7 @@ def write_audio_report(
         )
     tag_file = read_tag_file(tags_file)
     caption += coverage_note(records, tag_file["tags"], "tags")
+    caption += variant_note(records)
     if tag_file["left_out"]:
         caption += (
             " No task of their own, left out: "

@@ -12,7 +12,14 @@ import pandas as pd
 from ..methods import family_methods
 from ..records import atomic_write, read_records
 from .calibration import reliability_figure, write_calibration_table
-from .tables import add_reference, save_figure, summarize, wide_table, write_table
+from .tables import (
+    add_reference,
+    save_figure,
+    summarize,
+    variant_note,
+    wide_table,
+    write_table,
+)
 
 METHODS = family_methods("ida")
 
@@ -125,6 +132,7 @@ def error_table(records, reference, stem, methods, origins, folds=5, n_select=5,
         + f"Data: {sources}. "
         + ". ".join(notes)
         + "."
+        + variant_note(records)
     )
     write_table(stem, summary, md, tex, caption)
     atomic_write(

@@ -16,7 +16,7 @@ import pandas as pd
 from ..methods import family_methods
 from ..records import atomic_write
 from .calibration import reliability_figure, write_calibration_table
-from .tables import summarize, time_table, wide_table, write_table
+from .tables import summarize, time_table, variant_note, wide_table, write_table
 from .tables import write_time_table as _write_time_table
 
 METHODS = family_methods("multiclass")
@@ -160,6 +160,7 @@ def multiclass_table(records, reference, dataset, folds, per_class=None, trials=
         "methods; sigma and lambda (C) chosen by CV on each training part. Seconds: the "
         "_time table."
         + (" The paper's ISOLET row (Roth 2001, Table 1) is shown for reference." * bool(paper))
+        + variant_note(records)
     )
     return summary, md, tex, caption
 

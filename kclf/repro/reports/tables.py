@@ -8,6 +8,7 @@ Welch's two-sample test).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +19,8 @@ from ..records import atomic_write
 
 ALPHA = 0.05
 AVERAGE = "Average"
+#: the paper's LSPC-new: kernels at every training point, the unweighted squared loss
+PAPER_VARIANT = {"basis": "full", "class_weight": None}
 
 
 def _tie_test(best, other, paired):
@@ -158,6 +161,21 @@ def md_escape(text):
 def plain_label(text):
     """``text`` as a figure label shows it (matplotlib reads ``$...$`` as maths)."""
     return str(text).replace("$", r"\$")
+
+
+def variant_note(records):
+    """Caption sentence naming the LSPC-new variant that ran when its records' params
+    differ from the paper's method (:data:`PAPER_VARIANT`); empty otherwise."""
+    ran = set()
+    for text in records["params"].dropna().unique():
+        p = json.loads(text)
+        if p.keys() & PAPER_VARIANT.keys():
+            ran.add(tuple((k, p.get(k, v)) for k, v in PAPER_VARIANT.items()))
+    changed = sorted(r for r in ran if dict(r) != PAPER_VARIANT)
+    if not changed:
+        return ""
+    named = "; ".join(", ".join(f"{k}={'none' if v is None else v}" for k, v in r) for r in changed)
+    return f" LSPC-new ran with {named} (the paper's method: basis=full, class_weight=none)."
 
 
 def write_table(stem, summary, md_table, tex_table, caption):
