@@ -185,6 +185,8 @@ CONFIGS = {
     "lambda grid 1e-6..10": ("lspc_new", [1.0], WIDE_LAMS, "auc", {}),
     "CV scoring: log loss": ("lspc_new", [1.0], None, "log_loss", {}),
     "CV scoring: error": ("lspc_new", [1.0], None, "error", {}),
+    "fixed width 1/4 x median": ("lspc_new", [0.25], None, "auc", {}),
+    "fixed width 2 x median": ("lspc_new", [2.0], None, "auc", {}),
     "width grid 1/8..2 x median": ("lspc_new", TAU_FACTORS, None, "auc", {}),
     "width grid + classwise": ("lspc_new", TAU_FACTORS, None, "auc", {"basis": "classwise"}),
     "width grid + balanced": ("lspc_new", TAU_FACTORS, None, "auc", {"class_weight": "balanced"}),
@@ -196,7 +198,12 @@ CONFIGS = {
         {"basis": "classwise", "class_weight": "balanced"},
     ),
 }
-KLR = {"baseline (paper's LSPC-new, tau = median)": [1.0], "width grid": TAU_FACTORS}
+KLR = {
+    "baseline (paper's LSPC-new, tau = median)": [1.0],
+    "fixed width 1/4 x median": [0.25],
+    "fixed width 2 x median": [2.0],
+    "width grid": TAU_FACTORS,
+}
 
 
 def run(problem, method, factors, lams, scoring, options, seed):
@@ -288,7 +295,10 @@ def main():
     head = "".join(f"{s:>22}" for s in sets)
     print("\nMean AUC (%) over (task, trial): LSPC-new variant / KLR / difference")
     print(f"{'factor':<{w}}{head}")
-    klr_of = {cfg: ("width grid" if "width grid" in cfg else next(iter(KLR))) for cfg in CONFIGS}
+    klr_of = {  # KLR at the same width(s)
+        cfg: cfg if cfg in KLR else "width grid" if "width grid" in cfg else next(iter(KLR))
+        for cfg in CONFIGS
+    }
     for cfg in CONFIGS:
         cells = []
         for s in sets:

@@ -305,6 +305,9 @@ def test_lspc_new_variant_reruns_only_lspc_new(finished):
     assert _plan(finished, voc__experiment__lspc_new=classwise) == sorted(
         [("voc_fit", "method=lspc_new, trials=0-1"), ("voc_table", ""), PROV]
     )
+    assert _plan(finished, lspc_toy__lspc_new=classwise) == sorted(
+        [("lspc_toy_fit", "method=lspc_new, trials=0-1"), ("lspc_toy_report", ""), PROV]
+    )
     ida = {"ida__methods": ["klr", "lspc_new"], "ida__lspc_new": classwise}
     assert _plan(finished, **ida) == sorted(
         [

@@ -49,6 +49,7 @@ rule lspc_toy_fit:
         folds=LT["folds"],
         sigmas=LT["sigmas"],
         lams=LT["lams"],
+        variant=lambda wildcards: LT["lspc_new"] if wildcards.method == "lspc_new" else {},
         n_bins=config["calibration_bins"],
     script:
         "../scripts/lspc_toy_fit.py"

@@ -13,7 +13,14 @@ p = snakemake.params
 with np.load(snakemake.input[0]) as f:
     samples = dict(f)
 rows, curves = fit_method(
-    samples, snakemake.wildcards.method, p.seed, p.folds, p.sigmas, p.lams, p.n_bins
+    samples,
+    snakemake.wildcards.method,
+    p.seed,
+    p.folds,
+    p.sigmas,
+    p.lams,
+    p.n_bins,
+    variant=p.variant,
 )
 write_records(rows, snakemake.output.records)
 save_npz(snakemake.output.curves, **curves)

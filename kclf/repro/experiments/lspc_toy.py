@@ -64,7 +64,7 @@ def make_samples(seed, trials, n_train_per_class=250, n_test_per_class=250):
     return out
 
 
-def fit_method(samples, method, seed, cv=2, sigmas=None, lams=None, n_bins=10):
+def fit_method(samples, method, seed, cv=2, sigmas=None, lams=None, n_bins=10, variant=None):
     """Fit one method on every trial with (sigma, lambda) by ``cv``-fold CV.
 
     Returns ``(records, curves)``: records of accuracy, L1 and KL distance to the true
@@ -72,7 +72,8 @@ def fit_method(samples, method, seed, cv=2, sigmas=None, lams=None, n_bins=10):
     (:func:`kclf.repro.records.calibration_records` with ``n_bins`` reliability bins, of
     :func:`calibration_proba`; plus ``n_repaired``, the test rows LSPC' needed repaired);
     curves of trial 0: p^(y=1|x) on the grid and the unrounded alpha~_1 at the sorted
-    training inputs (Figure 1 (a), (b)).
+    training inputs (Figure 1 (a), (b)).  ``variant``: further parameters of the search
+    (LSPC-new's ``basis``, ``class_weight``), named in the records' params.
     """
     name, rounding = METHODS[method]
     trials = sorted(int(k[2:]) for k in samples if k.startswith("X_"))
@@ -87,9 +88,10 @@ def fit_method(samples, method, seed, cv=2, sigmas=None, lams=None, n_bins=10):
             cv=cv,
             rounding=rounding,
             random_state=seed_for(seed, "lspc_toy", "cv", t),
+            **variant or {},
         ).fit(X, y)
         secs = time.perf_counter() - t0
-        params = {"sigma": model.sigma_, "lam": model.lam_}
+        params = {"sigma": model.sigma_, "lam": model.lam_, **(variant or {})}
         acc = float(np.mean(model.predict(Xt) == yt))
         P_hat = model.predict_proba(GRID[:, None])
         l1, kl = posterior_distances(P_hat, P_true)

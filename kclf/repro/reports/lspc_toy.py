@@ -16,7 +16,13 @@ from ..datasets import lspc_toy  # noqa: E402
 from ..methods import family_methods  # noqa: E402
 from ..records import atomic_write, read_records  # noqa: E402
 from .calibration import reliability_figure, write_calibration_table  # noqa: E402
-from .tables import save_figure, summarize, wide_table, write_table  # noqa: E402
+from .tables import (  # noqa: E402
+    save_figure,
+    summarize,
+    variant_note,
+    wide_table,
+    write_table,
+)
 
 METRICS = {
     "accuracy": ("accuracy (%)", True, 100.0, 1),
@@ -95,7 +101,7 @@ def write_report(record_files, curve_files, out):
     caption = (
         f"LSPC toy problem (LSPC-new paper, Sec. 3.1): mean (std) over {n} trials; "
         "sigma and lambda by cross-validation for each method; distances on a grid over [-5, 5]."
-    )
+    ) + variant_note(records)
     write_table(str(out.csv)[:-4], summary, md_t, tex_t, caption)
     write_calibration(records, str(out.csv)[: -len(".csv")], out.reliability)
 
