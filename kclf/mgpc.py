@@ -311,6 +311,34 @@ def ep_sites(K, y, max_iter=100, tol=1e-8, sites=None, *, anderson_depth=5):
     }
 
 
+def ep_log_marginal_likelihood_gradient(K, result, dK):
+    """Derivatives of EP's log marginal likelihood with respect to covariance
+    hyper-parameters, at EP's fixed point (R&W Eq. (5.27)).
+
+    At the fixed point the evidence is stationary in the site parameters, so only the
+    prior covariance moves: ``d log Z_EP / d theta = tr((b b' - R) dK / d theta) / 2``
+    with ``R = S^1/2 B^-1 S^1/2`` and ``b = (I - R K) nu``.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        The prior covariance ``result`` was computed for.
+    result : dict
+        :func:`ep_sites`'s result (converged: the formula holds at the fixed point only).
+    dK : sequence of ndarray of shape (n, n)
+        ``dK / d theta_k`` for each hyper-parameter.
+
+    Returns
+    -------
+    grad : ndarray of shape (len(dK),)
+    """
+    sS, L = result["sqrt_tau"], result["L"]
+    b = result["nu"] - sS * cho_solve((L, True), sS * (K @ result["nu"]))
+    R = sS[:, None] * cho_solve((L, True), np.diag(sS))
+    A = np.outer(b, b) - R
+    return np.array([0.5 * np.einsum("ij,ij->", A, d) for d in dK])
+
+
 def _grid(value, name):
     return None if value is None else positive_grid(value, name)
 
@@ -407,6 +435,12 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
     way until the evidence first falls (``-inf`` in ``hyperparameter_scores_`` where a
     row was not visited); every EP run starts from the sites of its neighbour on the
     grid (the next row from the previous row's best).
+
+    The evidence also compares feature maps: fits with different ``n_centers`` (``None``
+    included) on the same data are comparable by ``log_marginal_likelihood_``.  It
+    favours the 20-centre map on the digits tasks (by 5-7 nats) and the identity on IDA
+    german (by 6 nats; test log loss 0.449 against the defaults' 0.474) and banana (by
+    2); the defaults do not search it, which would double every fit.
 
     References
     ----------

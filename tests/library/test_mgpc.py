@@ -279,6 +279,34 @@ def test_ep_fixed_point_equals_sequential_reference(n, amp, seed):
     np.testing.assert_allclose(plain["tau"], tau_ref, atol=100 * tol * scale, rtol=0)
 
 
+@pytest.mark.parametrize("amp, seed", [(1.0, 0), (30.0, 1)])
+def test_ep_evidence_gradient_matches_finite_differences(amp, seed):
+    # R&W Eq. (5.27) holds at EP's fixed point: the sites are re-converged at every
+    # perturbed point, so the central differences see the sites move too
+    from kclf.kernels import squared_distances
+    from kclf.mgpc import ep_log_marginal_likelihood_gradient
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(20, 2))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=20) > 0, 1.0, -1.0)
+    d2 = squared_distances(X)
+
+    def kernel(theta):  # log length scale, log amplitude, log bias
+        ls, a, b = np.exp(theta)
+        R = a * np.exp(-0.5 * d2 / ls**2)
+        return R + b, [R * d2 / ls**2, R, np.full_like(R, b)]
+
+    def lml(theta):
+        return ep_sites(kernel(theta)[0], y, tol=1e-13, max_iter=500)["log_marginal_likelihood"]
+
+    theta = np.log([0.8, amp, 0.5])
+    K, dK = kernel(theta)
+    grad = ep_log_marginal_likelihood_gradient(K, ep_sites(K, y, tol=1e-13, max_iter=500), dK)
+    h = 1e-5
+    fd = [(lml(theta + h * e) - lml(theta - h * e)) / (2 * h) for e in np.eye(3)]
+    np.testing.assert_allclose(grad, fd, rtol=1e-5, atol=1e-7)
+
+
 def test_ep_converges_where_undamped_parallel_updates_oscillate():
     from kclf.mgpc import _ep_step
 
