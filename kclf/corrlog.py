@@ -79,8 +79,9 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         weights ``beta_i`` of each label get their own ``(rho1_i, rho2_i)``, chosen on the
         same CV path and folds by the label's held-out log-likelihood given the other
         labels, Eq. (11), the term of the pseudo-likelihood (12) its weights control (ties
-        to the smoother model; why this criterion: :mod:`kclf._corrlog_search`); the
-        couplings keep the shared choice. Without CV the two coincide.
+        to the smoother model; why this criterion, and its known limit:
+        :mod:`kclf._corrlog_search`); the couplings keep the shared choice. Without CV the
+        two coincide.
     coupling_scale : float >= 0, default=1.0
         Multiplies both penalties on the couplings (``lambda_2 / lambda_1`` of Eq. (8)).
     couplings : bool, default=True
