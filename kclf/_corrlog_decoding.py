@@ -10,6 +10,7 @@ import numpy as np
 
 from . import belief_propagation as bp
 from ._f_measure import f1_decision, size_marginals_exact, size_marginals_gibbs
+from ._validation import warn_convergence
 
 #: Up to this many labels, exact enumeration of the ``2^m`` label vectors.
 MAX_EXACT_LABELS = 12
@@ -49,6 +50,29 @@ def _decode(U, A, decode, inference, bp_max_iter, bp_damping, gibbs=None):
         polish=True,
     )
     return (S > 0).astype(int), int(np.sum(~conv))
+
+
+def _bp_rows(decode, inference, A, n):
+    """How many of the ``n`` rows :func:`_decode` decodes by belief propagation: all of them
+    for the MAP with ``inference="bp"`` and the marginals beyond :data:`MAX_EXACT_LABELS`
+    labels, when there are couplings ``A``; none otherwise."""
+    exact = decode == "f1" or inference == "exact"
+    exact = exact or (decode == "marginal" and A.shape[0] <= MAX_EXACT_LABELS)
+    return 0 if exact or not A.any() else n
+
+
+def _warn_bp(n_bad, n, bp_max_iter):
+    """A ``ConvergenceWarning`` (pointing at the caller's caller, the user's) when more
+    than :data:`BP_WARN_FRACTION` of the ``n`` rows decoded by belief propagation did not
+    converge, ``n_bad`` of them, after the damped retry."""
+    if n and n_bad > BP_WARN_FRACTION * n:
+        warn_convergence(
+            f"belief propagation did not converge for {n_bad} of {n} rows "
+            f"({100.0 * n_bad / n:.1f}%) in bp_max_iter={bp_max_iter} sweeps, "
+            f"nor with damping {BP_RETRY_DAMPING}; their labels come from the last "
+            "messages",
+            stacklevel=3,
+        )
 
 
 def _marginals(U, A, inference, bp_max_iter, bp_damping):

@@ -47,10 +47,9 @@ whichever has the smaller objective at the new setting. Along the path, sequenti
 rules (Tibshirani et al., 2012) set aside the features whose gradient is far below the
 new ``rho1``; the fit runs on the others, and a KKT check over all set-aside features adds
 back any that violates ``|grad| <= rho1`` and solves again, so screening never changes the
-solution. The folds run in parallel threads (``n_jobs``), each with single-threaded BLAS,
-
-The estimator (:mod:`kclf.corrlog`) holds the model, prediction and decoding; the CV path
-gets the decoding as two functions (``decode``, ``score``).
+solution. The path gets the decoding as functions (``decode``, ``score``); the choice from
+the folds' scores is :mod:`kclf._corrlog_search`'s, the model, prediction and decoding the
+estimator's (:mod:`kclf.corrlog`, :mod:`kclf._corrlog_decoding`).
 
 References
 ----------
@@ -68,15 +67,31 @@ import time
 
 import numpy as np
 import scipy.sparse as sp
-from joblib import Parallel, delayed
 from scipy.sparse.linalg import LinearOperator, eigsh
 from scipy.special import expit
-from threadpoolctl import threadpool_limits
 
 #: Backtracking: ``L`` is multiplied by this after every accepted step, down to
 #: ``L_FLOOR`` times the Lipschitz bound (which keeps the stopping rule's residual bound).
 STEP_SHRINK = 0.9
 L_FLOOR = 1e-4
+
+
+#: Features with at most this fraction of non-zeros are solved as a sparse matrix (CSR;
+#: sparse input stays sparse): the products then cost nnz(X) instead of n d (with one
+#: thread, scipy's sparse products beat dense BLAS below about 20 % density).
+SPARSE_DENSITY = 0.15
+
+
+def solver_features(X, scaling):
+    """``X`` as the solver takes it: CSR when sparse or at most :data:`SPARSE_DENSITY`
+    non-zero (dense for ``scaling="whiten"``, whose transform is dense anyway)."""
+    if scaling == "whiten":
+        return X.toarray() if sp.issparse(X) else X
+    if sp.issparse(X):
+        return sp.csr_array(X)
+    if X.size and np.count_nonzero(X) <= SPARSE_DENSITY * X.size:
+        return sp.csr_array(X)
+    return X
 
 
 def non_constant(Y):
@@ -667,77 +682,3 @@ def fold_path(
             seconds["decode"] += time.perf_counter() - t1
         previous_row = row
     return scores, n_iter, solutions, active, label_scores, seconds
-
-
-def _first_max(values):
-    """Index of the first maximum to 12 digits (summation order cannot break a tie)."""
-    return np.unravel_index(np.argmax(np.round(values, 12)), values.shape)
-
-
-def cv_path(
-    params,
-    X,
-    Y,
-    folds,
-    rho1s,
-    rho2s,
-    decode,
-    score,
-    n_jobs=None,
-    per_label=False,
-    fast_score=None,
-    label_score=None,
-):
-    """Choose ``(rho1, rho2)`` on the grid ``rho2s x rho1s`` (each strongest first) by the
-    mean of the folds' scores (:func:`fold_path`; the folds in parallel threads, each on
-    one BLAS thread, so the result does not depend on ``n_jobs``).
-
-    The first maximum to 12 digits wins (summation order cannot break a tie): the
-    strongest penalties.  Returns ``(rho1, rho2, cv_results, starts, label_rho)``,
-    ``starts`` the folds' raw solutions at the choice for :func:`warm_start`.  With
-    ``per_label``, ``label_rho = (rho1s, rho2s)`` (arrays over the labels) holds each
-    label's own choice on the same path and folds, by the mean over folds of its test
-    ``label_score`` (:func:`fold_path`; the same tie rule), ``(rho1, rho2)`` staying the
-    couplings' penalty, and
-    ``starts`` take each label's weights and intercept from the folds' solutions at its
-    own choice; without, ``label_rho`` is None.  ``fast_score`` (:func:`fold_path`), if
-    given, scores the folds.  ``cv_results`` also holds ``"seconds_solve"`` (FISTA),
-    ``"seconds_screen"`` (strong rules and KKT checks) and ``"seconds_decode"`` (decoding
-    and scoring the test folds), summed over the folds.
-    """
-    label_score = label_score if per_label else None
-    with threadpool_limits(limits=1, user_api="blas"):
-        out = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(fold_path)(
-                params, X, Y, train, test, rho1s, rho2s, decode, score, fast_score, label_score
-            )
-            for train, test in folds
-        )
-    scores = np.mean([o[0] for o in out], axis=0)
-    a, b = _first_max(scores)
-    grid2, grid1 = np.meshgrid(rho2s, rho1s, indexing="ij")
-    results = {"rho1": grid1.ravel(), "rho2": grid2.ravel(), "mean_score": scores.ravel()}
-    for k, o in enumerate(out):
-        results[f"split{k}_score"] = o[0].ravel()
-    results["mean_n_iter"] = np.mean([o[1] for o in out], axis=0).ravel()
-    label_scores = np.mean([o[4] for o in out], axis=0)  # (n_rho2, n_rho1, m)
-    results["mean_label_score"] = label_scores.reshape(-1, Y.shape[1])
-    for key in ("solve", "screen", "decode"):
-        results[f"seconds_{key}"] = float(sum(o[5][key] for o in out))
-    starts = [(o[2][(a, b)], o[3]) for o in out if (a, b) in o[2]]
-    if not per_label:
-        return rho1s[b], rho2s[a], results, starts, None
-    choice = [_first_max(label_scores[:, :, j]) for j in range(Y.shape[1])]
-    label_rho = (
-        np.array([rho1s[bj] for _, bj in choice]),
-        np.array([rho2s[aj] for aj, _ in choice]),
-    )
-    starts = []
-    for o in out:
-        if (a, b) not in o[2]:
-            continue
-        coef, intercept, A = (np.array(v) for v in o[2][(a, b)])
-        for k, j in enumerate(np.flatnonzero(o[3])):
-            coef[k], intercept[k] = (v[k] for v in o[2][choice[j]][:2])
-        starts.append(((coef, intercept, A), o[3]))
-    return rho1s[b], rho2s[a], results, starts, label_rho

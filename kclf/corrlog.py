@@ -1,26 +1,19 @@
-"""Correlated logistic model (CorrLog) for multilabel classification.
+"""Correlated logistic model (CorrLog) for multilabel classification: the estimator.
 
 Li, Xie, You, Bian and Tao, "Correlated Logistic Model With Elastic Net Regularization for
-Multilabel Image Classification", IEEE TIP 2016 (arXiv:1904.08098).
-
-Model, Eq. (4), labels ``y in {-1, +1}^m``::
+Multilabel Image Classification", IEEE TIP 2016 (arXiv:1904.08098).  Model, Eq. (4), labels
+``y in {-1, +1}^m``::
 
     P(y | x) = exp( sum_i y_i beta_i^T x + sum_{i<j} alpha_ij y_i y_j ) / Z(x)
 
-Learning, Eq. (10)-(13): elastic-net regularised maximum pseudo-likelihood (the objective
-in :mod:`kclf._corrlog_solver`; in the paper's notation (8), ``lambda_1 = rho2``,
-``lambda_2 = coupling_scale * rho2`` and ``epsilon = rho1 / rho2``).  Solver: proximal
-gradient with soft thresholding (Algorithm 1, Eq. (19)-(20)) accelerated by FISTA
-(Remark 2); for cross-validation the whole ``rho2 x rho1`` grid of each fold as a
-warm-started regularisation path with sequential strong rules and a KKT check (screening
-never changes the solution).
-
-Prediction is the joint MAP (21) by loopy max-product belief propagation (Sec. III-B) or by
-exact enumeration of the ``2^m`` label vectors; marginals by enumeration up to
-:data:`MAX_EXACT_LABELS` labels, sum-product belief propagation beyond; and the Bayes
-decision for the example-based F1 (GFM, :mod:`kclf._f_measure`) from the probabilities
-``P(y_j = 1, |y| = s | x)`` of the joint (4), enumerated up to :data:`MAX_EXACT_F1_LABELS`
-labels, estimated by seeded Gibbs sampling beyond.
+Learning, Eq. (10)-(13): elastic-net regularised maximum pseudo-likelihood (in the paper's
+notation (8), ``lambda_1 = rho2``, ``lambda_2 = coupling_scale * rho2``, ``epsilon = rho1 /
+rho2``) by proximal gradient with soft thresholding (Algorithm 1, Eq. (19)-(20)) and FISTA
+(Remark 2): :mod:`kclf._corrlog_solver`.  The cross-validated choice of the penalties, each
+fold's grid one warm-started path whose screening never changes the solution:
+:mod:`kclf._corrlog_search`.  The decisions (the joint MAP (21), the marginals, the
+example-based F1's Bayes decision) and the CV criteria: :mod:`kclf._corrlog_decoding`.
+Here: the estimator's parameters, fit, prediction and decoding entry points.
 """
 
 from __future__ import annotations
@@ -30,7 +23,6 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -40,70 +32,56 @@ from ._corrlog_decoding import (
     BP_RETRY_DAMPING,
     BP_WARN_FRACTION,
     DECODERS,
+    MAX_EXACT_F1_LABELS,
     MAX_EXACT_LABELS,
-    _conditional_log_likelihood,
+    _bp_rows,
     _decode,
-    _map_subset_accuracy,
     _marginals,
-    _score,
+    _warn_bp,
 )
-from ._corrlog_solver import cv_path, fit_penalised, non_constant
+from ._corrlog_search import RHO1_GRID, RHO2_GRID, cv_criteria, cv_select, penalty_grids
+from ._corrlog_solver import fit_penalised, non_constant, solver_features
 from ._search import cv_splits
 from ._validation import binary_labels, label_matrix, warn_convergence
 
-#: Default CV grids (used when ``rho1`` / ``rho2`` are None), strongest first.
-RHO1_GRID = (1e-2, 1e-3, 1e-4, 0.0)
-RHO2_GRID = (1.0, 0.3, 0.1, 0.03, 0.01, 1e-3)
-#: Features with at most this fraction of non-zeros are solved as a sparse matrix (CSR;
-#: sparse input stays sparse): the solver's products then cost nnz(X) instead of n d (with
-#: one thread, scipy's sparse products beat dense BLAS below about 20 % density).
-SPARSE_DENSITY = 0.15
-
-
-def _solver_features(X, scaling):
-    """``X`` as the solver takes it: CSR when sparse or at most :data:`SPARSE_DENSITY`
-    non-zero (dense for ``scaling="whiten"``, whose transform is dense anyway)."""
-    if scaling == "whiten":
-        return X.toarray() if sp.issparse(X) else X
-    if sp.issparse(X):
-        return sp.csr_array(X)
-    if X.size and np.count_nonzero(X) <= SPARSE_DENSITY * X.size:
-        return sp.csr_array(X)
-    return X
+__all__ = [
+    "BP_RETRY_DAMPING",
+    "BP_WARN_FRACTION",
+    "DECODERS",
+    "MAX_EXACT_F1_LABELS",
+    "MAX_EXACT_LABELS",
+    "RHO1_GRID",
+    "RHO2_GRID",
+    "CorrLog",
+]
 
 
 class CorrLog(ClassifierMixin, BaseEstimator):
     """Correlated logistic model (CorrLog) for multilabel classification.
 
-    Eq. (4) of Li et al. (2016): independent logistic regressions per label plus pairwise
-    label couplings ``alpha_ij``, learned by elastic-net regularised maximum
-    pseudo-likelihood (Eq. (10)-(13), Algorithm 1 with FISTA, Remark 2; solver and
-    cross-validation path in :mod:`kclf._corrlog_solver`) and predicting the joint MAP label
-    vector, Eq. (21), or the thresholded marginals.
+    Eq. (4) of Li et al. (2016): a logistic regression per label plus pairwise label
+    couplings ``alpha_ij``, learned by elastic-net regularised maximum pseudo-likelihood
+    (Eq. (10)-(13), Algorithm 1 with FISTA, Remark 2), predicting the joint MAP label
+    vector, Eq. (21), the thresholded marginals or the expected-F1 maximiser.
 
     Parameters
     ----------
     rho1 : float >= 0 or None, default=None
         Weight of the l1 part of the elastic net (``lambda * epsilon`` in Eq. (8)). None
-        chooses it, jointly with ``rho2``, from ``rho1_grid`` by ``cv``-fold
-        cross-validation on the training data (the criterion follows ``decode``: subset
-        accuracy for "map", Hamming loss for "marginal", example-based F1 for "f1"). Ties
-        go to the smoother model: the larger ``rho2``, then the larger ``rho1``.
+        chooses it with ``rho2`` from the grids by ``cv``-fold cross-validation (criterion:
+        subset accuracy, Hamming loss or example-based F1, following ``decode``); ties go
+        to the smoother model, the larger ``rho2``, then the larger ``rho1``.
     rho2 : float >= 0 or None, default=None
         Weight of the squared-l2 part (``lambda_1`` in Eq. (8)); None: chosen by CV.
     penalty : {"shared", "per_label"}, default="shared"
         "shared": the paper's model, one elastic net ``(rho1, rho2)`` on every label's
         weights and (times ``coupling_scale``) on the couplings, Eq. (8). "per_label": the
-        weights ``beta_i`` of each label get their own ``(rho1_i, rho2_i)``, chosen from the
-        same grids on the same warm-started CV path and folds by that label's held-out
-        log-likelihood given the other labels, Eq. (11) (the label's own term of the
-        pseudo-likelihood (12), which its weights control; ties to the smoother model), so
-        each label's logistic part is tuned as an independent per-label search would tune
-        it; the couplings keep the shared ``(rho1, rho2)`` chosen by the joint criterion.
-        Without CV (``rho1`` and ``rho2`` given) the two coincide. On scene a per-label
-        choice by the accuracy of the thresholded marginals instead raised the test
-        Hamming loss (0.106 against 0.097 shared): the marginals on the path mix every
-        label's penalty, the conditional (11) only the label's own.
+        weights ``beta_i`` of each label get their own ``(rho1_i, rho2_i)``, chosen on the
+        same CV path and folds by the label's held-out log-likelihood given the other
+        labels, Eq. (11), the term of the pseudo-likelihood (12) its weights control (ties
+        to the smoother model; why this criterion, and its known limit:
+        :mod:`kclf._corrlog_search`); the couplings keep the shared choice. Without CV the
+        two coincide.
     coupling_scale : float >= 0, default=1.0
         Multiplies both penalties on the couplings (``lambda_2 / lambda_1`` of Eq. (8)).
     couplings : bool, default=True
@@ -111,30 +89,26 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         same elastic net, the paper's baseline.
     inference : {"bp", "exact"}, default="bp"
         Joint MAP of :meth:`predict`: max-product loopy belief propagation (Sec. III-B) or
-        enumeration of all ``2^m`` label vectors (m <= 12). The marginals of
-        :meth:`predict_proba` are enumerated up to :data:`MAX_EXACT_LABELS` labels with
-        either setting (cheap and exact there) and come from sum-product belief
+        enumeration of all ``2^m`` label vectors (m <= 12). The marginals are enumerated
+        up to :data:`MAX_EXACT_LABELS` labels with either setting, sum-product belief
         propagation beyond.
     decode : {"map", "marginal", "f1"}, default="map"
-        What :meth:`predict` returns: the joint MAP (21), the Bayes decision for subset
-        accuracy; each label's marginal thresholded at 1/2, the Bayes decision for
-        Hamming loss; or the label vector of largest expected example-based F1 under the
-        joint (4), its Bayes decision (GFM, Dembczynski et al. 2011, from
-        ``P(y_j = 1, |y| = s | x)``: enumerated up to :data:`MAX_EXACT_F1_LABELS` labels,
-        Gibbs-sampled beyond, see ``gibbs_sweeps``). The CV criterion follows it.
+        What :meth:`predict` returns, and the CV criterion: the joint MAP (21), the Bayes
+        decision for subset accuracy; each marginal thresholded at 1/2, for Hamming loss;
+        or the label vector of largest expected example-based F1 under the joint (4) (GFM,
+        Dembczynski et al. 2011, from ``P(y_j = 1, |y| = s | x)``: enumerated up to
+        :data:`MAX_EXACT_F1_LABELS` labels, Gibbs-sampled beyond, see ``gibbs_sweeps``).
     gibbs_sweeps : int, default=2000
         Sweeps of the Gibbs sampler of ``decode="f1"`` beyond :data:`MAX_EXACT_F1_LABELS`
-        labels (after ``gibbs_sweeps // 10`` burn-in sweeps), seeded by ``random_state``;
-        each estimated probability has a standard error below ``0.5 / sqrt(n_eff)``,
-        ``n_eff`` the effective number of sweeps.
+        labels (after ``gibbs_sweeps // 10`` burn-in), seeded by ``random_state``; each
+        estimate's standard error is below ``0.5 / sqrt(n_eff)``, ``n_eff`` effective sweeps.
     bp_max_iter : int, default=50
-        Early stop of belief propagation (Sec. III-B). Rows that have not converged are
-        run again with damping :data:`BP_RETRY_DAMPING`; a ``ConvergenceWarning`` names
-        the count when more than :data:`BP_WARN_FRACTION` of the rows still have not. For
-        the MAP, such rows get the best of a local search (single flips) started from the
-        decisions of the last sweeps of both runs (``bp.max_product(polish=True)``): on
-        scene's frustrated couplings this made max-product's MAP equal enumeration's on
-        every test photo, against 91-95 % without.
+        Early stop of belief propagation (Sec. III-B). Rows not converged are run again
+        with damping :data:`BP_RETRY_DAMPING` (a ``ConvergenceWarning`` when more than
+        :data:`BP_WARN_FRACTION` of them still fail); for the MAP they then get the best
+        single-flip local search from both runs' last decisions (``bp.max_product(
+        polish=True)``), which on scene's frustrated couplings made max-product's MAP equal
+        enumeration's on every test photo, against 91-95 % without.
     bp_damping : float in [0, 1), default=0.0
         Message damping of belief propagation (first run).
     scaling : {"standardize", "whiten"} or None, default="standardize"
@@ -146,31 +120,27 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         Step ``1/L``: ``L`` the upper bound on the Lipschitz constant of the gradient
         (:mod:`kclf._corrlog_solver`), or backtracking starting from that bound.
     monotone : bool, default=True
-        Monotone FISTA with adaptive restarts (objective never increases); False gives
-        plain FISTA.
+        Monotone FISTA with adaptive restarts (the objective never increases); False: plain.
     tol : float, default=1e-7
         The final fit stops when an accepted step changes the objective by less than
         ``tol`` relatively.
     cv_tol : float, default=1e-6
-        The same criterion for the fits inside cross-validation, looser than ``tol``:
-        they only rank the grid, and each starts from its neighbour's solution.
+        ``tol`` of the fits inside CV: they only rank the grid, each from its neighbour.
     max_iter : int, default=3000
         FISTA iterations per fit.
     cv : int, splitter or iterable, default=3
-        The folds for choosing ``rho1`` / ``rho2`` when they are None: an integer, the
-        number of shuffled folds (seeded by ``random_state``); or, as in scikit-learn's
-        searches, a splitter (its ``split(X, Y)`` is used) or an iterable of ``(train,
-        test)`` index arrays (:func:`kclf._search.cv_splits`).
+        The folds of the CV: an integer, that many shuffled folds seeded by
+        ``random_state``; or a splitter (``split(X, Y)``) or an iterable of ``(train,
+        test)`` index arrays, as in scikit-learn's searches (:func:`kclf._search.cv_splits`).
     rho1_grid, rho2_grid : sequences of float, default=None
-        Grids for the CV (None: :data:`RHO1_GRID`, :data:`RHO2_GRID`).
+        Grids for the CV (None or empty: :data:`RHO1_GRID`, :data:`RHO2_GRID`).
     n_jobs : int or None, default=None
         Folds solved in parallel threads; each fold's products run on one BLAS thread
         whatever ``n_jobs``, so the fit does not depend on it.
     random_state : int, RandomState instance or None, default=0
-        Seeds the CV fold assignment of an integer ``cv`` (through
-        ``sklearn.utils.check_random_state``: an instance is drawn from; the fit itself is
-        deterministic) and the Gibbs sampler of ``decode="f1"`` (an integer gives the same
-        decisions on every call; an instance is drawn from at each call).
+        Seeds the folds of an integer ``cv`` (``check_random_state``: an instance is drawn
+        from; the fit itself is deterministic) and the Gibbs sampler of ``decode="f1"`` (an
+        integer gives the same decisions on every call, an instance is drawn from at each).
 
     Attributes
     ----------
@@ -184,14 +154,13 @@ class CorrLog(ClassifierMixin, BaseEstimator):
     couplings_ : ndarray of shape (m, m)
         Symmetric ``alpha_ij`` with zero diagonal.
     constant_labels_ : dict
-        ``{label index: value}`` of labels constant in the training data. Such a label has
-        no finite maximum pseudo-likelihood estimate; it is left out of the model and
-        always predicted as that value (marginal exactly 0 or 1), and, being constant, its
-        couplings would only shift the other labels' intercepts. A warning is issued.
+        ``{label index: value}`` of labels constant in the training data (with a warning):
+        no finite maximum pseudo-likelihood estimate, and couplings that would only shift
+        the other labels' intercepts; left out of the model, always predicted as that
+        value (marginal exactly 0 or 1).
     rho1_, rho2_ : float
-        The penalties used (chosen by CV when the parameters are None): on every label's
-        weights and the couplings with ``penalty="shared"``, on the couplings with
-        ``"per_label"``.
+        The penalties used (chosen by CV when the parameters are None): on the couplings,
+        and on every label's weights with ``penalty="shared"``.
     label_rho1_, label_rho2_ : ndarray of shape (m,)
         The elastic net of each label's weights ``beta_i`` (all ``rho1_``, ``rho2_`` with
         the shared penalty; the constant labels' entries are unused).
@@ -214,8 +183,8 @@ class CorrLog(ClassifierMixin, BaseEstimator):
     References
     ----------
     Q. Li, B. Xie, J. You, W. Bian, D. Tao. Correlated Logistic Model With Elastic Net
-    Regularization for Multilabel Image Classification. IEEE TIP 25(8), 2016.
-    The solver's references are in :mod:`kclf._corrlog_solver`.
+    Regularization for Multilabel Image Classification. IEEE TIP 25(8), 2016 (the
+    solver's references: :mod:`kclf._corrlog_solver`).
 
     Examples
     --------
@@ -310,51 +279,16 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         return {name: getattr(self, name) for name in names}
 
     def _cv_select(self, X, Y):
-        """``(rho1, rho2, cv_results_, starts, label_rho)`` chosen on the grids by
-        :func:`kclf._corrlog_solver.cv_path` on the folds of ``cv`` (seeded by
-        ``random_state``), scoring the labels of ``decode`` by :func:`_score` (and, per
-        label, by their accuracy with ``penalty="per_label"``)."""
-
-        rho1s = [self.rho1] if self.rho1 is not None else list(self.rho1_grid or RHO1_GRID)
-        rho2s = [self.rho2] if self.rho2 is not None else list(self.rho2_grid or RHO2_GRID)
-        rho1s = sorted({float(r) for r in rho1s}, reverse=True)
-        rho2s = sorted({float(r) for r in rho2s}, reverse=True)
+        """:func:`kclf._corrlog_search.cv_select` on the folds of ``cv`` (seeded by
+        ``random_state``), with the criteria of ``decode``."""
         folds = cv_splits(self.cv, X, Y, check_random_state(self.random_state))
         gibbs = self._gibbs() if self.decode == "f1" else None  # drawn after the folds
-
-        def decode(U, A):
-            return _decode(
-                U, A, self.decode, self.inference, self.bp_max_iter, self.bp_damping, gibbs
-            )[0]
-
-        def score(Y_true, Y_pred):
-            return _score(Y_true, Y_pred, self.decode)
-
-        fast_score = None
-        if self.decode == "map":
-
-            def fast_score(U, A, Y_true, rows_ok):
-                return _map_subset_accuracy(
-                    U, A, Y_true, rows_ok, self.inference, self.bp_max_iter, self.bp_damping
-                )
-
         per_label = self.penalty == "per_label"
-        label_score = _conditional_log_likelihood if per_label else None
-
-        return cv_path(
-            self._params(),
-            X,
-            Y,
-            folds,
-            rho1s,
-            rho2s,
-            decode,
-            score,
-            self.n_jobs,
-            per_label,
-            fast_score,
-            label_score,
+        criteria = cv_criteria(
+            self.decode, self.inference, self.bp_max_iter, self.bp_damping, gibbs, per_label
         )
+        grids = penalty_grids(self.rho1, self.rho2, self.rho1_grid, self.rho2_grid)
+        return cv_select(self._params(), X, Y, folds, *grids, criteria, self.n_jobs, per_label)
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, Y):
@@ -374,16 +308,15 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         X, Y = validate_data(
             self, X, Y, multi_output=True, dtype=np.float64, accept_sparse=("csr", "csc")
         )
-        if np.ndim(Y) == 1:  # two classes, encoded 0/1 as a one-label matrix
+        self._binary = np.ndim(Y) == 1
+        if self._binary:  # two classes, encoded 0/1 as a one-label matrix
             self.classes_, yi = binary_labels(Y, "CorrLog")
             Y = yi[:, None]
-            self._binary = True
         else:
             Y = label_matrix(Y, X.shape[0])
             self.classes_ = np.arange(Y.shape[1])
-            self._binary = False
         n, m = Y.shape
-        X = _solver_features(X, self.scaling)
+        X = solver_features(X, self.scaling)
         if self.inference == "exact" and m > MAX_EXACT_LABELS:
             raise ValueError(
                 f"inference='exact' enumerates 2^m label vectors and needs m <= "
@@ -449,16 +382,6 @@ class CorrLog(ClassifierMixin, BaseEstimator):
             out[:, j] = v
         return out
 
-    def _warn_bp(self, n_bad, n):
-        if n and n_bad > BP_WARN_FRACTION * n:
-            warn_convergence(
-                f"belief propagation did not converge for {n_bad} of {n} rows "
-                f"({100.0 * n_bad / n:.1f}%) in bp_max_iter={self.bp_max_iter} sweeps, "
-                f"nor with damping {BP_RETRY_DAMPING}; their labels come from the last "
-                "messages",
-                stacklevel=3,
-            )
-
     def decode_labels(self, X, decode=None, return_info=False):
         """0/1 label vectors (n, m) by the joint MAP, the thresholded marginals or the
         expected-F1 maximiser.
@@ -467,17 +390,14 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         ----------
         X : array-like of shape (n_samples, n_features)
         decode : {"map", "marginal", "f1"} or None, default=None
-            "map": the joint MAP, Eq. (21), the Bayes decision for subset accuracy;
-            "marginal": each label's marginal ``P(y_i = 1 | x) > 1/2``, the Bayes decision
-            for Hamming loss; "f1": the Bayes decision for the example-based F1 (GFM on
-            the joint (4), exact up to :data:`MAX_EXACT_F1_LABELS` labels, Gibbs sampling
-            seeded by ``random_state`` beyond). None: the estimator's ``decode``. Labels
+            The joint MAP (21), the Bayes decision for subset accuracy; each marginal
+            ``P(y_i = 1 | x) > 1/2``, for Hamming loss; or the example-based F1's (GFM on
+            the joint (4), as for the parameter ``decode``, which None takes). Labels
             constant in the training data keep their value with every decoder (the F1
             decision is taken over the others).
         return_info : bool, default=False
-            Also return ``{"decode", "bp_rows", "bp_nonconverged"}``: the rows decoded by
-            belief propagation and how many of them did not converge (after the damped
-            retry).
+            Also return ``{"decode", "bp_rows", "bp_nonconverged"}``: how many rows belief
+            propagation decoded, and did not converge on after the damped retry.
 
         Returns
         -------
@@ -493,22 +413,12 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         idx, U, A = self._active_unary(X)
         n_bad = bp_rows = 0
         if len(idx):
+            gibbs = self._gibbs() if decode == "f1" else None
             out[:, idx], n_bad = _decode(
-                U,
-                A,
-                decode,
-                self.inference,
-                self.bp_max_iter,
-                self.bp_damping,
-                self._gibbs() if decode == "f1" else None,
+                U, A, decode, self.inference, self.bp_max_iter, self.bp_damping, gibbs
             )
-            exact = (
-                decode == "f1"
-                or self.inference == "exact"
-                or (decode == "marginal" and len(idx) <= MAX_EXACT_LABELS)
-            )
-            bp_rows = 0 if exact or not A.any() else X.shape[0]
-        self._warn_bp(n_bad, bp_rows)
+            bp_rows = _bp_rows(decode, self.inference, A, X.shape[0])
+        _warn_bp(n_bad, bp_rows, self.bp_max_iter)
         info = {"decode": decode, "bp_rows": bp_rows, "bp_nonconverged": n_bad}
         return (out, info) if return_info else out
 
@@ -548,7 +458,7 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         idx, U, A = self._active_unary(X)
         if len(idx):
             out[:, idx], n_bad = _marginals(U, A, self.inference, self.bp_max_iter, self.bp_damping)
-            self._warn_bp(n_bad, X.shape[0])
+            _warn_bp(n_bad, X.shape[0], self.bp_max_iter)
         return np.column_stack([1.0 - out[:, 0], out[:, 0]]) if self._binary else out
 
     def score(self, X, y, sample_weight=None):

@@ -301,6 +301,18 @@ def test_cv_records_grid_and_picks_from_it():
     assert fixed.cv_results_ is None and fixed.rho2_ == 1e-2
 
 
+def test_cv_grids_may_be_arrays():
+    # array-like grids, as _parameter_constraints allow, search the same settings as lists
+    X, Y = make_corrlog_toy(200, np.random.default_rng(2))
+    kw = {"cv": 2, "rho1": 1e-3}
+    lists = CorrLog(rho2_grid=[1e-1, 1e-3], **kw).fit(X, Y)
+    arrays = CorrLog(rho2_grid=np.array([1e-3, 1e-1]), rho1_grid=np.array([0.5, 1.0]), **kw)
+    arrays.fit(X, Y)
+    for key in ("rho1", "rho2", "mean_score"):
+        np.testing.assert_array_equal(arrays.cv_results_[key], lists.cv_results_[key])
+    np.testing.assert_array_equal(arrays.coef_, lists.coef_)
+
+
 def test_constant_label_is_predicted_constant_with_a_warning():
     X, Y = make_corrlog_toy(200, np.random.default_rng(3))
     Y3 = np.column_stack([Y, np.ones(len(Y), dtype=int)])

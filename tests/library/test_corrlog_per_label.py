@@ -167,7 +167,7 @@ def test_map_subset_accuracy_without_decoding_every_row_is_the_decoded_one(m, sc
     import warnings
 
     from kclf import belief_propagation as bp
-    from kclf.corrlog import _decode, _map_subset_accuracy
+    from kclf._corrlog_decoding import _decode, _map_subset_accuracy
 
     rng = np.random.default_rng(seed)
     n = 300

@@ -8,7 +8,6 @@ import pytest
 import scipy.sparse as sp
 
 from kclf import _corrlog_solver as solver
-from kclf import corrlog
 from kclf.corrlog import CorrLog
 
 
@@ -27,7 +26,7 @@ def test_sparse_fit_equals_the_dense_fit(monkeypatch, scaling):
     kw.update(tol=1e-12, cv_tol=1e-10)
     sparse = CorrLog(**kw).fit(sp.csr_matrix(X), Y)
     also = CorrLog(**kw).fit(X, Y)  # 5 % non-zero: solved sparse too
-    monkeypatch.setattr(corrlog, "SPARSE_DENSITY", 0.0)
+    monkeypatch.setattr(solver, "SPARSE_DENSITY", 0.0)
     dense = CorrLog(**kw).fit(X, Y)
     assert (sparse.rho1_, sparse.rho2_) == (dense.rho1_, dense.rho2_)
     np.testing.assert_allclose(sparse.cv_results_["mean_score"], dense.cv_results_["mean_score"])
