@@ -42,7 +42,7 @@ from ._corrlog_decoding import (
     _map_subset_accuracy,
     _score,
 )
-from ._corrlog_solver import fold_path
+from ._corrlog_solver import fold_path, fold_weight_path
 
 #: Default CV grids (used when ``rho1`` / ``rho2`` are None), strongest first.
 RHO1_GRID = (1e-2, 1e-3, 1e-4, 0.0)
@@ -101,12 +101,17 @@ def cv_select(params, X, Y, folds, rho1s, rho2s, criteria, n_jobs=None, per_labe
     Returns ``(rho1, rho2, cv_results, starts, label_rho)``, ``starts`` the folds' raw
     solutions at the choice for :func:`kclf._corrlog_solver.warm_start`.  With
     ``per_label``, ``label_rho = (rho1s, rho2s)`` (arrays over the labels) holds each
-    label's own choice on the same path and folds, by the mean over the folds of its
-    conditional log-likelihood (11), ``(rho1, rho2)`` staying the couplings' penalty, and
-    ``starts`` take each label's weights and intercept from the folds' solutions at its
-    own choice; without, ``label_rho`` is None.  ``cv_results`` also holds
-    ``"seconds_solve"`` (FISTA), ``"seconds_screen"`` (strong rules and KKT checks) and
-    ``"seconds_decode"`` (decoding and scoring the test folds), summed over the folds.
+    label's own choice, by the mean over the folds of its conditional log-likelihood (11)
+    on a second path per fold (:func:`kclf._corrlog_solver.fold_weight_path`) with the
+    couplings' penalty held at ``(rho1, rho2)`` and the weights' over the grid;
+    ``cv_results`` then adds ``"mean_label_score_shared_couplings"`` and
+    ``"split<k>_label_score_shared_couplings"`` (grid, m), row ``k`` every label's weights
+    at ``(rho1[k], rho2[k])``, and ``"mean_n_iter_shared_couplings"``; ``starts`` take each
+    label's weights and intercept from the second paths' solutions at its own choice
+    (unless every label chose ``(rho1, rho2)``: the shared model).  Without, ``label_rho``
+    is None.  ``cv_results`` also holds ``"seconds_solve"`` (FISTA), ``"seconds_screen"``
+    (strong rules and KKT checks) and ``"seconds_decode"`` (decoding and scoring the test
+    folds), summed over the folds and paths.
     """
     decode, score, fast_score, label_score = criteria
     label_score = label_score if per_label else None
@@ -131,17 +136,53 @@ def cv_select(params, X, Y, folds, rho1s, rho2s, criteria, n_jobs=None, per_labe
     starts = [(o[2][(a, b)], o[3]) for o in out if (a, b) in o[2]]
     if not per_label:
         return rho1s[b], rho2s[a], results, starts, None
+    second = _weight_paths(params, X, Y, folds, rho1s, rho2s, (a, b), out, label_score, n_jobs)
+    label_scores = np.mean([o[0] for o in second], axis=0)  # (n_rho2, n_rho1, m)
+    key = "label_score_shared_couplings"
+    results[f"mean_{key}"] = label_scores.reshape(-1, Y.shape[1])
+    for k, o in enumerate(second):
+        results[f"split{k}_{key}"] = o[0].reshape(-1, Y.shape[1])
+    results["mean_n_iter_shared_couplings"] = np.mean([o[1] for o in second], axis=0).ravel()
+    for key in ("solve", "screen", "decode"):
+        results[f"seconds_{key}"] += float(sum(o[3][key] for o in second))
     choice = [_first_max(label_scores[:, :, j]) for j in range(Y.shape[1])]
     label_rho = (
         np.array([rho1s[bj] for _, bj in choice]),
         np.array([rho2s[aj] for aj, _ in choice]),
     )
+    if all(c == (a, b) for c in choice):
+        return rho1s[b], rho2s[a], results, starts, label_rho  # the shared model exactly
     starts = []
-    for o in out:
+    for o, first in zip(second, out):
         if (a, b) not in o[2]:
             continue
         coef, intercept, A = (np.array(v) for v in o[2][(a, b)])
-        for k, j in enumerate(np.flatnonzero(o[3])):
+        for k, j in enumerate(np.flatnonzero(first[3])):
             coef[k], intercept[k] = (v[k] for v in o[2][choice[j]][:2])
-        starts.append(((coef, intercept, A), o[3]))
+        starts.append(((coef, intercept, A), first[3]))
     return rho1s[b], rho2s[a], results, starts, label_rho
+
+
+def _weight_paths(params, X, Y, folds, rho1s, rho2s, at, out, label_score, n_jobs):
+    """Each fold's second path (:func:`kclf._corrlog_solver.fold_weight_path`): the
+    couplings' penalty held at the shared choice ``at = (a, b)``, the weights' moving over
+    the grid, started from the fold's first-path solutions (``out``) at the strongest
+    setting and at the choice."""
+    a, b = at
+    with threadpool_limits(limits=1, user_api="blas"):
+        return Parallel(n_jobs=n_jobs, prefer="threads")(
+            delayed(fold_weight_path)(
+                params,
+                X,
+                Y,
+                train,
+                test,
+                rho1s,
+                rho2s,
+                rho1s[b],
+                rho2s[a],
+                label_score,
+                [(p, o[2][p]) for p in sorted({(0, 0), (a, b)}) if p in o[2]],
+            )
+            for (train, test), o in zip(folds, out)
+        )

@@ -597,6 +597,23 @@ def fit_penalised(params, X, Y, active, rho1, rho2, starts=(), label_rho=None):
 # ---------------------------------------------------------------------------------------
 
 
+def _fold_data(params, X, Ytr, active, train, test):
+    """``(scaling, data, Xte, opts)`` of one fold: the scaling fitted on the training rows,
+    their :class:`Data` (non-constant labels ``active``), the test rows' centred scaled
+    features and the CV's FISTA settings (``cv_tol``)."""
+    scaling = Scaling(X[train], params["scaling"], params["whiten_eps"])
+    data = Data(scaling.transform(X[train]), 2.0 * Ytr[:, active] - 1.0, params["couplings"])
+    Xte = scaling.transform(X[test])
+    Xte = CentredSparse(Xte, data.x_mean) if sp.issparse(Xte) else Xte - data.x_mean
+    opts = {
+        "tol": params["cv_tol"],
+        "max_iter": params["max_iter"],
+        "monotone": params["monotone"],
+        "step": params["step"],
+    }
+    return scaling, data, Xte, opts
+
+
 def fold_path(
     params, X, Y, train, test, rho1s, rho2s, decode, score, fast_score=None, label_score=None
 ):
@@ -628,16 +645,7 @@ def fold_path(
         scores[:] = score(Y[test], base)
         label_scores[:] = 0.0
         return scores, n_iter, solutions, active, label_scores, seconds
-    scaling = Scaling(X[train], params["scaling"], params["whiten_eps"])
-    data = Data(scaling.transform(X[train]), 2.0 * Ytr[:, active] - 1.0, params["couplings"])
-    Xte = scaling.transform(X[test])
-    Xte = CentredSparse(Xte, data.x_mean) if sp.issparse(Xte) else Xte - data.x_mean
-    opts = {
-        "tol": params["cv_tol"],
-        "max_iter": params["max_iter"],
-        "monotone": params["monotone"],
-        "step": params["step"],
-    }
+    scaling, data, Xte, opts = _fold_data(params, X, Ytr, active, train, test)
     c = params["coupling_scale"]
     previous_row = [None] * n1
     for a, r2 in enumerate(rho2s):
@@ -682,3 +690,70 @@ def fold_path(
             seconds["decode"] += time.perf_counter() - t1
         previous_row = row
     return scores, n_iter, solutions, active, label_scores, seconds
+
+
+def fold_weight_path(params, X, Y, train, test, rho1s, rho2s, rho1, rho2, label_score, starts):
+    """Each label's held-out ``label_score`` (the conditional log-likelihood (11)) with the
+    couplings' penalty held at ``(rho1, rho2)`` and the weights' elastic net of every label
+    moving together over ``rho2s x rho1s`` (strongest first): the model structure
+    ``penalty="per_label"`` finally fits, solved as one warm-started path like
+    :func:`fold_path`'s (per-label penalties of :class:`Objective`, all labels equal).
+
+    ``starts`` holds ``((a, b), (coef, intercept, A))``, raw solutions of the fold's first
+    path (:func:`fold_path`) at grid points ``(a, b)``; the strongest setting starts from the
+    one with the smaller objective there.  Returns the label scores (n_rho2, n_rho1, m),
+    the FISTA iterations (n_rho2, n_rho1), the raw solutions ``{(a, b): (coef, intercept,
+    A)}`` and the seconds spent solving, screening and scoring.
+    """
+    Ytr = Y[train]
+    active = non_constant(Ytr)
+    n2, n1 = len(rho2s), len(rho1s)
+    label_scores = np.zeros((n2, n1, Y.shape[1]))
+    n_iter = np.zeros((n2, n1), dtype=int)
+    seconds = {"solve": 0.0, "screen": 0.0, "decode": 0.0}
+    solutions = {}
+    if not active.any():
+        return label_scores, n_iter, solutions, seconds
+    scaling, data, Xte, opts = _fold_data(params, X, Ytr, active, train, test)
+    c, m = params["coupling_scale"], data.m
+
+    def node(theta, r1):
+        F = Objective(data, None, rho1, rho2, c).fields(theta)
+        return {"theta": theta, "loss": data.loss(F), "grad": data.Xc.T @ data.dloss(F), "rho1": r1}
+
+    def objective(s, r1, r2):
+        # the weights at (r1, r2), the couplings at the shared (rho1, rho2)
+        W, _, al = data.split(s["theta"])
+        wpen = r2 * float(W.ravel() @ W.ravel()) + r1 * float(np.abs(W).sum())
+        return s["loss"] + wpen + c * (rho2 * float(al @ al) + rho1 * float(np.abs(al).sum()))
+
+    first = [node(data.from_raw(*raw, scaling), rho1s[b]) for (_, b), raw in starts]
+    previous_row = [None] * n1
+    for a, r2 in enumerate(rho2s):
+        row = []
+        for b, r1 in enumerate(rho1s):
+            cands = [s for s in (previous_row[b], row[b - 1] if b else None) if s is not None]
+            cands = cands or first
+            label_rho = (np.full(m, r1), np.full(m, r2))
+            if cands:
+                start = min(cands, key=lambda s, r1=r1, r2=r2: objective(s, r1, r2))
+                theta0, grad0, r1_prev = start["theta"], start["grad"], start["rho1"]
+                opts["L"] = start.get("L")
+            else:
+                theta0, grad0, r1_prev = data.initial(), None, None
+            t0 = time.perf_counter()
+            theta, F, gW, info = solve(data, rho1, rho2, c, theta0, opts, grad0, r1_prev, label_rho)
+            t1 = time.perf_counter()
+            seconds["solve"] += t1 - t0 - info["screen_seconds"]
+            seconds["screen"] += info["screen_seconds"]
+            row.append(
+                {"theta": theta, "loss": data.loss(F), "grad": gW, "rho1": r1, "L": info["L"]}
+            )
+            n_iter[a, b] = info["n_iter"]
+            coef, intercept, A = data.to_raw(theta, scaling)
+            solutions[(a, b)] = (coef, intercept, A)
+            U = data.unary(theta, Xte)
+            label_scores[a, b, active] = label_score(U, A, Y[test][:, active])
+            seconds["decode"] += time.perf_counter() - t1
+        previous_row = row
+    return label_scores, n_iter, solutions, seconds
