@@ -40,6 +40,7 @@ from ._corrlog_decoding import (
     _conditional_log_likelihood,
     _decode,
     _map_subset_accuracy,
+    _marginals,
     _score,
 )
 from ._corrlog_solver import fold_path, fold_weight_path
@@ -88,12 +89,46 @@ def cv_criteria(decode, inference, bp_max_iter, bp_damping, gibbs, per_label):
     return decode_fn, score, fast_score, label_score
 
 
+#: The criteria of the labels' choice on the second path (experiment, private switch
+#: ``CorrLog._per_label_criterion``): the conditional log-likelihood (11), the held-out
+#: log-likelihood of the label's marginal ``P(y_j = 1 | x)`` under the joint, or the
+#: marginal's held-out accuracy (1 - Hamming) with that log-likelihood as tie-break.
+LABEL_CRITERIA = ("conditional", "marginal_log_loss", "marginal_hamming")
+#: Marginals are clipped to [eps, 1 - eps] in the log-likelihood.
+MARGINAL_EPS = 1e-12
+#: Weight of the log-likelihood tie-break of ``"marginal_hamming"`` (below the accuracy's
+#: granularity, one row in a test fold).
+HAMMING_TIE_WEIGHT = 1e-7
+
+
+def label_criterion(name, inference, bp_max_iter, bp_damping):
+    """Each label's held-out score ``f(U, A, Y_true) -> (m,)`` of :data:`LABEL_CRITERIA`
+    ``name`` (higher is better), for the second path of ``penalty="per_label"``."""
+    if name == "conditional":
+        return _conditional_log_likelihood
+    if name not in LABEL_CRITERIA:
+        raise ValueError(f"per-label criterion must be one of {LABEL_CRITERIA}, got {name!r}")
+
+    def marginal_score(U, A, Y_true):
+        P = np.clip(_marginals(U, A, inference, bp_max_iter, bp_damping)[0], MARGINAL_EPS, 1.0)
+        P = np.minimum(P, 1.0 - MARGINAL_EPS)
+        loglik = np.mean(Y_true * np.log(P) + (1 - Y_true) * np.log1p(-P), axis=0)
+        if name == "marginal_log_loss":
+            return loglik
+        accuracy = np.mean((P > 0.5) == (Y_true > 0), axis=0)
+        return accuracy + HAMMING_TIE_WEIGHT * loglik
+
+    return marginal_score
+
+
 def _first_max(values):
     """Index of the first maximum to 12 digits (summation order cannot break a tie)."""
     return np.unravel_index(np.argmax(np.round(values, 12)), values.shape)
 
 
-def cv_select(params, X, Y, folds, rho1s, rho2s, criteria, n_jobs=None, per_label=False):
+def cv_select(
+    params, X, Y, folds, rho1s, rho2s, criteria, n_jobs=None, per_label=False, second_score=None
+):
     """Choose ``(rho1, rho2)`` on the grid ``rho2s x rho1s`` (each strongest first) by the
     mean of the folds' scores (:func:`kclf._corrlog_solver.fold_path` with ``criteria``
     from :func:`cv_criteria`).
@@ -111,7 +146,8 @@ def cv_select(params, X, Y, folds, rho1s, rho2s, criteria, n_jobs=None, per_labe
     (unless every label chose ``(rho1, rho2)``: the shared model).  Without, ``label_rho``
     is None.  ``cv_results`` also holds ``"seconds_solve"`` (FISTA), ``"seconds_screen"``
     (strong rules and KKT checks) and ``"seconds_decode"`` (decoding and scoring the test
-    folds), summed over the folds and paths.
+    folds), summed over the folds and paths.  ``second_score`` (experiment; None: the
+    conditional (11)): the labels' score on the second path (:func:`label_criterion`).
     """
     decode, score, fast_score, label_score = criteria
     label_score = label_score if per_label else None
@@ -136,7 +172,8 @@ def cv_select(params, X, Y, folds, rho1s, rho2s, criteria, n_jobs=None, per_labe
     starts = [(o[2][(a, b)], o[3]) for o in out if (a, b) in o[2]]
     if not per_label:
         return rho1s[b], rho2s[a], results, starts, None
-    second = _weight_paths(params, X, Y, folds, rho1s, rho2s, (a, b), out, label_score, n_jobs)
+    second_score = label_score if second_score is None else second_score
+    second = _weight_paths(params, X, Y, folds, rho1s, rho2s, (a, b), out, second_score, n_jobs)
     label_scores = np.mean([o[0] for o in second], axis=0)  # (n_rho2, n_rho1, m)
     key = "label_score_shared_couplings"
     results[f"mean_{key}"] = label_scores.reshape(-1, Y.shape[1])

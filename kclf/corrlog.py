@@ -39,7 +39,14 @@ from ._corrlog_decoding import (
     _marginals,
     _warn_bp,
 )
-from ._corrlog_search import RHO1_GRID, RHO2_GRID, cv_criteria, cv_select, penalty_grids
+from ._corrlog_search import (
+    RHO1_GRID,
+    RHO2_GRID,
+    cv_criteria,
+    cv_select,
+    label_criterion,
+    penalty_grids,
+)
 from ._corrlog_solver import fit_penalised, non_constant, solver_features
 from ._search import cv_splits
 from ._validation import binary_labels, label_matrix, warn_convergence
@@ -198,6 +205,10 @@ class CorrLog(ClassifierMixin, BaseEstimator):
     (2, 2)
     """
 
+    #: Experiment (private): the labels' criterion on ``penalty="per_label"``'s second CV
+    #: path, one of :data:`kclf._corrlog_search.LABEL_CRITERIA`.
+    _per_label_criterion = "conditional"
+
     _parameter_constraints = {
         "rho1": [Interval(Real, 0, None, closed="left"), None],
         "rho2": [Interval(Real, 0, None, closed="left"), None],
@@ -288,7 +299,12 @@ class CorrLog(ClassifierMixin, BaseEstimator):
             self.decode, self.inference, self.bp_max_iter, self.bp_damping, gibbs, per_label
         )
         grids = penalty_grids(self.rho1, self.rho2, self.rho1_grid, self.rho2_grid)
-        return cv_select(self._params(), X, Y, folds, *grids, criteria, self.n_jobs, per_label)
+        second = label_criterion(
+            self._per_label_criterion, self.inference, self.bp_max_iter, self.bp_damping
+        )
+        return cv_select(
+            self._params(), X, Y, folds, *grids, criteria, self.n_jobs, per_label, second
+        )
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, Y):

@@ -202,6 +202,39 @@ def test_second_path_scores_the_model_the_per_label_fit_has():
     np.testing.assert_array_equal(clf.label_rho2_, res["rho2"][best])
 
 
+@pytest.mark.parametrize("criterion", ["marginal_log_loss", "marginal_hamming"])
+def test_marginal_criterion_on_the_second_path(criterion):
+    # experiment: the labels choose on the second path by their marginals' held-out score;
+    # the first path and the couplings' choice are unchanged
+    from kclf._corrlog_decoding import _marginals
+    from kclf._corrlog_search import label_criterion
+
+    rng = np.random.default_rng(7)
+    U, A = rng.normal(size=(50, 4)), np.triu(0.4 * rng.normal(size=(4, 4)), 1)
+    A = A + A.T
+    Y = (rng.random((50, 4)) < 0.4).astype(int)
+    P = _marginals(U, A, "exact", 100, 0.0)[0]
+    loglik = np.mean(Y * np.log(P) + (1 - Y) * np.log(1 - P), axis=0)
+    got = label_criterion(criterion, "exact", 100, 0.0)(U, A, Y)
+    if criterion == "marginal_log_loss":
+        np.testing.assert_allclose(got, loglik)
+    else:
+        np.testing.assert_allclose(got, np.mean((P > 0.5) == Y, axis=0), atol=1e-6)
+    X, Y = _problem(seed=6, n=200, d=6, m=3)
+    grids = {"rho1_grid": [1e-2, 0.0], "rho2_grid": [0.1, 1e-2], "random_state": 0}
+    base = CorrLog(penalty="per_label", **grids).fit(X, Y)
+    clf = CorrLog(penalty="per_label", **grids)
+    clf._per_label_criterion = criterion
+    clf.fit(X, Y)
+    res = clf.cv_results_
+    assert np.array_equal(res["mean_score"], base.cv_results_["mean_score"])
+    assert (clf.rho1_, clf.rho2_) == (base.rho1_, base.rho2_)
+    best = np.argmax(np.round(res["mean_label_score_shared_couplings"], 12), axis=0)
+    np.testing.assert_array_equal(clf.label_rho1_, res["rho1"][best])
+    with pytest.raises(ValueError, match="per-label criterion"):
+        label_criterion("nope", "bp", 100, 0.0)
+
+
 def test_shared_model_has_no_second_path():
     # the default model's CV is the first path alone, and per-label's first path is it
     X, Y = _problem(seed=6, n=200, d=6, m=3)
