@@ -152,12 +152,13 @@ def test_lspc_new_variant_is_searched_recorded_and_captioned(tmp_path):
     assert json.loads(acc["params"]) == {"sigma": ref.sigma_, "lam": ref.lam_, **variant}
     assert curves["alpha1"].shape == curves["x_sorted"].shape
     write_records(rows, tmp_path / "lspc_new.csv")
-    np.savez(tmp_path / "c.npz", **curves)
+    np.savez(tmp_path / "lspc_new_0-0_curves.npz", **curves)
     out = SimpleNamespace(
         **{k: tmp_path / f"t.{k}" for k in ("csv", "md", "tex")},
         posterior=tmp_path / "p.png",
         alpha=tmp_path / "a.png",
         reliability=tmp_path / "r.png",
     )
-    write_report([str(tmp_path / "lspc_new.csv")], [str(tmp_path / "c.npz")], out)
+    curve_file = str(tmp_path / "lspc_new_0-0_curves.npz")
+    write_report([str(tmp_path / "lspc_new.csv")], [curve_file], out)
     assert "LSPC-new ran with basis=classwise, class_weight=balanced" in out.md.read_text()

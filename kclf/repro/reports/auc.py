@@ -225,8 +225,8 @@ POOLED = "AUC, all tags x trials"
 
 def chosen_tau_note(auc, methods, tau, factors):
     """Caption sentence of a width search: the grid (factors of the median ``tau``) and,
-    per method, the chosen widths' factors (median and range over tags and trials) and
-    the LSPC-new variant its records name."""
+    per method, the chosen widths' factors (median and range over tags and trials); the
+    LSPC-new variant is named by :func:`kclf.repro.reports.tables.variant_note`."""
     parts = []
     for m in methods:
         params = [json.loads(p) for p in auc.loc[auc["method"] == m, "params"]]
