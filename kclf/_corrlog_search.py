@@ -5,29 +5,28 @@ the folds' scores.  Each fold's ``rho2 x rho1`` grid is solved as one warm-start
 :func:`kclf._corrlog_solver.fold_path`; the folds run in parallel threads (``n_jobs``), each
 on one BLAS thread, so the result does not depend on ``n_jobs``.  The shared ``(rho1,
 rho2)`` maximises the mean fold score of the decoder's criterion (subset accuracy for the
-MAP (21), 1 - Hamming loss for the marginals, example-based F1 for the F1 decision); with
-``penalty="per_label"`` each label's weights get the setting that maximises its mean
-held-out conditional log-likelihood given the other labels, Eq. (11) (Li et al., IEEE TIP
-2016), the term of the pseudo-likelihood (12) that the label's weights control.  Ties go to
-the smoother model: the first maximum to 12 digits, grids strongest first.
+MAP (21), 1 - Hamming loss for the marginals, example-based F1 for the F1 decision).  Ties
+go to the smoother model: the first maximum to 12 digits, grids strongest first.
 
-Why the conditional (11) and not the label's accuracy: choosing each label's setting by the
-accuracy of its thresholded marginals raised scene's test Hamming loss (0.106 against 0.097
-shared), since the marginals on the path mix every label's penalty and the conditional
-(11) holds only the label's own.
-
-A known limit of the per-label choice: on the path, a label's score at a setting comes from
-a fit with *every* penalty at that setting, the couplings' included, while the final model
-keeps the couplings at the shared choice; so the label is credited with gains that partly
-came from the couplings' penalty.  Measured on the training sets alone (3 outer folds,
-each fitted with its own inner CV, test CLL (11) summed over the labels, mean per row): the
-path promises scene -0.44 against -0.74 at the shared point, but the per-label model gets
--0.70 against the shared model's -0.63 (CAL500 -43.8 / -42.5, medical -1.33 / -1.30).
-Most labels' path gains exceed the fold-to-fold standard error (CAL500: 142 of the 158
-labels that move), so a one-standard-error rule does not address it: anchored at the shared
-choice it left CAL500's test Hamming loss unchanged (0.1332) and raised medical's (0.0079);
-the classic form (the smoothest setting within one SE of the best) gave CAL500 0.1324 but
-medical 0.0088 with MAP subset accuracy 0.725 instead of 0.765.
+With ``penalty="per_label"`` each label's weights then get their own setting, chosen on a
+second warm-started path per fold (:func:`kclf._corrlog_solver.fold_weight_path`) with
+the couplings' penalty held at the shared choice and every label's weights moving over
+the grid: the structure the final model has.  On the first path a label's score at a
+setting comes from a fit with the couplings at that setting too, so labels were credited
+with gains the final model cannot keep (on CAL500 the per-label model missed the
+per-label logistic regressions' Hamming loss, 0.1332 against 0.1331; a test shows the
+second path's scores equal direct fits of the final structure).  The labels' criterion
+(:func:`label_criterion`, ``"auto"``) is the held-out log-likelihood of the label's
+marginal ``P(y_j = 1 | x)`` where the marginals are exact (up to
+:data:`kclf._corrlog_decoding.MAX_EXACT_LABELS` labels), the quantity behind the
+Hamming-optimal decision; beyond, the held-out conditional log-likelihood given the other
+labels, Eq. (11) (Li et al., IEEE TIP 2016), the term of the pseudo-likelihood (12) the
+label's weights control.  Measured on the MULAN test sets (Hamming on marginals,
+per-label first path / second path with (11) / second path with the marginal): scene
+0.0953 / 0.1040 / 0.0927, medical 0.0075 / 0.0079 / 0.0082, CAL500 0.1332 / 0.1322 /
+0.1320; (11) rewards leaning on couplings the marginals do not have (scene), and the
+marginals beyond 12 labels need belief propagation at every setting and fold (CAL500:
+296 s against 33 s with (11)).
 """
 
 from __future__ import annotations
@@ -37,6 +36,7 @@ from joblib import Parallel, delayed
 from threadpoolctl import threadpool_limits
 
 from ._corrlog_decoding import (
+    MAX_EXACT_LABELS,
     _conditional_log_likelihood,
     _decode,
     _map_subset_accuracy,
@@ -89,36 +89,33 @@ def cv_criteria(decode, inference, bp_max_iter, bp_damping, gibbs, per_label):
     return decode_fn, score, fast_score, label_score
 
 
-#: The criteria of the labels' choice on the second path (experiment, private switch
-#: ``CorrLog._per_label_criterion``): the conditional log-likelihood (11), the held-out
-#: log-likelihood of the label's marginal ``P(y_j = 1 | x)`` under the joint, or the
-#: marginal's held-out accuracy (1 - Hamming) with that log-likelihood as tie-break.
-LABEL_CRITERIA = ("conditional", "marginal_log_loss", "marginal_hamming")
+#: The labels' criteria on the second path of ``penalty="per_label"``: ``"auto"`` (the
+#: default) is the held-out log-likelihood of the label's marginal ``P(y_j = 1 | x)`` where
+#: the marginals are exact (enumeration: ``m <= MAX_EXACT_LABELS`` or
+#: ``inference="exact"``) and the conditional log-likelihood (11) beyond;
+#: ``"conditional"`` and ``"marginal"`` use one of the two for every label count (the
+#: ablation of ``benchmarks/bench_corrlog.py --per-label-criterion``).
+LABEL_CRITERIA = ("auto", "conditional", "marginal")
 #: Marginals are clipped to [eps, 1 - eps] in the log-likelihood.
 MARGINAL_EPS = 1e-12
-#: Weight of the log-likelihood tie-break of ``"marginal_hamming"`` (below the accuracy's
-#: granularity, one row in a test fold).
-HAMMING_TIE_WEIGHT = 1e-7
 
 
 def label_criterion(name, inference, bp_max_iter, bp_damping):
-    """Each label's held-out score ``f(U, A, Y_true) -> (m,)`` of :data:`LABEL_CRITERIA`
-    ``name`` (higher is better), for the second path of ``penalty="per_label"``."""
-    if name == "conditional":
-        return _conditional_log_likelihood
+    """Each label's held-out score ``f(U, A, Y_true) -> (m,)`` (higher is better) on the
+    second path of ``penalty="per_label"``, by the criterion ``name`` of
+    :data:`LABEL_CRITERIA`."""
     if name not in LABEL_CRITERIA:
         raise ValueError(f"per-label criterion must be one of {LABEL_CRITERIA}, got {name!r}")
 
-    def marginal_score(U, A, Y_true):
-        P = np.clip(_marginals(U, A, inference, bp_max_iter, bp_damping)[0], MARGINAL_EPS, 1.0)
-        P = np.minimum(P, 1.0 - MARGINAL_EPS)
-        loglik = np.mean(Y_true * np.log(P) + (1 - Y_true) * np.log1p(-P), axis=0)
-        if name == "marginal_log_loss":
-            return loglik
-        accuracy = np.mean((P > 0.5) == (Y_true > 0), axis=0)
-        return accuracy + HAMMING_TIE_WEIGHT * loglik
+    def score(U, A, Y_true):
+        exact = inference == "exact" or U.shape[1] <= MAX_EXACT_LABELS
+        if name == "conditional" or (name == "auto" and not exact):
+            return _conditional_log_likelihood(U, A, Y_true)
+        P = _marginals(U, A, inference, bp_max_iter, bp_damping)[0]
+        P = np.clip(P, MARGINAL_EPS, 1.0 - MARGINAL_EPS)
+        return np.mean(Y_true * np.log(P) + (1 - Y_true) * np.log1p(-P), axis=0)
 
-    return marginal_score
+    return score
 
 
 def _first_max(values):
@@ -136,8 +133,9 @@ def cv_select(
     Returns ``(rho1, rho2, cv_results, starts, label_rho)``, ``starts`` the folds' raw
     solutions at the choice for :func:`kclf._corrlog_solver.warm_start`.  With
     ``per_label``, ``label_rho = (rho1s, rho2s)`` (arrays over the labels) holds each
-    label's own choice, by the mean over the folds of its conditional log-likelihood (11)
-    on a second path per fold (:func:`kclf._corrlog_solver.fold_weight_path`) with the
+    label's own choice, by the mean over the folds of its score ``second_score``
+    (:func:`label_criterion`; None: the conditional log-likelihood (11)) on a second
+    path per fold (:func:`kclf._corrlog_solver.fold_weight_path`) with the
     couplings' penalty held at ``(rho1, rho2)`` and the weights' over the grid;
     ``cv_results`` then adds ``"mean_label_score_shared_couplings"`` and
     ``"split<k>_label_score_shared_couplings"`` (grid, m), row ``k`` every label's weights
@@ -146,8 +144,7 @@ def cv_select(
     (unless every label chose ``(rho1, rho2)``: the shared model).  Without, ``label_rho``
     is None.  ``cv_results`` also holds ``"seconds_solve"`` (FISTA), ``"seconds_screen"``
     (strong rules and KKT checks) and ``"seconds_decode"`` (decoding and scoring the test
-    folds), summed over the folds and paths.  ``second_score`` (experiment; None: the
-    conditional (11)): the labels' score on the second path (:func:`label_criterion`).
+    folds), summed over the folds and paths.
     """
     decode, score, fast_score, label_score = criteria
     label_score = label_score if per_label else None

@@ -10,6 +10,7 @@ import pytest
 from scipy.optimize import approx_fprime, minimize
 
 from kclf import _corrlog_solver as solver
+from kclf import belief_propagation as bp
 from kclf._corrlog_decoding import _conditional_log_likelihood
 from kclf.corrlog import CorrLog
 
@@ -163,25 +164,37 @@ def test_per_label_choice_is_each_labels_best_on_the_path():
     np.testing.assert_allclose(clf.coef_, coef, atol=1e-4 * np.abs(coef).max())
 
 
-def test_second_path_scores_the_model_the_per_label_fit_has():
+def _marginal_log_likelihood(U, A, Y):
+    P = bp.exact_marginals(U, A)
+    return np.mean(Y * np.log(P) + (1 - Y) * np.log1p(-P), axis=0)
+
+
+@pytest.mark.parametrize("criterion", ["auto", "conditional"])
+def test_second_path_scores_the_model_the_per_label_fit_has(criterion):
     # one fold: the second path's score of every label at a weights' setting is the held-out
-    # conditional (11) of a direct fit with every label's weights at that setting and the
-    # couplings at the shared choice (the structure finally fitted); the first path's, with
-    # the couplings at the setting too, is not
+    # score of a direct fit with every label's weights at that setting and the couplings at
+    # the shared choice (the structure finally fitted): the label's marginal log-likelihood
+    # by default at m <= 12, the conditional (11) with criterion "conditional"; the first
+    # path's conditional (11), with the couplings at the setting too, is not it
     X, Y = _problem(seed=5, n=240, d=12, m=4)
     idx = np.random.default_rng(0).permutation(len(X))
     train, test = np.sort(idx[:160]), np.sort(idx[160:])
     grids = {"rho1_grid": [1e-2, 1e-3, 0.0], "rho2_grid": [1.0, 0.1, 1e-2]}
     cv_tol = 1e-12
     kw = {"cv": [(train, test)], "cv_tol": cv_tol, "max_iter": 100000, **grids}
-    clf = CorrLog(penalty="per_label", **kw).fit(X, Y)
+    clf = CorrLog(penalty="per_label", **kw)
+    clf._per_label_criterion = criterion
+    clf.fit(X, Y)
     res = clf.cv_results_
     params = dict(clf._params(), tol=1e-15)
     m = Y.shape[1]
     active = np.ones(m, dtype=bool)
+    direct_score = (
+        _conditional_log_likelihood if criterion == "conditional" else _marginal_log_likelihood
+    )
     # FISTA stops with its last step at most sqrt(2 tol |P| / L) long (fista's docstring):
     # both fits are that close to the optimum up to curvature and row-norm constants of
-    # order 1-10 here, and the score (11) is Lipschitz in the parameters on these rows
+    # order 1-10 here, and both scores are Lipschitz in the parameters on these rows
     atol = 100.0 * np.sqrt(cv_tol)
     first_gap = 0.0
     for k in range(len(res["rho1"])):
@@ -190,10 +203,11 @@ def test_second_path_scores_the_model_the_per_label_fit_has():
             params, X[train], Y[train], active, clf.rho1_, clf.rho2_, (), label_rho
         )
         assert info["converged"]
-        direct = _conditional_log_likelihood(X[test] @ coef.T + intercept, A, Y[test])
+        U = X[test] @ coef.T + intercept
         score = res["split0_label_score_shared_couplings"][k]
-        np.testing.assert_allclose(score, direct, rtol=0, atol=atol)
+        np.testing.assert_allclose(score, direct_score(U, A, Y[test]), rtol=0, atol=atol)
         np.testing.assert_array_equal(res["mean_label_score_shared_couplings"][k], score)
+        direct = _conditional_log_likelihood(U, A, Y[test])
         first_gap = max(first_gap, float(np.abs(res["mean_label_score"][k] - direct).max()))
     assert first_gap > 10 * atol  # the check tells the two paths apart
     # the final model: each label's weights at its best on the second path
@@ -202,37 +216,49 @@ def test_second_path_scores_the_model_the_per_label_fit_has():
     np.testing.assert_array_equal(clf.label_rho2_, res["rho2"][best])
 
 
-@pytest.mark.parametrize("criterion", ["marginal_log_loss", "marginal_hamming"])
-def test_marginal_criterion_on_the_second_path(criterion):
-    # experiment: the labels choose on the second path by their marginals' held-out score;
-    # the first path and the couplings' choice are unchanged
-    from kclf._corrlog_decoding import _marginals
+def test_label_criteria():
+    # "auto" is the marginal's log-likelihood where the marginals are enumerated
+    # (m <= MAX_EXACT_LABELS or inference="exact") and the conditional (11) beyond
+    from kclf._corrlog_decoding import MAX_EXACT_LABELS
     from kclf._corrlog_search import label_criterion
 
     rng = np.random.default_rng(7)
-    U, A = rng.normal(size=(50, 4)), np.triu(0.4 * rng.normal(size=(4, 4)), 1)
-    A = A + A.T
-    Y = (rng.random((50, 4)) < 0.4).astype(int)
-    P = _marginals(U, A, "exact", 100, 0.0)[0]
-    loglik = np.mean(Y * np.log(P) + (1 - Y) * np.log(1 - P), axis=0)
-    got = label_criterion(criterion, "exact", 100, 0.0)(U, A, Y)
-    if criterion == "marginal_log_loss":
-        np.testing.assert_allclose(got, loglik)
-    else:
-        np.testing.assert_allclose(got, np.mean((P > 0.5) == Y, axis=0), atol=1e-6)
+    for m in (4, MAX_EXACT_LABELS + 2):
+        U = rng.normal(size=(50, m))
+        A = np.triu(0.4 * rng.normal(size=(m, m)) / np.sqrt(m), 1)
+        A = A + A.T
+        Y = (rng.random((50, m)) < 0.4).astype(int)
+        cond = _conditional_log_likelihood(U, A, Y)
+        np.testing.assert_array_equal(label_criterion("conditional", "bp", 100, 0.0)(U, A, Y), cond)
+        exact = label_criterion("auto", "exact", 100, 0.0)(U, A, Y)
+        np.testing.assert_allclose(exact, _marginal_log_likelihood(U, A, Y), rtol=1e-12)
+        auto = label_criterion("auto", "bp", 100, 0.0)(U, A, Y)
+        np.testing.assert_allclose(auto, exact if m <= MAX_EXACT_LABELS else cond, rtol=1e-12)
+        if m > MAX_EXACT_LABELS:  # "marginal" keeps the marginals beyond: BP's here
+            bp_score = label_criterion("marginal", "bp", 200, 0.0)(U, A, Y)
+            np.testing.assert_allclose(bp_score, exact, atol=0.05)
+            assert not np.allclose(bp_score, cond)
+    with pytest.raises(ValueError, match="per-label criterion"):
+        label_criterion("nope", "bp", 100, 0.0)
+
+
+def test_criterion_changes_only_the_labels_choice():
+    # the first path and the couplings' choice do not depend on the labels' criterion
     X, Y = _problem(seed=6, n=200, d=6, m=3)
     grids = {"rho1_grid": [1e-2, 0.0], "rho2_grid": [0.1, 1e-2], "random_state": 0}
     base = CorrLog(penalty="per_label", **grids).fit(X, Y)
     clf = CorrLog(penalty="per_label", **grids)
-    clf._per_label_criterion = criterion
+    clf._per_label_criterion = "conditional"
     clf.fit(X, Y)
     res = clf.cv_results_
     assert np.array_equal(res["mean_score"], base.cv_results_["mean_score"])
     assert (clf.rho1_, clf.rho2_) == (base.rho1_, base.rho2_)
+    assert not np.array_equal(
+        res["mean_label_score_shared_couplings"],
+        base.cv_results_["mean_label_score_shared_couplings"],
+    )
     best = np.argmax(np.round(res["mean_label_score_shared_couplings"], 12), axis=0)
     np.testing.assert_array_equal(clf.label_rho1_, res["rho1"][best])
-    with pytest.raises(ValueError, match="per-label criterion"):
-        label_criterion("nope", "bp", 100, 0.0)
 
 
 def test_shared_model_has_no_second_path():
@@ -254,7 +280,6 @@ def test_shared_model_has_no_second_path():
 def test_map_subset_accuracy_without_decoding_every_row_is_the_decoded_one(m, scale, seed):
     import warnings
 
-    from kclf import belief_propagation as bp
     from kclf._corrlog_decoding import _decode, _map_subset_accuracy
 
     rng = np.random.default_rng(seed)
