@@ -614,6 +614,30 @@ def _fold_data(params, X, Ytr, active, train, test):
     return scaling, data, Xte, opts
 
 
+def _path_point(data, scaling, Xte, opts, start, penalty, seconds, label_rho=None, rho1=None):
+    """Solve one point of a fold's warm-started path from ``start`` (a node of a
+    neighbouring point, or None: cold) at ``penalty = (rho1, rho2, coupling_scale)`` (and
+    the labels' weights at ``label_rho``), adding the solve and screening seconds.
+
+    Returns the point's node (``theta``, ``loss``, ``grad``, ``rho1``: the weights' l1
+    weight, ``rho1`` when given, for the strong rules of the next start; ``L``), the
+    FISTA iterations, the raw solution ``(coef, intercept, A)`` and the test fold's fields.
+    """
+    r1, r2, c = penalty
+    if start is not None:
+        theta0, grad0, r1_prev = start["theta"], start["grad"], start["rho1"]
+        opts["L"] = start.get("L")
+    else:
+        theta0, grad0, r1_prev = data.initial(), None, None
+    t0 = time.perf_counter()
+    theta, F, gW, info = solve(data, r1, r2, c, theta0, opts, grad0, r1_prev, label_rho)
+    seconds["solve"] += time.perf_counter() - t0 - info["screen_seconds"]
+    seconds["screen"] += info["screen_seconds"]
+    node_rho1 = r1 if rho1 is None else rho1
+    node = {"theta": theta, "loss": data.loss(F), "grad": gW, "rho1": node_rho1, "L": info["L"]}
+    return node, info["n_iter"], data.to_raw(theta, scaling), data.unary(theta, Xte)
+
+
 def fold_path(
     params, X, Y, train, test, rho1s, rho2s, decode, score, fast_score=None, label_score=None
 ):
@@ -652,31 +676,20 @@ def fold_path(
         row = []
         for b, r1 in enumerate(rho1s):
             starts = [s for s in (previous_row[b], row[b - 1] if b else None) if s is not None]
-            if starts:
 
-                def objective(s, r1=r1, r2=r2):
-                    W, _, al = data.split(s["theta"])
-                    sq = float(W.ravel() @ W.ravel()) + c * float(al @ al)
-                    ab = float(np.abs(W).sum()) + c * float(np.abs(al).sum())
-                    return s["loss"] + r2 * sq + r1 * ab
+            def objective(s, r1=r1, r2=r2):
+                W, _, al = data.split(s["theta"])
+                sq = float(W.ravel() @ W.ravel()) + c * float(al @ al)
+                ab = float(np.abs(W).sum()) + c * float(np.abs(al).sum())
+                return s["loss"] + r2 * sq + r1 * ab
 
-                start = min(starts, key=objective)
-                theta0, grad0, r1_prev = start["theta"], start["grad"], start["rho1"]
-                opts["L"] = start["L"]
-            else:
-                theta0, grad0, r1_prev = data.initial(), None, None
-            t0 = time.perf_counter()
-            theta, F, gW, info = solve(data, r1, r2, c, theta0, opts, grad0, r1_prev)
-            t1 = time.perf_counter()
-            seconds["solve"] += t1 - t0 - info["screen_seconds"]
-            seconds["screen"] += info["screen_seconds"]
-            row.append(
-                {"theta": theta, "loss": data.loss(F), "grad": gW, "rho1": r1, "L": info["L"]}
+            start = min(starts, key=objective) if starts else None
+            node, n_iter[a, b], solutions[(a, b)], U = _path_point(
+                data, scaling, Xte, opts, start, (r1, r2, c), seconds
             )
-            n_iter[a, b] = info["n_iter"]
-            coef, intercept, A = data.to_raw(theta, scaling)
-            solutions[(a, b)] = (coef, intercept, A)
-            U = data.unary(theta, Xte)
+            row.append(node)
+            A = solutions[(a, b)][2]
+            t1 = time.perf_counter()
             if fast_score is not None:
                 rows_ok = np.all(Y[test][:, ~active] == base[:, ~active], axis=1)
                 scores[a, b] = fast_score(U, A, Y[test][:, active], rows_ok)
@@ -735,24 +748,15 @@ def fold_weight_path(params, X, Y, train, test, rho1s, rho2s, rho1, rho2, label_
             cands = [s for s in (previous_row[b], row[b - 1] if b else None) if s is not None]
             cands = cands or first
             label_rho = (np.full(m, r1), np.full(m, r2))
+            start = None
             if cands:
                 start = min(cands, key=lambda s, r1=r1, r2=r2: objective(s, r1, r2))
-                theta0, grad0, r1_prev = start["theta"], start["grad"], start["rho1"]
-                opts["L"] = start.get("L")
-            else:
-                theta0, grad0, r1_prev = data.initial(), None, None
-            t0 = time.perf_counter()
-            theta, F, gW, info = solve(data, rho1, rho2, c, theta0, opts, grad0, r1_prev, label_rho)
-            t1 = time.perf_counter()
-            seconds["solve"] += t1 - t0 - info["screen_seconds"]
-            seconds["screen"] += info["screen_seconds"]
-            row.append(
-                {"theta": theta, "loss": data.loss(F), "grad": gW, "rho1": r1, "L": info["L"]}
+            node, n_iter[a, b], solutions[(a, b)], U = _path_point(
+                data, scaling, Xte, opts, start, (rho1, rho2, c), seconds, label_rho, r1
             )
-            n_iter[a, b] = info["n_iter"]
-            coef, intercept, A = data.to_raw(theta, scaling)
-            solutions[(a, b)] = (coef, intercept, A)
-            U = data.unary(theta, Xte)
+            row.append(node)
+            A = solutions[(a, b)][2]
+            t1 = time.perf_counter()
             label_scores[a, b, active] = label_score(U, A, Y[test][:, active])
             seconds["decode"] += time.perf_counter() - t1
         previous_row = row
