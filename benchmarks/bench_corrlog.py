@@ -51,6 +51,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegressionCV
 from sklearn.preprocessing import StandardScaler
 
+from kclf._corrlog_search import LABEL_CRITERIA
 from kclf.corrlog import CorrLog
 from kclf.metrics import multilabel_scores
 from kclf.repro.datasets.mulan import load_arff_multilabel
@@ -143,13 +144,15 @@ def baseline(X, Y, Xt):
     return time.perf_counter() - start, P, skipped
 
 
-def corrlog(X, Y, Xt, penalty, n_jobs):
+def corrlog(X, Y, Xt, penalty, n_jobs, criterion="auto"):
     """Fit ``CorrLog(penalty=...)``; its seconds, the test labels of every decoder with
     their seconds, the model and the warnings raised."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         start = time.perf_counter()
-        model = CorrLog(penalty=penalty, n_jobs=n_jobs).fit(X, Y)
+        model = CorrLog(penalty=penalty, n_jobs=n_jobs)
+        model._per_label_criterion = criterion  # the ablation of the second path's criterion
+        model.fit(X, Y)
         seconds = time.perf_counter() - start
         decoded, dec_seconds = {}, {}
         for decoder in DECODERS:
@@ -160,7 +163,7 @@ def corrlog(X, Y, Xt, penalty, n_jobs):
     return seconds, decoded, dec_seconds, model, notes
 
 
-def report(name, X, Y, Xt, Yt, n_jobs, penalties):
+def report(name, X, Y, Xt, Yt, n_jobs, penalties, criterion="auto"):
     """Print one set's block; return its summary row."""
     b_sec, b_pred, skipped = baseline(X, Y, Xt)
     freq = Y.mean(axis=0)
@@ -176,7 +179,7 @@ def report(name, X, Y, Xt, Yt, n_jobs, penalties):
     rows[0] += (base["example_f1"], None, None)
     summary = {"set": name, "m": Y.shape[1], "baseline": b_sec}
     for penalty in penalties:
-        c_sec, decoded, dec_sec, model, notes = corrlog(X, Y, Xt, penalty, n_jobs)
+        c_sec, decoded, dec_sec, model, notes = corrlog(X, Y, Xt, penalty, n_jobs, criterion)
         prof = model.fit_profile_
         print(
             f"  CorrLog(penalty={penalty!r}) CV + fit: {c_sec:8.1f} s   ratio {c_sec / b_sec:.3f}"
@@ -230,6 +233,12 @@ def main():
     ap.add_argument("--n", type=int, default=2000, help="training (and test) rows, dense20/text20")
     ap.add_argument("--n-jobs", type=int, default=1, help="CorrLog's n_jobs (CV folds)")
     ap.add_argument("--mulan", default=str(ROOT.parent / "shared" / "data" / "mulan"))
+    ap.add_argument(
+        "--per-label-criterion",
+        default="auto",
+        choices=LABEL_CRITERIA,
+        help="the labels' criterion on per_label's second CV path (ablation)",
+    )
     args = ap.parse_args()
     summaries = []
     for name in args.sets:
@@ -237,7 +246,7 @@ def main():
         if data is None:
             print(f"\n{name}: not in {args.mulan}, skipped")
             continue
-        summaries.append(report(name, *data, args.n_jobs, args.penalties))
+        summaries.append(report(name, *data, args.n_jobs, args.penalties, args.per_label_criterion))
     print("\nCV + fit seconds, CorrLog over per-label LogisticRegressionCV(cv=3, Cs=24):")
     head = "".join(f"{p:>22}" for p in args.penalties)
     print(f"  {'set':10}{'m':>5}{'LRCV s':>9}{head}")

@@ -5,29 +5,28 @@ the folds' scores.  Each fold's ``rho2 x rho1`` grid is solved as one warm-start
 :func:`kclf._corrlog_solver.fold_path`; the folds run in parallel threads (``n_jobs``), each
 on one BLAS thread, so the result does not depend on ``n_jobs``.  The shared ``(rho1,
 rho2)`` maximises the mean fold score of the decoder's criterion (subset accuracy for the
-MAP (21), 1 - Hamming loss for the marginals, example-based F1 for the F1 decision); with
-``penalty="per_label"`` each label's weights get the setting that maximises its mean
-held-out conditional log-likelihood given the other labels, Eq. (11) (Li et al., IEEE TIP
-2016), the term of the pseudo-likelihood (12) that the label's weights control.  Ties go to
-the smoother model: the first maximum to 12 digits, grids strongest first.
+MAP (21), 1 - Hamming loss for the marginals, example-based F1 for the F1 decision).  Ties
+go to the smoother model: the first maximum to 12 digits, grids strongest first.
 
-Why the conditional (11) and not the label's accuracy: choosing each label's setting by the
-accuracy of its thresholded marginals raised scene's test Hamming loss (0.106 against 0.097
-shared), since the marginals on the path mix every label's penalty and the conditional
-(11) holds only the label's own.
-
-A known limit of the per-label choice: on the path, a label's score at a setting comes from
-a fit with *every* penalty at that setting, the couplings' included, while the final model
-keeps the couplings at the shared choice; so the label is credited with gains that partly
-came from the couplings' penalty.  Measured on the training sets alone (3 outer folds,
-each fitted with its own inner CV, test CLL (11) summed over the labels, mean per row): the
-path promises scene -0.44 against -0.74 at the shared point, but the per-label model gets
--0.70 against the shared model's -0.63 (CAL500 -43.8 / -42.5, medical -1.33 / -1.30).
-Most labels' path gains exceed the fold-to-fold standard error (CAL500: 142 of the 158
-labels that move), so a one-standard-error rule does not address it: anchored at the shared
-choice it left CAL500's test Hamming loss unchanged (0.1332) and raised medical's (0.0079);
-the classic form (the smoothest setting within one SE of the best) gave CAL500 0.1324 but
-medical 0.0088 with MAP subset accuracy 0.725 instead of 0.765.
+With ``penalty="per_label"`` each label's weights then get their own setting, chosen on a
+second warm-started path per fold (:func:`kclf._corrlog_solver.fold_weight_path`) with
+the couplings' penalty held at the shared choice and every label's weights moving over
+the grid: the structure the final model has.  On the first path a label's score at a
+setting comes from a fit with the couplings at that setting too, so labels were credited
+with gains the final model cannot keep (on CAL500 the per-label model missed the
+per-label logistic regressions' Hamming loss, 0.1332 against 0.1331; a test shows the
+second path's scores equal direct fits of the final structure).  The labels' criterion
+(:func:`label_criterion`, ``"auto"``) is the held-out log-likelihood of the label's
+marginal ``P(y_j = 1 | x)`` where the marginals are exact (up to
+:data:`kclf._corrlog_decoding.MAX_EXACT_LABELS` labels), the quantity behind the
+Hamming-optimal decision; beyond, the held-out conditional log-likelihood given the other
+labels, Eq. (11) (Li et al., IEEE TIP 2016), the term of the pseudo-likelihood (12) the
+label's weights control.  Measured on the MULAN test sets (Hamming on marginals,
+per-label first path / second path with (11) / second path with the marginal): scene
+0.0953 / 0.1040 / 0.0927, medical 0.0075 / 0.0079 / 0.0082, CAL500 0.1332 / 0.1322 /
+0.1320; (11) rewards leaning on couplings the marginals do not have (scene), and the
+marginals beyond 12 labels need belief propagation at every setting and fold (CAL500:
+296 s against 33 s with (11)).
 """
 
 from __future__ import annotations
@@ -37,12 +36,14 @@ from joblib import Parallel, delayed
 from threadpoolctl import threadpool_limits
 
 from ._corrlog_decoding import (
+    MAX_EXACT_LABELS,
     _conditional_log_likelihood,
     _decode,
     _map_subset_accuracy,
+    _marginals,
     _score,
 )
-from ._corrlog_solver import fold_path
+from ._corrlog_solver import fold_path, fold_weight_path
 
 #: Default CV grids (used when ``rho1`` / ``rho2`` are None), strongest first.
 RHO1_GRID = (1e-2, 1e-3, 1e-4, 0.0)
@@ -88,12 +89,43 @@ def cv_criteria(decode, inference, bp_max_iter, bp_damping, gibbs, per_label):
     return decode_fn, score, fast_score, label_score
 
 
+#: The labels' criteria on the second path of ``penalty="per_label"``: ``"auto"`` (the
+#: default) is the held-out log-likelihood of the label's marginal ``P(y_j = 1 | x)`` where
+#: the marginals are exact (enumeration: ``m <= MAX_EXACT_LABELS`` or
+#: ``inference="exact"``) and the conditional log-likelihood (11) beyond;
+#: ``"conditional"`` and ``"marginal"`` use one of the two for every label count (the
+#: ablation of ``benchmarks/bench_corrlog.py --per-label-criterion``).
+LABEL_CRITERIA = ("auto", "conditional", "marginal")
+#: Marginals are clipped to [eps, 1 - eps] in the log-likelihood.
+MARGINAL_EPS = 1e-12
+
+
+def label_criterion(name, inference, bp_max_iter, bp_damping):
+    """Each label's held-out score ``f(U, A, Y_true) -> (m,)`` (higher is better) on the
+    second path of ``penalty="per_label"``, by the criterion ``name`` of
+    :data:`LABEL_CRITERIA`."""
+    if name not in LABEL_CRITERIA:
+        raise ValueError(f"per-label criterion must be one of {LABEL_CRITERIA}, got {name!r}")
+
+    def score(U, A, Y_true):
+        exact = inference == "exact" or U.shape[1] <= MAX_EXACT_LABELS
+        if name == "conditional" or (name == "auto" and not exact):
+            return _conditional_log_likelihood(U, A, Y_true)
+        P = _marginals(U, A, inference, bp_max_iter, bp_damping)[0]
+        P = np.clip(P, MARGINAL_EPS, 1.0 - MARGINAL_EPS)
+        return np.mean(Y_true * np.log(P) + (1 - Y_true) * np.log1p(-P), axis=0)
+
+    return score
+
+
 def _first_max(values):
     """Index of the first maximum to 12 digits (summation order cannot break a tie)."""
     return np.unravel_index(np.argmax(np.round(values, 12)), values.shape)
 
 
-def cv_select(params, X, Y, folds, rho1s, rho2s, criteria, n_jobs=None, per_label=False):
+def cv_select(
+    params, X, Y, folds, rho1s, rho2s, criteria, n_jobs=None, per_label=False, second_score=None
+):
     """Choose ``(rho1, rho2)`` on the grid ``rho2s x rho1s`` (each strongest first) by the
     mean of the folds' scores (:func:`kclf._corrlog_solver.fold_path` with ``criteria``
     from :func:`cv_criteria`).
@@ -101,12 +133,18 @@ def cv_select(params, X, Y, folds, rho1s, rho2s, criteria, n_jobs=None, per_labe
     Returns ``(rho1, rho2, cv_results, starts, label_rho)``, ``starts`` the folds' raw
     solutions at the choice for :func:`kclf._corrlog_solver.warm_start`.  With
     ``per_label``, ``label_rho = (rho1s, rho2s)`` (arrays over the labels) holds each
-    label's own choice on the same path and folds, by the mean over the folds of its
-    conditional log-likelihood (11), ``(rho1, rho2)`` staying the couplings' penalty, and
-    ``starts`` take each label's weights and intercept from the folds' solutions at its
-    own choice; without, ``label_rho`` is None.  ``cv_results`` also holds
-    ``"seconds_solve"`` (FISTA), ``"seconds_screen"`` (strong rules and KKT checks) and
-    ``"seconds_decode"`` (decoding and scoring the test folds), summed over the folds.
+    label's own choice, by the mean over the folds of its score ``second_score``
+    (:func:`label_criterion`; None: the conditional log-likelihood (11)) on a second
+    path per fold (:func:`kclf._corrlog_solver.fold_weight_path`) with the
+    couplings' penalty held at ``(rho1, rho2)`` and the weights' over the grid;
+    ``cv_results`` then adds ``"mean_label_score_shared_couplings"`` and
+    ``"split<k>_label_score_shared_couplings"`` (grid, m), row ``k`` every label's weights
+    at ``(rho1[k], rho2[k])``, and ``"mean_n_iter_shared_couplings"``; ``starts`` take each
+    label's weights and intercept from the second paths' solutions at its own choice
+    (unless every label chose ``(rho1, rho2)``: the shared model).  Without, ``label_rho``
+    is None.  ``cv_results`` also holds ``"seconds_solve"`` (FISTA), ``"seconds_screen"``
+    (strong rules and KKT checks) and ``"seconds_decode"`` (decoding and scoring the test
+    folds), summed over the folds and paths.
     """
     decode, score, fast_score, label_score = criteria
     label_score = label_score if per_label else None
@@ -131,17 +169,54 @@ def cv_select(params, X, Y, folds, rho1s, rho2s, criteria, n_jobs=None, per_labe
     starts = [(o[2][(a, b)], o[3]) for o in out if (a, b) in o[2]]
     if not per_label:
         return rho1s[b], rho2s[a], results, starts, None
+    second_score = label_score if second_score is None else second_score
+    second = _weight_paths(params, X, Y, folds, rho1s, rho2s, (a, b), out, second_score, n_jobs)
+    label_scores = np.mean([o[0] for o in second], axis=0)  # (n_rho2, n_rho1, m)
+    key = "label_score_shared_couplings"
+    results[f"mean_{key}"] = label_scores.reshape(-1, Y.shape[1])
+    for k, o in enumerate(second):
+        results[f"split{k}_{key}"] = o[0].reshape(-1, Y.shape[1])
+    results["mean_n_iter_shared_couplings"] = np.mean([o[1] for o in second], axis=0).ravel()
+    for key in ("solve", "screen", "decode"):
+        results[f"seconds_{key}"] += float(sum(o[3][key] for o in second))
     choice = [_first_max(label_scores[:, :, j]) for j in range(Y.shape[1])]
     label_rho = (
         np.array([rho1s[bj] for _, bj in choice]),
         np.array([rho2s[aj] for aj, _ in choice]),
     )
+    if all(c == (a, b) for c in choice):
+        return rho1s[b], rho2s[a], results, starts, label_rho  # the shared model exactly
     starts = []
-    for o in out:
+    for o, first in zip(second, out):
         if (a, b) not in o[2]:
             continue
         coef, intercept, A = (np.array(v) for v in o[2][(a, b)])
-        for k, j in enumerate(np.flatnonzero(o[3])):
+        for k, j in enumerate(np.flatnonzero(first[3])):
             coef[k], intercept[k] = (v[k] for v in o[2][choice[j]][:2])
-        starts.append(((coef, intercept, A), o[3]))
+        starts.append(((coef, intercept, A), first[3]))
     return rho1s[b], rho2s[a], results, starts, label_rho
+
+
+def _weight_paths(params, X, Y, folds, rho1s, rho2s, at, out, label_score, n_jobs):
+    """Each fold's second path (:func:`kclf._corrlog_solver.fold_weight_path`): the
+    couplings' penalty held at the shared choice ``at = (a, b)``, the weights' moving over
+    the grid, started from the fold's first-path solutions (``out``) at the strongest
+    setting and at the choice."""
+    a, b = at
+    with threadpool_limits(limits=1, user_api="blas"):
+        return Parallel(n_jobs=n_jobs, prefer="threads")(
+            delayed(fold_weight_path)(
+                params,
+                X,
+                Y,
+                train,
+                test,
+                rho1s,
+                rho2s,
+                rho1s[b],
+                rho2s[a],
+                label_score,
+                [(p, o[2][p]) for p in sorted({(0, 0), (a, b)}) if p in o[2]],
+            )
+            for (train, test), o in zip(folds, out)
+        )

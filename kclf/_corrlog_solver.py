@@ -597,6 +597,47 @@ def fit_penalised(params, X, Y, active, rho1, rho2, starts=(), label_rho=None):
 # ---------------------------------------------------------------------------------------
 
 
+def _fold_data(params, X, Ytr, active, train, test):
+    """``(scaling, data, Xte, opts)`` of one fold: the scaling fitted on the training rows,
+    their :class:`Data` (non-constant labels ``active``), the test rows' centred scaled
+    features and the CV's FISTA settings (``cv_tol``)."""
+    scaling = Scaling(X[train], params["scaling"], params["whiten_eps"])
+    data = Data(scaling.transform(X[train]), 2.0 * Ytr[:, active] - 1.0, params["couplings"])
+    Xte = scaling.transform(X[test])
+    Xte = CentredSparse(Xte, data.x_mean) if sp.issparse(Xte) else Xte - data.x_mean
+    opts = {
+        "tol": params["cv_tol"],
+        "max_iter": params["max_iter"],
+        "monotone": params["monotone"],
+        "step": params["step"],
+    }
+    return scaling, data, Xte, opts
+
+
+def _path_point(data, scaling, Xte, opts, start, penalty, seconds, label_rho=None, rho1=None):
+    """Solve one point of a fold's warm-started path from ``start`` (a node of a
+    neighbouring point, or None: cold) at ``penalty = (rho1, rho2, coupling_scale)`` (and
+    the labels' weights at ``label_rho``), adding the solve and screening seconds.
+
+    Returns the point's node (``theta``, ``loss``, ``grad``, ``rho1``: the weights' l1
+    weight, ``rho1`` when given, for the strong rules of the next start; ``L``), the
+    FISTA iterations, the raw solution ``(coef, intercept, A)`` and the test fold's fields.
+    """
+    r1, r2, c = penalty
+    if start is not None:
+        theta0, grad0, r1_prev = start["theta"], start["grad"], start["rho1"]
+        opts["L"] = start.get("L")
+    else:
+        theta0, grad0, r1_prev = data.initial(), None, None
+    t0 = time.perf_counter()
+    theta, F, gW, info = solve(data, r1, r2, c, theta0, opts, grad0, r1_prev, label_rho)
+    seconds["solve"] += time.perf_counter() - t0 - info["screen_seconds"]
+    seconds["screen"] += info["screen_seconds"]
+    node_rho1 = r1 if rho1 is None else rho1
+    node = {"theta": theta, "loss": data.loss(F), "grad": gW, "rho1": node_rho1, "L": info["L"]}
+    return node, info["n_iter"], data.to_raw(theta, scaling), data.unary(theta, Xte)
+
+
 def fold_path(
     params, X, Y, train, test, rho1s, rho2s, decode, score, fast_score=None, label_score=None
 ):
@@ -628,47 +669,27 @@ def fold_path(
         scores[:] = score(Y[test], base)
         label_scores[:] = 0.0
         return scores, n_iter, solutions, active, label_scores, seconds
-    scaling = Scaling(X[train], params["scaling"], params["whiten_eps"])
-    data = Data(scaling.transform(X[train]), 2.0 * Ytr[:, active] - 1.0, params["couplings"])
-    Xte = scaling.transform(X[test])
-    Xte = CentredSparse(Xte, data.x_mean) if sp.issparse(Xte) else Xte - data.x_mean
-    opts = {
-        "tol": params["cv_tol"],
-        "max_iter": params["max_iter"],
-        "monotone": params["monotone"],
-        "step": params["step"],
-    }
+    scaling, data, Xte, opts = _fold_data(params, X, Ytr, active, train, test)
     c = params["coupling_scale"]
     previous_row = [None] * n1
     for a, r2 in enumerate(rho2s):
         row = []
         for b, r1 in enumerate(rho1s):
             starts = [s for s in (previous_row[b], row[b - 1] if b else None) if s is not None]
-            if starts:
 
-                def objective(s, r1=r1, r2=r2):
-                    W, _, al = data.split(s["theta"])
-                    sq = float(W.ravel() @ W.ravel()) + c * float(al @ al)
-                    ab = float(np.abs(W).sum()) + c * float(np.abs(al).sum())
-                    return s["loss"] + r2 * sq + r1 * ab
+            def objective(s, r1=r1, r2=r2):
+                W, _, al = data.split(s["theta"])
+                sq = float(W.ravel() @ W.ravel()) + c * float(al @ al)
+                ab = float(np.abs(W).sum()) + c * float(np.abs(al).sum())
+                return s["loss"] + r2 * sq + r1 * ab
 
-                start = min(starts, key=objective)
-                theta0, grad0, r1_prev = start["theta"], start["grad"], start["rho1"]
-                opts["L"] = start["L"]
-            else:
-                theta0, grad0, r1_prev = data.initial(), None, None
-            t0 = time.perf_counter()
-            theta, F, gW, info = solve(data, r1, r2, c, theta0, opts, grad0, r1_prev)
-            t1 = time.perf_counter()
-            seconds["solve"] += t1 - t0 - info["screen_seconds"]
-            seconds["screen"] += info["screen_seconds"]
-            row.append(
-                {"theta": theta, "loss": data.loss(F), "grad": gW, "rho1": r1, "L": info["L"]}
+            start = min(starts, key=objective) if starts else None
+            node, n_iter[a, b], solutions[(a, b)], U = _path_point(
+                data, scaling, Xte, opts, start, (r1, r2, c), seconds
             )
-            n_iter[a, b] = info["n_iter"]
-            coef, intercept, A = data.to_raw(theta, scaling)
-            solutions[(a, b)] = (coef, intercept, A)
-            U = data.unary(theta, Xte)
+            row.append(node)
+            A = solutions[(a, b)][2]
+            t1 = time.perf_counter()
             if fast_score is not None:
                 rows_ok = np.all(Y[test][:, ~active] == base[:, ~active], axis=1)
                 scores[a, b] = fast_score(U, A, Y[test][:, active], rows_ok)
@@ -682,3 +703,61 @@ def fold_path(
             seconds["decode"] += time.perf_counter() - t1
         previous_row = row
     return scores, n_iter, solutions, active, label_scores, seconds
+
+
+def fold_weight_path(params, X, Y, train, test, rho1s, rho2s, rho1, rho2, label_score, starts):
+    """Each label's held-out ``label_score`` (the conditional log-likelihood (11)) with the
+    couplings' penalty held at ``(rho1, rho2)`` and the weights' elastic net of every label
+    moving together over ``rho2s x rho1s`` (strongest first): the model structure
+    ``penalty="per_label"`` finally fits, solved as one warm-started path like
+    :func:`fold_path`'s (per-label penalties of :class:`Objective`, all labels equal).
+
+    ``starts`` holds ``((a, b), (coef, intercept, A))``, raw solutions of the fold's first
+    path (:func:`fold_path`) at grid points ``(a, b)``; the strongest setting starts from the
+    one with the smaller objective there.  Returns the label scores (n_rho2, n_rho1, m),
+    the FISTA iterations (n_rho2, n_rho1), the raw solutions ``{(a, b): (coef, intercept,
+    A)}`` and the seconds spent solving, screening and scoring.
+    """
+    Ytr = Y[train]
+    active = non_constant(Ytr)
+    n2, n1 = len(rho2s), len(rho1s)
+    label_scores = np.zeros((n2, n1, Y.shape[1]))
+    n_iter = np.zeros((n2, n1), dtype=int)
+    seconds = {"solve": 0.0, "screen": 0.0, "decode": 0.0}
+    solutions = {}
+    if not active.any():
+        return label_scores, n_iter, solutions, seconds
+    scaling, data, Xte, opts = _fold_data(params, X, Ytr, active, train, test)
+    c, m = params["coupling_scale"], data.m
+
+    def node(theta, r1):
+        F = Objective(data, None, rho1, rho2, c).fields(theta)
+        return {"theta": theta, "loss": data.loss(F), "grad": data.Xc.T @ data.dloss(F), "rho1": r1}
+
+    def objective(s, r1, r2):
+        # the weights at (r1, r2), the couplings at the shared (rho1, rho2)
+        W, _, al = data.split(s["theta"])
+        wpen = r2 * float(W.ravel() @ W.ravel()) + r1 * float(np.abs(W).sum())
+        return s["loss"] + wpen + c * (rho2 * float(al @ al) + rho1 * float(np.abs(al).sum()))
+
+    first = [node(data.from_raw(*raw, scaling), rho1s[b]) for (_, b), raw in starts]
+    previous_row = [None] * n1
+    for a, r2 in enumerate(rho2s):
+        row = []
+        for b, r1 in enumerate(rho1s):
+            cands = [s for s in (previous_row[b], row[b - 1] if b else None) if s is not None]
+            cands = cands or first
+            label_rho = (np.full(m, r1), np.full(m, r2))
+            start = None
+            if cands:
+                start = min(cands, key=lambda s, r1=r1, r2=r2: objective(s, r1, r2))
+            node, n_iter[a, b], solutions[(a, b)], U = _path_point(
+                data, scaling, Xte, opts, start, (rho1, rho2, c), seconds, label_rho, r1
+            )
+            row.append(node)
+            A = solutions[(a, b)][2]
+            t1 = time.perf_counter()
+            label_scores[a, b, active] = label_score(U, A, Y[test][:, active])
+            seconds["decode"] += time.perf_counter() - t1
+        previous_row = row
+    return label_scores, n_iter, solutions, seconds

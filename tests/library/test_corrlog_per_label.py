@@ -1,7 +1,7 @@
 """Per-label strength of CorrLog's unary terms: each label's weights carry their own
 elastic net (the couplings the shared one); the solution is optimal for that objective,
-the choice per label comes from the same CV path, and the paper's shared penalty is
-unchanged."""
+the choice per label comes from a second CV path with the couplings' penalty held at the
+shared choice, and the paper's shared penalty is unchanged."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import pytest
 from scipy.optimize import approx_fprime, minimize
 
 from kclf import _corrlog_solver as solver
+from kclf import belief_propagation as bp
+from kclf._corrlog_decoding import _conditional_log_likelihood
 from kclf.corrlog import CorrLog
 
 PARAMS = {
@@ -150,7 +152,7 @@ def test_per_label_choice_is_each_labels_best_on_the_path():
     assert np.array_equal(res["mean_score"], shared.cv_results_["mean_score"])  # same path
     assert (clf.rho1_, clf.rho2_) == (shared.rho1_, shared.rho2_)  # the couplings' choice
     for j in range(3):
-        s = np.round(res["mean_label_score"][:, j], 12)
+        s = np.round(res["mean_label_score_shared_couplings"][:, j], 12)
         k = int(np.argmax(s))  # first maximum: the strongest penalty among the best
         assert (clf.label_rho1_[j], clf.label_rho2_[j]) == (res["rho1"][k], res["rho2"][k])
     assert len({(clf.label_rho1_[j], clf.label_rho2_[j]) for j in range(3)}) > 1
@@ -162,11 +164,122 @@ def test_per_label_choice_is_each_labels_best_on_the_path():
     np.testing.assert_allclose(clf.coef_, coef, atol=1e-4 * np.abs(coef).max())
 
 
+def _marginal_log_likelihood(U, A, Y):
+    P = bp.exact_marginals(U, A)
+    return np.mean(Y * np.log(P) + (1 - Y) * np.log1p(-P), axis=0)
+
+
+@pytest.mark.parametrize("criterion", ["auto", "conditional"])
+def test_second_path_scores_the_model_the_per_label_fit_has(criterion):
+    # one fold: the second path's score of every label at a weights' setting is the held-out
+    # score of a direct fit with every label's weights at that setting and the couplings at
+    # the shared choice (the structure finally fitted): the label's marginal log-likelihood
+    # by default at m <= 12, the conditional (11) with criterion "conditional"; the first
+    # path's conditional (11), with the couplings at the setting too, is not it
+    X, Y = _problem(seed=5, n=240, d=12, m=4)
+    idx = np.random.default_rng(0).permutation(len(X))
+    train, test = np.sort(idx[:160]), np.sort(idx[160:])
+    grids = {"rho1_grid": [1e-2, 1e-3, 0.0], "rho2_grid": [1.0, 0.1, 1e-2]}
+    cv_tol = 1e-12
+    kw = {"cv": [(train, test)], "cv_tol": cv_tol, "max_iter": 100000, **grids}
+    clf = CorrLog(penalty="per_label", **kw)
+    clf._per_label_criterion = criterion
+    clf.fit(X, Y)
+    res = clf.cv_results_
+    params = dict(clf._params(), tol=1e-15)
+    m = Y.shape[1]
+    active = np.ones(m, dtype=bool)
+    direct_score = (
+        _conditional_log_likelihood if criterion == "conditional" else _marginal_log_likelihood
+    )
+    # FISTA stops with its last step at most sqrt(2 tol |P| / L) long (fista's docstring):
+    # both fits are that close to the optimum up to curvature and row-norm constants of
+    # order 1-10 here, and both scores are Lipschitz in the parameters on these rows
+    atol = 100.0 * np.sqrt(cv_tol)
+    first_gap = 0.0
+    for k in range(len(res["rho1"])):
+        label_rho = (np.full(m, res["rho1"][k]), np.full(m, res["rho2"][k]))
+        coef, intercept, A, info = solver.fit_penalised(
+            params, X[train], Y[train], active, clf.rho1_, clf.rho2_, (), label_rho
+        )
+        assert info["converged"]
+        U = X[test] @ coef.T + intercept
+        score = res["split0_label_score_shared_couplings"][k]
+        np.testing.assert_allclose(score, direct_score(U, A, Y[test]), rtol=0, atol=atol)
+        np.testing.assert_array_equal(res["mean_label_score_shared_couplings"][k], score)
+        direct = _conditional_log_likelihood(U, A, Y[test])
+        first_gap = max(first_gap, float(np.abs(res["mean_label_score"][k] - direct).max()))
+    assert first_gap > 10 * atol  # the check tells the two paths apart
+    # the final model: each label's weights at its best on the second path
+    best = np.argmax(np.round(res["mean_label_score_shared_couplings"], 12), axis=0)
+    np.testing.assert_array_equal(clf.label_rho1_, res["rho1"][best])
+    np.testing.assert_array_equal(clf.label_rho2_, res["rho2"][best])
+
+
+def test_label_criteria():
+    # "auto" is the marginal's log-likelihood where the marginals are enumerated
+    # (m <= MAX_EXACT_LABELS or inference="exact") and the conditional (11) beyond
+    from kclf._corrlog_decoding import MAX_EXACT_LABELS
+    from kclf._corrlog_search import label_criterion
+
+    rng = np.random.default_rng(7)
+    for m in (4, MAX_EXACT_LABELS + 2):
+        U = rng.normal(size=(50, m))
+        A = np.triu(0.4 * rng.normal(size=(m, m)) / np.sqrt(m), 1)
+        A = A + A.T
+        Y = (rng.random((50, m)) < 0.4).astype(int)
+        cond = _conditional_log_likelihood(U, A, Y)
+        np.testing.assert_array_equal(label_criterion("conditional", "bp", 100, 0.0)(U, A, Y), cond)
+        exact = label_criterion("auto", "exact", 100, 0.0)(U, A, Y)
+        np.testing.assert_allclose(exact, _marginal_log_likelihood(U, A, Y), rtol=1e-12)
+        auto = label_criterion("auto", "bp", 100, 0.0)(U, A, Y)
+        np.testing.assert_allclose(auto, exact if m <= MAX_EXACT_LABELS else cond, rtol=1e-12)
+        if m > MAX_EXACT_LABELS:  # "marginal" keeps the marginals beyond: BP's here
+            bp_score = label_criterion("marginal", "bp", 200, 0.0)(U, A, Y)
+            np.testing.assert_allclose(bp_score, exact, atol=0.05)
+            assert not np.allclose(bp_score, cond)
+    with pytest.raises(ValueError, match="per-label criterion"):
+        label_criterion("nope", "bp", 100, 0.0)
+
+
+def test_criterion_changes_only_the_labels_choice():
+    # the first path and the couplings' choice do not depend on the labels' criterion
+    X, Y = _problem(seed=6, n=200, d=6, m=3)
+    grids = {"rho1_grid": [1e-2, 0.0], "rho2_grid": [0.1, 1e-2], "random_state": 0}
+    base = CorrLog(penalty="per_label", **grids).fit(X, Y)
+    clf = CorrLog(penalty="per_label", **grids)
+    clf._per_label_criterion = "conditional"
+    clf.fit(X, Y)
+    res = clf.cv_results_
+    assert np.array_equal(res["mean_score"], base.cv_results_["mean_score"])
+    assert (clf.rho1_, clf.rho2_) == (base.rho1_, base.rho2_)
+    assert not np.array_equal(
+        res["mean_label_score_shared_couplings"],
+        base.cv_results_["mean_label_score_shared_couplings"],
+    )
+    best = np.argmax(np.round(res["mean_label_score_shared_couplings"], 12), axis=0)
+    np.testing.assert_array_equal(clf.label_rho1_, res["rho1"][best])
+
+
+def test_shared_model_has_no_second_path():
+    # the default model's CV is the first path alone, and per-label's first path is it
+    X, Y = _problem(seed=6, n=200, d=6, m=3)
+    grids = {"rho1_grid": [1e-2, 0.0], "rho2_grid": [0.1, 1e-2], "random_state": 0}
+    shared = CorrLog(**grids).fit(X, Y)
+    per_label = CorrLog(penalty="per_label", **grids).fit(X, Y)
+    keys = {"rho1", "rho2", "mean_score", "mean_n_iter", "mean_label_score"}
+    assert set(shared.cv_results_) == keys | {f"split{k}_score" for k in range(3)}
+    assert np.isnan(shared.cv_results_["mean_label_score"]).all()
+    for key in keys - {"mean_label_score"}:
+        assert np.array_equal(shared.cv_results_[key], per_label.cv_results_[key]), key
+    assert (shared.rho1_, shared.rho2_) == (per_label.rho1_, per_label.rho2_)
+    assert "mean_label_score_shared_couplings" in per_label.cv_results_
+
+
 @pytest.mark.parametrize("m,scale,seed", [(5, 0.3, 0), (20, 0.3, 1), (20, 1.5, 2), (40, 0.8, 3)])
 def test_map_subset_accuracy_without_decoding_every_row_is_the_decoded_one(m, scale, seed):
     import warnings
 
-    from kclf import belief_propagation as bp
     from kclf._corrlog_decoding import _decode, _map_subset_accuracy
 
     rng = np.random.default_rng(seed)
