@@ -706,9 +706,9 @@ def fold_path(
 
 
 def fold_weight_path(params, X, Y, train, test, rho1s, rho2s, rho1, rho2, label_score, starts):
-    """Each label's held-out ``label_score`` (the conditional log-likelihood (11)) with the
-    couplings' penalty held at ``(rho1, rho2)`` and the weights' elastic net of every label
-    moving together over ``rho2s x rho1s`` (strongest first): the model structure
+    """Each label's held-out ``label_score`` (:func:`kclf._corrlog_search.label_criterion`)
+    with the couplings' penalty held at ``(rho1, rho2)`` and the weights' elastic net of
+    every label moving together over ``rho2s x rho1s`` (strongest first): the structure
     ``penalty="per_label"`` finally fits, solved as one warm-started path like
     :func:`fold_path`'s (per-label penalties of :class:`Objective`, all labels equal).
 
