@@ -614,14 +614,17 @@ def _fold_data(params, X, Ytr, active, train, test):
     return scaling, data, Xte, opts
 
 
-def _path_point(data, scaling, Xte, opts, start, penalty, seconds, label_rho=None, rho1=None):
+def _path_point(
+    data, scaling, Xte, opts, start, penalty, seconds, label_rho=None, weights_rho1=None
+):
     """Solve one point of a fold's warm-started path from ``start`` (a node of a
     neighbouring point, or None: cold) at ``penalty = (rho1, rho2, coupling_scale)`` (and
     the labels' weights at ``label_rho``), adding the solve and screening seconds.
 
     Returns the point's node (``theta``, ``loss``, ``grad``, ``rho1``: the weights' l1
-    weight, ``rho1`` when given, for the strong rules of the next start; ``L``), the
-    FISTA iterations, the raw solution ``(coef, intercept, A)`` and the test fold's fields.
+    weight, ``weights_rho1`` when the labels' weights have their own, for the strong rules
+    of the next start; ``L``), the FISTA iterations, the raw solution ``(coef, intercept,
+    A)`` and the test fold's fields.
     """
     r1, r2, c = penalty
     if start is not None:
@@ -633,7 +636,7 @@ def _path_point(data, scaling, Xte, opts, start, penalty, seconds, label_rho=Non
     theta, F, gW, info = solve(data, r1, r2, c, theta0, opts, grad0, r1_prev, label_rho)
     seconds["solve"] += time.perf_counter() - t0 - info["screen_seconds"]
     seconds["screen"] += info["screen_seconds"]
-    node_rho1 = r1 if rho1 is None else rho1
+    node_rho1 = r1 if weights_rho1 is None else weights_rho1
     node = {"theta": theta, "loss": data.loss(F), "grad": gW, "rho1": node_rho1, "L": info["L"]}
     return node, info["n_iter"], data.to_raw(theta, scaling), data.unary(theta, Xte)
 
@@ -684,10 +687,10 @@ def fold_path(
                 return s["loss"] + r2 * sq + r1 * ab
 
             start = min(starts, key=objective) if starts else None
-            node, n_iter[a, b], solutions[(a, b)], U = _path_point(
+            point, n_iter[a, b], solutions[(a, b)], U = _path_point(
                 data, scaling, Xte, opts, start, (r1, r2, c), seconds
             )
-            row.append(node)
+            row.append(point)
             A = solutions[(a, b)][2]
             t1 = time.perf_counter()
             if fast_score is not None:
@@ -751,10 +754,10 @@ def fold_weight_path(params, X, Y, train, test, rho1s, rho2s, rho1, rho2, label_
             start = None
             if cands:
                 start = min(cands, key=lambda s, r1=r1, r2=r2: objective(s, r1, r2))
-            node, n_iter[a, b], solutions[(a, b)], U = _path_point(
+            point, n_iter[a, b], solutions[(a, b)], U = _path_point(
                 data, scaling, Xte, opts, start, (rho1, rho2, c), seconds, label_rho, r1
             )
-            row.append(node)
+            row.append(point)
             A = solutions[(a, b)][2]
             t1 = time.perf_counter()
             label_scores[a, b, active] = label_score(U, A, Y[test][:, active])
