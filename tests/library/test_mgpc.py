@@ -279,6 +279,36 @@ def test_ep_fixed_point_equals_sequential_reference(n, amp, seed):
     np.testing.assert_allclose(plain["tau"], tau_ref, atol=100 * tol * scale, rtol=0)
 
 
+# tau_i Sigma_ii = 1 - (B^-1)_ii where that difference keeps its digits, K_ii - ||V_i||^2
+# (R&W) below _DIRECT_BELOW, including tau_i = 0; against Sigma = (K^-1 + S)^-1 solved
+# densely: K's condition number (< 1e4 here) times eps bounds both sides' error
+@pytest.mark.parametrize(
+    "taus, n_direct",
+    [
+        (np.zeros(30), 30),  # every column by R&W's formula (the first sweep from tau = 0)
+        (np.r_[np.zeros(10), np.full(10, 1e-12), np.logspace(-2, 3, 10)], 20),
+        (np.logspace(-1, 4, 30), 0),
+    ],
+)
+def test_ep_posterior_marginals_equal_the_dense_posterior(taus, n_direct):
+    from kclf.mgpc import _DIRECT_BELOW, _ep_posterior
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(30, 3))
+    K = 2.0 * rbf_kernel(X, X, 1.0) + 0.01 * np.eye(30)
+    nu = rng.normal(size=30) * taus
+    sigma_diag, mu, L = _ep_posterior(K, taus, nu)
+    Sigma = np.linalg.inv(np.linalg.inv(K) + np.diag(taus))
+    assert np.linalg.cond(K) < 1e4
+    np.testing.assert_allclose(sigma_diag, np.diag(Sigma), rtol=1e-10, atol=0)
+    np.testing.assert_allclose(mu, Sigma @ nu, rtol=0, atol=1e-10 * np.abs(Sigma @ nu).max())
+    sS = np.sqrt(taus)
+    np.testing.assert_allclose(L @ L.T, np.eye(30) + sS[:, None] * K * sS, atol=1e-12)
+    # which branch each column took: tau = 0 or tau_i Sigma_ii tiny by R&W's formula
+    direct = taus * np.diag(Sigma) < _DIRECT_BELOW
+    assert direct.sum() == n_direct
+
+
 @pytest.mark.parametrize("amp, seed", [(1.0, 0), (30.0, 1)])
 def test_ep_evidence_gradient_matches_finite_differences(amp, seed):
     # R&W Eq. (5.27) holds at EP's fixed point: the sites are re-converged at every
