@@ -468,8 +468,8 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
     ``n_centers=(20, None)`` it keeps the 20-centre map on the digits tasks (by 5-7 nats)
     and takes the identity on IDA german (by 6 nats; test log loss 0.449 against the
     map's 0.474; the identity had the higher evidence on 12 of 12 seeded resplits, mean
-    test log loss 0.495 against 0.509) and banana (by 2; 0.249 against 0.258).  Each map
-    costs one search: 1.4-2.2 times the map's time, which on banana (1.10-1.20 times GPy's
+    test log loss 0.495 against 0.506) and banana (by 2; 0.249 against 0.258).  Each map
+    costs one search: 1.4-2.1 times the map's time, which on banana (1.10-1.20 times GPy's
     EP) and digits 1 vs 7 (0.88-1.00) is GPy's time or more, so the default searches the
     paper's map only.
 
