@@ -279,6 +279,36 @@ def test_ep_fixed_point_equals_sequential_reference(n, amp, seed):
     np.testing.assert_allclose(plain["tau"], tau_ref, atol=100 * tol * scale, rtol=0)
 
 
+# tau_i Sigma_ii = 1 - (B^-1)_ii where that difference keeps its digits, K_ii - ||V_i||^2
+# (R&W) below _DIRECT_BELOW, including tau_i = 0; against Sigma = (K^-1 + S)^-1 solved
+# densely: K's condition number (< 1e4 here) times eps bounds both sides' error
+@pytest.mark.parametrize(
+    "taus, n_direct",
+    [
+        (np.zeros(30), 30),  # every column by R&W's formula (the first sweep from tau = 0)
+        (np.r_[np.zeros(10), np.full(10, 1e-12), np.logspace(-2, 3, 10)], 20),
+        (np.logspace(-1, 4, 30), 0),
+    ],
+)
+def test_ep_posterior_marginals_equal_the_dense_posterior(taus, n_direct):
+    from kclf.mgpc import _DIRECT_BELOW, _ep_posterior
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(30, 3))
+    K = 2.0 * rbf_kernel(X, X, 1.0) + 0.01 * np.eye(30)
+    nu = rng.normal(size=30) * taus
+    sigma_diag, mu, L = _ep_posterior(K, taus, nu)
+    Sigma = np.linalg.inv(np.linalg.inv(K) + np.diag(taus))
+    assert np.linalg.cond(K) < 1e4
+    np.testing.assert_allclose(sigma_diag, np.diag(Sigma), rtol=1e-10, atol=0)
+    np.testing.assert_allclose(mu, Sigma @ nu, rtol=0, atol=1e-10 * np.abs(Sigma @ nu).max())
+    sS = np.sqrt(taus)
+    np.testing.assert_allclose(L @ L.T, np.eye(30) + sS[:, None] * K * sS, atol=1e-12)
+    # which branch each column took: tau = 0 or tau_i Sigma_ii tiny by R&W's formula
+    direct = taus * np.diag(Sigma) < _DIRECT_BELOW
+    assert direct.sum() == n_direct
+
+
 @pytest.mark.parametrize("amp, seed", [(1.0, 0), (30.0, 1)])
 def test_ep_evidence_gradient_matches_finite_differences(amp, seed):
     # R&W Eq. (5.27) holds at EP's fixed point: the sites are re-converged at every
@@ -485,6 +515,42 @@ def test_feature_map_width_grid_is_searched_jointly():
 
 
 @pytest.mark.parametrize("inference", ["laplace", "ep"])
+@pytest.mark.parametrize("seed, maps, winner", [(2, (5, None), None), (1, (None, 5, 12), 12)])
+def test_feature_maps_are_searched_by_the_evidence(inference, seed, maps, winner):
+    # a sequence of n_centers: the map (with its width, length scale and amplitude) whose
+    # grid point has the highest evidence, the same model as fitting that map alone
+    X, y, Xt = _data(40, seed=seed)
+    kw = dict(inference=inference, sigma=[0.5, 2.0], random_state=0)
+    clf = ManifoldGPC(n_centers=maps, **kw).fit(X, y)
+    # one row per map and width: two widths per k-means map, one for the identity
+    assert clf.hyperparameter_scores_.shape[0] == sum(1 if m is None else 2 for m in maps)
+    alone = {m: ManifoldGPC(n_centers=m, **kw).fit(X, y) for m in maps}
+    best = max(maps, key=lambda m: alone[m].log_marginal_likelihood_)
+    assert clf.n_centers_ == best == winner  # both kinds of map win one of the cases
+    assert (clf.centers_ is None) == (best is None)
+    single = alone[best]
+    assert (clf.sigma_, clf.length_scale_, clf.amplitude_) == (
+        single.sigma_,
+        single.length_scale_,
+        single.amplitude_,
+    )
+    # EP's sites at the chosen point are refined to tol from either search's sites
+    assert clf.log_marginal_likelihood_ == pytest.approx(single.log_marginal_likelihood_, abs=1e-6)
+    np.testing.assert_allclose(clf.predict_proba(Xt), single.predict_proba(Xt), atol=1e-6)
+    # each map's rows hold the evidence that map's own search found (up to search_tol
+    # in EP's sites: its search starts from the previous map's best sites)
+    rows = iter(clf.hyperparameter_scores_)
+    for m in maps:
+        own = alone[m].hyperparameter_scores_
+        for r in own:
+            got = next(rows)
+            seen = np.isfinite(got) & np.isfinite(r)
+            assert seen.any()
+            np.testing.assert_allclose(got[seen], r[seen], atol=1e-3)
+    assert (ManifoldGPC(n_centers=5, **kw).fit(X, y).n_centers_) == 5
+
+
+@pytest.mark.parametrize("inference", ["laplace", "ep"])
 def test_digits_3_vs_8(inference):
     d = load_digits()
     m = np.isin(d.target, (3, 8))
@@ -515,6 +581,15 @@ def test_bad_input():
         ManifoldGPC(n_centers=31).fit(X, y)
     with pytest.raises(ValueError, match="'n_centers' parameter"):
         ManifoldGPC(n_centers=0).fit(X, y)
+    for maps in [(3, 0), (3, "a"), (3, 2.5)]:
+        with pytest.raises(ValueError, match="n_centers entries must be ints >= 1 or None"):
+            ManifoldGPC(n_centers=maps).fit(X, y)
+    with pytest.raises(ValueError, match="n_centers=31 must not exceed"):
+        ManifoldGPC(n_centers=(None, 31)).fit(X, y)
+    with pytest.raises(ValueError, match="repeated entries"):
+        ManifoldGPC(n_centers=(3, None, 3)).fit(X, y)
+    with pytest.raises(ValueError, match="empty sequence"):
+        ManifoldGPC(n_centers=()).fit(X, y)
     with pytest.raises(ValueError, match="'inference' parameter"):
         ManifoldGPC(inference="vb").fit(X, y)
     with pytest.raises(ValueError, match="length_scale must be"):
