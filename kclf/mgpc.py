@@ -612,7 +612,9 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
                 raise ValueError("length_scale_factors must not be None")
         y_pm = 2.0 * y_idx - 1.0
 
-        sigma_grid = _grid(self.sigma, "sigma")
+        sigmas = _grid(self.sigma, "sigma")
+        if sigmas is None and any(m is not None for m in maps):
+            sigmas = [DEFAULT_SIGMA_FACTOR * median_sigma(X)]
         candidates = []  # (n_centers, centres, sigma) of every feature map searched
         for m in maps:
             if m is None:
@@ -625,7 +627,6 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
                     0 if self.random_state is None else self.random_state
                 ),
             ).fit(X)
-            sigmas = [DEFAULT_SIGMA_FACTOR * median_sigma(X)] if sigma_grid is None else sigma_grid
             candidates += [(m, km.cluster_centers_, sig) for sig in sigmas]
         n_ls = ls_fixed.size if ls_fixed is not None else factors.size
         scores = np.full((len(candidates), n_ls, amp_grid.size), -np.inf)
