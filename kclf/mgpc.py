@@ -2,8 +2,10 @@
 
 Fradi, Samir & Yao, "A Bayesian inference for a manifold Gaussian process classifier".
 The inputs are first mapped to ``psi(x) = (K(x, c_1), ..., K(x, c_m))`` with centres
-``c_j`` from k-means (Sec. 3.2, Eq. (1)-(2)); a zero-mean GP with covariance
-``c(z, z') = amplitude * exp(-||z - z'||^2 / (2 length_scale^2))`` acts on ``z = psi(x)``.
+``c_j`` from k-means (Sec. 3.2, Eq. (1)-(2)) or, where the marginal likelihood prefers
+it (by default it chooses between the two), left as they are; a zero-mean GP with
+covariance ``c(z, z') = amplitude * exp(-||z - z'||^2 / (2 length_scale^2))`` acts on
+``z = psi(x)``.
 The posterior of the latent values is approximated by Laplace's method with the logistic
 likelihood (Sec. 3.3, Eq. (3)-(6)) or by expectation propagation with the probit
 likelihood (Sec. 3.4, Eq. (7)-(8)), in the numerically stable forms of Rasmussen &
