@@ -465,10 +465,23 @@ def test_grid_choice_maximises_marginal_likelihood(inference):
             assert clf.hyperparameter_scores_[0, i, j] == pytest.approx(lml, abs=1e-9)
 
 
+def _check_walk(values, start, seen):
+    """``seen`` (sorted indices of ``values`` visited) is one run around ``start`` whose
+    ends are the grid's edges or the first fall walking out from ``start``."""
+    lo, hi = seen[0], seen[-1]
+    assert start in seen and (np.diff(seen) == 1).all()
+    assert lo == 0 or values[lo] < values[lo + 1]
+    assert hi == len(values) - 1 or values[hi] < values[hi - 1]
+    assert (np.diff(values[start:hi]) >= 0).all()  # no fall before either end
+    assert (np.diff(values[lo + 1 : start + 1]) <= 0).all()
+
+
 @pytest.mark.parametrize("inference", ["laplace", "ep"])
-def test_amplitude_rows_stop_at_their_first_fall(inference):
+def test_the_grid_walk_stops_at_the_first_falls(inference):
+    # amplitudes along a row, and length scales by their rows' best evidence, are walked
+    # out from a start until the evidence first falls
     X, y, _ = _data(40)
-    ls, amp = [0.5, 1.0, 2.0], list(4.0 ** np.arange(7))
+    ls, amp = list(2.0 ** np.arange(-3, 4)), list(4.0 ** np.arange(7))
     kw = dict(n_centers=None, inference=inference, search_tol=1e-8)
     clf = ManifoldGPC(length_scale=ls, amplitude=amp, **kw).fit(X, y)
     full = np.array(
@@ -481,22 +494,21 @@ def test_amplitude_rows_stop_at_their_first_fall(inference):
         ]
     )
     scores = clf.hyperparameter_scores_[0]
-    assert np.isinf(scores).any()  # rows did stop short (else this test tests nothing)
-    start = len(amp) // 2  # the first row starts in the middle, the next at its best
-    for i in range(len(ls)):
+    rows = np.flatnonzero(np.isfinite(scores).any(axis=1))
+    middle = len(ls) // 2
+    # rows and amplitudes did stop short (else this test tests nothing)
+    assert len(rows) < len(ls) and np.isinf(scores[rows]).any()
+    row_best = scores.max(axis=1)
+    _check_walk(row_best, middle, rows)
+    for i in rows:
         seen = np.flatnonzero(np.isfinite(scores[i]))
-        lo, hi = seen[0], seen[-1]
-        assert start in seen and (np.diff(seen) == 1).all()  # one run around the start
         np.testing.assert_allclose(scores[i, seen], full[i, seen], atol=1e-9, rtol=0)
-        # each end of the run is the grid's edge or the first fall walking out from start
-        assert lo == 0 or full[i, lo] < full[i, lo + 1]
-        assert hi == len(amp) - 1 or full[i, hi] < full[i, hi - 1]
-        # and no fall before it: rising from start up to hi - 1 and down to lo + 1
-        assert (np.diff(full[i, start:hi]) >= 0).all()
-        assert (np.diff(full[i, lo + 1 : start + 1]) <= 0).all()
-        start = seen[np.argmax(scores[i, seen])]
-    # on this data the evidence along every row is unimodal: the walk finds the full
-    # grid's maximum
+        # the middle row starts in the middle, the others at the best amplitude of their
+        # neighbour towards the middle
+        start = len(amp) // 2 if i == middle else np.argmax(scores[i - np.sign(i - middle)])
+        _check_walk(full[i], start, seen)
+    # on this data the evidence is unimodal along every row and across the rows' best:
+    # the walk finds the full grid's maximum
     i, j = np.unravel_index(np.argmax(full), full.shape)
     assert (clf.length_scale_, clf.amplitude_) == (ls[i], amp[j])
 

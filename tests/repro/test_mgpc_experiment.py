@@ -183,3 +183,21 @@ def test_gpy_ep_classifier_when_gpy_is_installed():
     np.testing.assert_allclose(P.sum(1), 1.0)
     assert np.mean(a.predict(X) == y) > 0.8
     np.testing.assert_array_equal(a.predict(Xt), a.classes_[(a.decision_function(Xt) > 0) * 1])
+
+
+def test_a_list_of_feature_maps_from_the_config_is_searched_by_the_evidence():
+    # the schema lets mgpc.n_centers be a list (e.g. [20, null]); the record names the
+    # map the evidence chose, and the model is the one that map gives alone
+    from kclf.repro.experiments.mgpc import _fit, features, prepare
+
+    cfg = {"sigma_factors": [1.0], "length_scale_factors": [1.0], "amplitudes": [16.0]}
+    data = prepare("digits", "1v7", 3, 2, max_train=60)
+    X, y = features(data, "binarization"), data["y"]
+    tr = data["train"][0]
+    est, params = _fit("mep", X[tr], y[tr], {**cfg, "n_centers": [5, None]}, 0)
+    alone = {m: _fit("mep", X[tr], y[tr], {**cfg, "n_centers": m}, 0) for m in (5, None)}
+    best = max(alone, key=lambda m: alone[m][1]["log_marginal_likelihood"])
+    assert params["n_centers"] == best
+    assert params["log_marginal_likelihood"] == pytest.approx(
+        alone[best][1]["log_marginal_likelihood"], abs=1e-6
+    )

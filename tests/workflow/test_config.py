@@ -55,6 +55,8 @@ def dry_run(tmp_path, changes):
         ({"voc.experiment.n_train": 150}, "voc.experiment.n_train", "150 images"),
         ({"audio.experiment.n_train": 60}, "audio.experiment.n_train", "60 clips"),
         ({"ida.n_select": 4}, "ida.n_select", "3 realisations"),
+        ({"mgpc.n_centers": [20, 0]}, "mgpc.n_centers.1", "minimum"),
+        ({"mgpc.n_centers": [20, 20]}, "mgpc.n_centers", "non-unique"),
     ],
 )
 def test_bad_config_stops_before_any_job_naming_the_key(tmp_path, changes, key, words):
@@ -67,6 +69,8 @@ def test_bad_config_stops_before_any_job_naming_the_key(tmp_path, changes, key, 
     assert not (tmp_path / "results").exists()
 
 
-def test_default_config_is_valid(tmp_path):
-    res = dry_run(tmp_path, {})
+@pytest.mark.parametrize("changes", [{}, {"mgpc.n_centers": [20, None]}])
+def test_default_config_is_valid(tmp_path, changes):
+    # and with a list of feature maps for MGPC, searched by the evidence
+    res = dry_run(tmp_path, changes)
     assert res.returncode == 0, res.stderr

@@ -251,7 +251,7 @@ def _fit(method, X, y, cfg, random_state):
             random_state=random_state,
         ).fit(X, y)
         params = {
-            "n_centers": est.n_centers,
+            "n_centers": est.n_centers_,
             "sigma": est.sigma_,
             "length_scale": est.length_scale_,
             "amplitude": est.amplitude_,
