@@ -15,7 +15,7 @@ import json
 import re
 from pathlib import Path
 
-import yaml
+from kclf.repro.schemas import load_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "workflow" / "schemas"
@@ -45,7 +45,7 @@ def load_schemas(schema_dir=SCHEMAS):
     """Block name -> schema, ``config`` (the top-level keys) first, then alphabetical."""
     schemas = {}
     for path in sorted(Path(schema_dir).glob("*.schema.yaml")):
-        schemas[path.name[: -len(".schema.yaml")]] = yaml.safe_load(path.read_text())
+        schemas[path.name[: -len(".schema.yaml")]] = load_schema(path)
     return {TOP: schemas.pop(TOP), **schemas} if TOP in schemas else schemas
 
 

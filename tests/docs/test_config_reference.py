@@ -35,6 +35,12 @@ def schema_keys():
     def walk(node, prefix):
         if not isinstance(node, dict):
             return
+        if "$ref" in node:  # a shared definition: definitions.yaml#/$defs/<name>
+            name, _, pointer = node["$ref"].partition("#")
+            target = yaml.safe_load((SCHEMAS / name).read_text())
+            for part in filter(None, pointer.split("/")):
+                target = target[part]
+            walk(target, prefix)
         for name, sub in (node.get("properties") or {}).items():
             path = f"{prefix}.{name}" if prefix else name
             keys.add(path)

@@ -3,12 +3,12 @@ import os
 from pathlib import Path
 
 import jsonschema
-import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from kclf.repro import config_checks as _checks
 from kclf.repro import methods as METHOD_REGISTRY
+from kclf.repro import schemas as _schemas
 from kclf.repro.datasets import user_data as _user_data
 from kclf.repro.seeding import chunk_trials
 
@@ -20,8 +20,7 @@ include: "envs.smk"
 
 def _check_against(schema_file, cfg, where):
     """Reject the config before any job, in one line naming the key and the problem."""
-    schema = yaml.safe_load(Path(schema_file).read_text())
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = jsonschema.Draft202012Validator(_schemas.load_schema(schema_file))
     errors = sorted(validator.iter_errors(cfg), key=lambda e: list(e.absolute_path))
     if errors:
         e = errors[0]
