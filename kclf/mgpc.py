@@ -483,10 +483,10 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
     (realisation 1).  Over those ten sets MEP's mean test log loss is 0.313 (accuracy
     85.5 %) against the map's 0.326 (84.5 %) and the identity's 0.318 (85.4 %): german
     0.474 -> 0.449, splice 0.374 -> 0.283 (82.8 -> 89.0 %), image 0.112 -> 0.078; worse
-    where the evidence's choice was: thyroid 0.107 -> 0.147, titanic 0.510 -> 0.519.  On
-    12 seeded resplits of german the identity had the higher evidence every time (mean
-    test log loss 0.495 against the map's 0.506).  Searching both maps costs 1.3-1.6
-    times the map's search alone (1.2-1.9 on these tasks).
+    than the map where the identity was chosen on thyroid (0.107 -> 0.147) and titanic
+    (0.510 -> 0.519).  On 12 seeded resplits of german the identity had the higher
+    evidence every time (mean test log loss 0.495 against the map's 0.506).  Searching
+    both maps cost 1.2-1.9 times the map's search alone on these tasks.
 
     References
     ----------
@@ -602,29 +602,31 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         evidence of a row (:meth:`_search_row`, from ``amps[start]`` and the sites
         ``warm``) first falls, then down from ``first`` until it first falls; each
         further row starts at the best amplitude of its neighbour towards ``first``, from
-        that point's sites.  Returns ``{i: (row, R)}`` of the length scales visited
-        (``R`` the unit-amplitude covariance)."""
+        that point's sites.  Yields ``(i, row, R)`` for each length scale visited (``R``
+        the unit-amplitude covariance), one at a time: a row's factors are not kept once
+        the caller has read them."""
 
         def visit(i, start, warm):
             R = np.exp(half_d2 / ls_grid[i] ** 2)
             row = self._search_row(R, y, amps, start, warm, tol)
-            rows[i] = (row, R)
             j = max(row, key=lambda j: row[j][0]["log_marginal_likelihood"])
             r = row[j][0]
             sites = (r["tau"], r["nu"]) if self.inference == "ep" else None
-            return r["log_marginal_likelihood"], j, sites
+            return (i, row, R), (r["log_marginal_likelihood"], j, sites)
 
-        rows = {}
-        at_first = visit(first, start, warm)
+        visited, at_first = visit(first, start, warm)
+        yield visited
+        del visited
         for direction in (1, -1):
             i, (score, start, warm) = first, at_first
             while 0 <= i + direction < len(ls_grid):
                 i += direction
-                new = visit(i, start, warm)
+                visited, new = visit(i, start, warm)
+                yield visited
+                del visited
                 if new[0] < score:
                     break
                 score, start, warm = new
-        return rows
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -681,9 +683,9 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
             Z = X if m is None else rbf_kernel(X, centres, sig)
             ls_grid = ls_fixed if ls_fixed is not None else median_sigma(Z) * factors
             half_d2 = -0.5 * squared_distances(Z)  # one distance matrix for every length scale
-            for i, (row, R) in self._search_map(
+            for i, row, R in self._search_map(
                 half_d2, ls_grid, y_pm, amp_grid, first, start, warm, search_tol
-            ).items():
+            ):
                 for j, (r, alpha, sw) in row.items():
                     scores[h, i, j] = r["log_marginal_likelihood"]
                     if best is None or scores[h, i, j] > best[0]:

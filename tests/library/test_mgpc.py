@@ -513,6 +513,38 @@ def test_the_grid_walk_stops_at_the_first_falls(inference):
     assert (clf.length_scale_, clf.amplitude_) == (ls[i], amp[j])
 
 
+@pytest.mark.parametrize("inference", ["laplace", "ep"])
+def test_the_walk_keeps_at_most_two_rows_of_factors(inference, monkeypatch):
+    # a row's n x n factors (one per amplitude visited) are dropped once read: when a row
+    # starts, at most the previous row and the best one so far are alive, however many
+    # rows the walk visits
+    import gc
+    import weakref
+
+    X, y, _ = _data(40)
+    rows, alive_at_start = [], []
+    search_row = ManifoldGPC._search_row
+
+    def watched(self, R, *args):
+        gc.collect()
+        alive_at_start.append(sum(any(ref() is not None for ref in row) for row in rows))
+        row = search_row(self, R, *args)
+        rows.append([weakref.ref(r["L"]) for r, _, _ in row.values()])
+        return row
+
+    monkeypatch.setattr(ManifoldGPC, "_search_row", watched)
+    clf = ManifoldGPC(
+        n_centers=(5, None),
+        inference=inference,
+        length_scale=list(2.0 ** np.arange(-3, 4)),
+        amplitude=[1.0, 8.0],
+        random_state=0,
+    ).fit(X, y)
+    assert len(rows) >= 5  # enough rows that keeping them all would show
+    assert max(alive_at_start) <= 2
+    assert np.isfinite(clf.log_marginal_likelihood_)
+
+
 def test_feature_map_width_grid_is_searched_jointly():
     X, y, _ = _data(40)
     sigmas = [0.5, 2.0, 8.0]
