@@ -15,6 +15,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kclf.kernels import rbf_kernel
 from kclf.mgpc import (
+    DEFAULT_AMPLITUDES,
     ManifoldGPC,
     ep_sites,
     laplace_mode,
@@ -360,19 +361,23 @@ def test_ep_converges_where_undamped_parallel_updates_oscillate():
     np.testing.assert_allclose(r["nu"], nu_ref, atol=100 * tol * scale, rtol=0)
 
 
-def test_fitted_sites_equal_sequential_reference_after_the_grid_search():
-    # the estimator's final sites (searched on the grid at search_tol, then refined to tol)
-    # are EP's fixed point at the chosen hyper-parameters
-    X, y, _ = _data(25, seed=4)
+@pytest.mark.parametrize("amplitude, seed", [([1.0, 8.0, 64.0], 4), (None, 3)])
+def test_fitted_sites_equal_sequential_reference_after_the_grid_search(amplitude, seed):
+    # the estimator's final sites (searched on the grid at search_tol, then refined to tol;
+    # with the default amplitudes, after the bisection's EP runs) are EP's fixed point at
+    # the chosen hyper-parameters
+    X, y, _ = _data(25, seed=seed)
     tol = 1e-10
     clf = ManifoldGPC(
         n_centers=None,
         inference="ep",
         length_scale=[0.5, 1.0, 2.0],
-        amplitude=[1.0, 8.0, 64.0],
+        amplitude=amplitude,
         tol=tol,
         max_iter=500,
     ).fit(X, y)
+    if amplitude is None:  # the bisection chose an amplitude the walk did not visit
+        assert DEFAULT_AMPLITUDES.index(clf.amplitude_) % 2 == 1
     K = clf.amplitude_ * rbf_kernel(X, X, clf.length_scale_)
     tau_ref, nu_ref = _reference_ep(K, 2.0 * y - 1.0)
     scale = max(1.0, np.abs(tau_ref).max(), np.abs(nu_ref).max())
@@ -466,21 +471,28 @@ def test_grid_choice_maximises_marginal_likelihood(inference):
 
 
 def _check_walk(values, start, seen):
-    """``seen`` (sorted indices of ``values`` visited) is one run around ``start`` whose
-    ends are the grid's edges or the first fall walking out from ``start``."""
+    """``seen`` (sorted indices of ``values`` visited) is one run from ``start`` up to the
+    grid's edge or the first fall, and down from ``start`` to the edge or the first fall
+    only if the first step up did not rise (unimodal: the maximum is then not above).
+    Returns whether the way down was skipped."""
     lo, hi = seen[0], seen[-1]
     assert start in seen and (np.diff(seen) == 1).all()
-    assert lo == 0 or values[lo] < values[lo + 1]
     assert hi == len(values) - 1 or values[hi] < values[hi - 1]
-    assert (np.diff(values[start:hi]) >= 0).all()  # no fall before either end
+    assert (np.diff(values[start:hi]) >= 0).all()  # no fall before the top end
+    if start + 1 < len(values) and values[start + 1] > values[start]:
+        assert lo == start
+        return start > 0
+    assert lo == 0 or values[lo] < values[lo + 1]
     assert (np.diff(values[lo + 1 : start + 1]) <= 0).all()
+    return False
 
 
-@pytest.mark.parametrize("inference", ["laplace", "ep"])
-def test_the_grid_walk_stops_at_the_first_falls(inference):
+@pytest.mark.parametrize("inference, seed", [("laplace", 1), ("ep", 0)])
+def test_the_grid_walk_stops_at_the_first_falls(inference, seed):
     # amplitudes along a row, and length scales by their rows' best evidence, are walked
-    # out from a start until the evidence first falls
-    X, y, _ = _data(40)
+    # out from a start until the evidence first falls (downwards only where the first
+    # step up did not rise)
+    X, y, _ = _data(40, seed=seed)
     ls, amp = list(2.0 ** np.arange(-3, 4)), list(4.0 ** np.arange(7))
     kw = dict(n_centers=None, inference=inference, search_tol=1e-8)
     clf = ManifoldGPC(length_scale=ls, amplitude=amp, **kw).fit(X, y)
@@ -499,18 +511,67 @@ def test_the_grid_walk_stops_at_the_first_falls(inference):
     # rows and amplitudes did stop short (else this test tests nothing)
     assert len(rows) < len(ls) and np.isinf(scores[rows]).any()
     row_best = scores.max(axis=1)
-    _check_walk(row_best, middle, rows)
+    skipped = [_check_walk(row_best, middle, rows)]
     for i in rows:
         seen = np.flatnonzero(np.isfinite(scores[i]))
         np.testing.assert_allclose(scores[i, seen], full[i, seen], atol=1e-9, rtol=0)
         # the middle row starts in the middle, the others at the best amplitude of their
         # neighbour towards the middle
         start = len(amp) // 2 if i == middle else np.argmax(scores[i - np.sign(i - middle)])
-        _check_walk(full[i], start, seen)
+        skipped.append(_check_walk(full[i], start, seen))
+    assert any(skipped)  # a way down was skipped somewhere (else that rule is untested)
     # on this data the evidence is unimodal along every row and across the rows' best:
     # the walk finds the full grid's maximum
     i, j = np.unravel_index(np.argmax(full), full.shape)
     assert (clf.length_scale_, clf.amplitude_) == (ls[i], amp[j])
+
+
+@pytest.mark.parametrize(
+    "inference, seed, ls, case",
+    [
+        ("ep", 2, 4.0, "above"),
+        ("laplace", 2, 1.0, "above"),
+        ("ep", 1, 2.0, "below"),
+        ("laplace", 0, 1.0, "below"),
+        ("ep", 1, 4.0, "kept"),
+        ("laplace", 1, 1.0, "kept"),
+        ("ep", 0, 2.0, "kept"),  # the grid's first amplitude
+        ("ep", 0, 0.5, "kept"),  # its last
+    ],
+)
+def test_default_amplitudes_walked_coarse_then_bisected(inference, seed, ls, case):
+    # amplitude=None: 1, 2, 4, ..., 4096 walked at every other value, then the chosen
+    # amplitude's neighbour above tried, and the one below only if that did not improve;
+    # with the evidence unimodal along the row this is the full grid's best amplitude
+    X, y, _ = _data(40, seed=seed)
+    kw = dict(n_centers=None, inference=inference, length_scale=ls)
+    clf = ManifoldGPC(**kw).fit(X, y)
+    amps = np.asarray(DEFAULT_AMPLITUDES)
+    assert amps.size == 13 and np.allclose(amps[1:] / amps[:-1], 2.0)
+    full = np.array(
+        [ManifoldGPC(amplitude=a, **kw).fit(X, y).log_marginal_likelihood_ for a in amps]
+    )
+    assert (np.diff(np.sign(np.diff(full))) <= 0).all()  # unimodal, so the claim applies
+    best = int(np.argmax(full))
+    assert clf.amplitude_ == amps[best]
+    assert clf.log_marginal_likelihood_ == pytest.approx(full[best], abs=1e-6)
+    scores = clf.hyperparameter_scores_[0, 0]
+    assert scores.shape == (13,)
+    coarse = 2 * int(np.argmax(scores[::2]))  # the walk's choice
+    tried = list(np.flatnonzero(np.isfinite(scores[1::2])) * 2 + 1)
+    above, below = coarse + 1, coarse - 1
+    expected = {"above": best == above, "below": best == below, "kept": best == coarse}
+    assert expected[case]
+    expect = [above] if above < 13 else []
+    if best != above and below >= 0:
+        expect.append(below)
+    assert tried == sorted(expect)
+    # the tried points' EP ran to search_tol: off by about the square of the sites' error
+    np.testing.assert_allclose(scores[tried], full[tried], atol=1e-4, rtol=0)
+    # a given grid is walked as given: every point a candidate, none added
+    given = ManifoldGPC(amplitude=amps[::2], **kw).fit(X, y)
+    assert given.hyperparameter_scores_.shape == (1, 1, 7)
+    assert given.amplitude_ == amps[coarse]
 
 
 @pytest.mark.parametrize("inference", ["laplace", "ep"])
