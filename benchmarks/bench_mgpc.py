@@ -23,16 +23,17 @@ and banana (``--ida-ablation-only`` alone) the EP log evidence, accuracy, log lo
 seconds of grid variants and of covariances whose parameters L-BFGS fits to the evidence
 (R&W Eq. (5.27)'s gradient) from the grid's choice: the map's, with a bias or a linear
 term, the identity map's, its sum with the map's, ARD on the inputs, and GPy's fitted
-kernel with EP run to its fixed point.  What german's log loss (defaults 0.449, the
-20-centre map alone 0.474, GPy 0.443) is made of, measured: the evidence prefers the
-identity map to the 20-centre map by 6 nats (50-300 centres: 3-4 nats better than 20,
-still 1.6-2.8 below the identity), so the default (the evidence choosing between the two)
-takes the identity; the identity's evidence optimum gives 0.444, a bias or linear term
-adds nothing (the bias goes to 0) and neither does the sum of the two covariances; GPy's
-own kernel with EP converged gives 0.445 (banana: 0.252 against GPy's reported 0.263),
-so GPy's 0.443 is the luck of sites fitted at its starting kernel, not EP's fixed point
-at its final one.  Only ARD (21 evidence-fitted parameters, 10 nats more evidence)
-passes, 0.433, at 2.5x GPy's time.
+kernel with EP run to its fixed point.
+
+``--resplits N`` fits MEP (and MEP with the amplitudes walked by powers of 4 only, the
+previous default) and the peers on N splits of IDA german and banana (the original split
+of realisation 1 and N - 1 seeded stratified resplits at its sizes) and prints each MEP
+variant's log-loss difference to GPy's EP: one split's 300 test rows cannot tell
+differences of a few thousandths apart.  ``--ida-sets`` fits the same and each default
+feature map alone on the ten IDA sets of the mirror (realisation 1: the original split
+where the mirror has it, else the workflow's seeded split); ``--walk-check`` checks that
+the grid walk finds the full grid's maximum there and on the digits splits; ``--only``
+skips the main table.
 
     flock /tmp/kclf-heavy.lock python benchmarks/bench_mgpc.py [--ablation] [--threads 1]
 """
@@ -62,6 +63,8 @@ from kclf.repro.experiments.mgpc import GPyEPClassifier, gpy_available
 ROOT = Path(__file__).resolve().parents[1]
 DIGIT_TASKS = ((3, 8), (1, 7))
 SEEDS = (0, 1, 2)
+#: the amplitudes walked before the default grid was bisected: powers of 4 only
+WALK_X4 = tuple(4.0**k for k in range(7))
 
 
 def digits_splits(neg, pos, seeds=SEEDS):
@@ -220,6 +223,10 @@ def ablation_variants():
             None,
         ),
         "amplitudes 1..64": (lambda X: ManifoldGPC(amplitude=old_amps, **ep), None),
+        "amps 1, 4..4096, no bisection": (
+            lambda X: ManifoldGPC(amplitude=WALK_X4, **ep),
+            None,
+        ),
         "length scales x(1/8..8)": (
             lambda X: ManifoldGPC(length_scale_factors=tuple(2.0 ** np.arange(-3, 4)), **ep),
             None,
@@ -508,6 +515,7 @@ def ida_ablation_variants(with_gpy):
             sigma=lambda X: tuple(median_sigma(X) * np.array([0.25, 0.5, 1.0, 2.0])),
         ),
         "identity map (n_centers=None)": grid(n_centers=None),
+        "amps 1, 4..4096, no bisection": grid(amplitude=WALK_X4),
         "opt: map": opt("map"),
         "opt: map + bias": opt("map", "bias"),
         "opt: map + linear": opt("map", "linear"),
@@ -541,6 +549,171 @@ def run_ida_ablation(tasks, variants):
         print(row, flush=True)
 
 
+# ------------------------------------------------- resplits and the ten IDA sets of the mirror
+
+IDA_SETS = (
+    "banana",
+    "breast_cancer",
+    "flare_solar",
+    "german",
+    "image",
+    "splice",
+    "thyroid",
+    "titanic",
+    "twonorm",
+    "waveform",
+)
+
+
+def resplits(name, mirror, n):
+    """The original split of realisation 1 and ``n - 1`` seeded stratified resplits of
+    the pattern set at its sizes (labels 0/1); ``[]`` without the mirror."""
+    first = ida_split(name, mirror)
+    if first is None:
+        return []
+    X, y = ida.load_pattern_set(name, mirror)
+    y = (y > 0).astype(int)
+    n_train, n_test = len(first[2]), len(first[4])
+    out = [first[1:]]
+    for seed in range(1, n):
+        Xtr, Xte, ytr, yte = train_test_split(
+            X, y, train_size=n_train, test_size=n_test, stratify=y, random_state=seed
+        )
+        out.append((Xtr, ytr, Xte, yte))
+    return out
+
+
+def ida_set(name, mirror):
+    """Realisation 1 of an IDA set: the original split where the mirror has it, else the
+    workflow's seeded stratified split at the published sizes (realisation 0 of seed 0)."""
+    split = ida_split(name, mirror)
+    if split is not None:
+        return split
+    path = Path(mirror) / "unique_xt" / f"{name}.mat"
+    if not path.is_file():
+        return None
+    X, y = ida.load_pattern_set(name, mirror)
+    y = (y > 0).astype(int)
+    train, test = ida.stratified_splits(y, name, 0, n_realisations=1)
+    return f"IDA {name}", X[train[0]], y[train[0]], X[test[0]], y[test[0]]
+
+
+def comparison_variants(with_gpy, maps=False):
+    """MEP's defaults, the previous amplitude walk (powers of 4), optionally each default
+    feature map alone, and the peers."""
+    ep = {"inference": "ep"}
+    out = {
+        "MEP": lambda: ManifoldGPC(**ep),
+        "MEP walk x4": lambda: ManifoldGPC(amplitude=WALK_X4, **ep),
+    }
+    if maps:
+        out["MEP map 20"] = lambda: ManifoldGPC(20, **ep)
+        out["MEP identity"] = lambda: ManifoldGPC(None, **ep)
+    out["sklearn GPC"] = GaussianProcessClassifier
+    if with_gpy:
+        out["GPy EP"] = peers(True)["GPy EP"]
+    return out
+
+
+def run_resplits(mirror, n, methods):
+    """Test log loss of each method on ``n`` splits of german and banana (the first the
+    original), and each MEP variant's difference to GPy: mean, s.d., splits won."""
+    print(f"\nresplits: the original split of realisation 1 and {n - 1} seeded resplits")
+    for name in ("german", "banana"):
+        splits = resplits(name, mirror, n)
+        if not splits:
+            print(f"note: IDA {name} not found under {mirror}; skipped")
+            continue
+        ll = {m: [] for m in methods}
+        for Xtr, ytr, Xte, yte in splits:
+            for m, make in methods.items():
+                ll[m].append(evaluate(make, Xtr, ytr, Xte, yte)["logloss"])
+        print(f"IDA {name} ({len(splits)} splits, {len(splits[0][1])} / {len(splits[0][3])})")
+        for m, v in ll.items():
+            line = f"  {m:<16} log loss mean {np.mean(v):.4f}  original split {v[0]:.4f}"
+            if "GPy EP" in ll and m != "GPy EP":
+                d = np.array(v) - np.array(ll["GPy EP"])
+                line += (
+                    f"   - GPy EP: mean {d.mean():+.4f} s.d. {d.std(ddof=1):.4f}"
+                    f" won {(d < 0).sum()}/{len(d)}"
+                )
+            print(line, flush=True)
+
+
+def run_ida_sets(mirror, methods):
+    """Accuracy and test log loss of each method on the ten IDA sets of the mirror."""
+    tasks = [t for t in (ida_set(name, mirror) for name in IDA_SETS) if t is not None]
+    if not tasks:
+        print(f"note: no IDA set found under {mirror}; skipped")
+        return
+    print(f"\nthe IDA sets of the mirror, realisation 1 ({len(tasks)} sets; log loss / acc %)")
+    print(f"{'set':<20}" + "".join(f"{m:>22}" for m in methods))
+    res = {m: [] for m in methods}
+    for name, Xtr, ytr, Xte, yte in tasks:
+        row = f"{name:<20}"
+        for m, make in methods.items():
+            r = evaluate(make, Xtr, ytr, Xte, yte)
+            res[m].append(r)
+            row += f"{r['logloss']:>14.4f} / {r['acc']:5.2f}"
+        print(row, flush=True)
+    print(
+        f"{'mean':<20}"
+        + "".join(
+            f"{_mean(res[m], 'logloss'):>14.4f} / {_mean(res[m], 'acc'):5.2f}" for m in methods
+        )
+    )
+    print(
+        f"{'seconds (sum)':<20}"
+        + "".join(f"{sum(r['secs'] for r in res[m]):>22.2f}" for m in methods)
+    )
+
+
+def run_walk_check(mirror):
+    """Whether the walk finds the full grid's maximum: for the ten IDA sets and the six
+    digits splits, both inferences and both default feature maps alone, the walk's choice
+    on the default length scales and the amplitudes 1, 4, ..., 4096 (a given grid: no
+    bisection) against every point of that grid (EP to the search's tolerance, each row
+    warm-started along the amplitudes)."""
+    from kclf.mgpc import DEFAULT_LENGTH_SCALE_FACTORS, ep_sites, laplace_mode
+
+    tasks = [t for t in (ida_set(name, mirror) for name in IDA_SETS) if t is not None]
+    tasks += [s for neg, pos in DIGIT_TASKS for s in digits_splits(neg, pos)]
+    amps = np.asarray(WALK_X4)
+    print("\nthe walk against the full grid (5 length scales x 7 amplitudes)")
+    misses, cases = 0, 0
+    for name, Xtr, ytr, _, _ in tasks:
+        y = 2.0 * ytr - 1.0
+        for inference in ("laplace", "ep"):
+            for m in (20, None):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", ConvergenceWarning)
+                    est = ManifoldGPC(m, inference=inference, amplitude=amps).fit(Xtr, ytr)
+                Z = est._map(Xtr)
+                ls_grid = median_sigma(Z) * np.asarray(DEFAULT_LENGTH_SCALE_FACTORS)
+                half_d2 = -0.5 * squared_distances(Z)
+                full = np.empty((ls_grid.size, amps.size))
+                for i, ls in enumerate(ls_grid):
+                    R, warm = np.exp(half_d2 / ls**2), None
+                    for j, a in enumerate(amps):
+                        if inference == "ep":
+                            r = ep_sites(a * R, y, est.max_iter, est.search_tol, sites=warm)
+                            warm = (r["tau"], r["nu"])
+                        else:
+                            r = laplace_mode(a * R, y, est.max_iter, est.tol)
+                        full[i, j] = r["log_marginal_likelihood"]
+                i, j = np.unravel_index(np.argmax(full), full.shape)
+                same = (est.length_scale_, est.amplitude_) == (ls_grid[i], amps[j])
+                visited = int(np.isfinite(est.hyperparameter_scores_).sum())
+                cases, misses = cases + 1, misses + (not same)
+                print(
+                    f"{name:<18}{inference:<9}n_centers={str(m):<6}"
+                    f"{'found' if same else 'MISSED'} the full grid's maximum, "
+                    f"{visited} of {full.size} points visited",
+                    flush=True,
+                )
+    print(f"missed: {misses} of {cases}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mirror", default=str(ROOT.parent / "shared" / "data" / "ida"))
@@ -551,6 +724,16 @@ def main():
     ap.add_argument("--ablation-only", action="store_true")
     ap.add_argument("--ida-ablation-only", action="store_true", help="only the IDA ablation")
     ap.add_argument("--ep-profile", action="store_true", help="also time EP's iterations")
+    ap.add_argument(
+        "--resplits",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also N splits of german and banana (the original and N - 1 seeded resplits)",
+    )
+    ap.add_argument("--ida-sets", action="store_true", help="also the ten IDA sets of the mirror")
+    ap.add_argument("--walk-check", action="store_true", help="also the walk vs the full grid")
+    ap.add_argument("--only", action="store_true", help="skip the main table")
     args = ap.parse_args()
     with_gpy = gpy_available() and not args.no_gpy
     methods = peers(with_gpy)
@@ -558,7 +741,7 @@ def main():
         print(f"BLAS threads: {args.threads}; peers: {', '.join(methods)}")
         if not with_gpy:
             print("note: GPy is not installed (pip install GPy): its column is skipped")
-        if not (args.ablation_only or args.ida_ablation_only):
+        if not (args.ablation_only or args.ida_ablation_only or args.only):
             tasks = [s for neg, pos in DIGIT_TASKS for s in digits_splits(neg, pos)]
             if not args.no_ida:
                 for name in ("banana", "german"):
@@ -581,6 +764,12 @@ def main():
             ida = [t for t in (ida_split(d, args.mirror) for d in ("german", "banana")) if t]
             if ida:
                 run_ida_ablation(ida, ida_ablation_variants(with_gpy))
+        if args.resplits:
+            run_resplits(args.mirror, args.resplits, comparison_variants(with_gpy))
+        if args.ida_sets:
+            run_ida_sets(args.mirror, comparison_variants(with_gpy, maps=True))
+        if args.walk_check:
+            run_walk_check(args.mirror)
 
 
 if __name__ == "__main__":
