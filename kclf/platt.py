@@ -1,7 +1,9 @@
-"""Platt scaling of a classifier without probabilities (an SVC), shared by the experiments."""
+"""Platt scaling of a classifier's scores (an SVC, or any kclf estimator), shared by the
+experiments."""
 
 from __future__ import annotations
 
+from copy import deepcopy
 from numbers import Integral
 
 import numpy as np
@@ -9,18 +11,94 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import StratifiedKFold
+from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, Interval
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .metrics import EPS
+
+#: The largest score Platt's sigmoid is fitted on: the log-odds of a probability 1 - EPS,
+#: log((1 - EPS) / EPS) = 34.54 (EPS: the clip of kclf's log loss).
+MAX_SCORE = float(np.log1p(-EPS) - np.log(EPS))
+
+
+def log_odds_scores(estimator, X):
+    """The finite scores Platt's sigmoid is fitted on (:class:`PlattScaled`).
+
+    ``estimator.decision_function(X)`` when it has one, else the log-odds
+    ``log p - log(1 - p)`` of ``predict_proba(X)`` (its column 1 for two classes), clipped
+    to ``[-MAX_SCORE, MAX_SCORE]``; ``ValueError`` naming the estimator for a NaN score.
+    """
+    if hasattr(estimator, "decision_function"):
+        scores = np.asarray(estimator.decision_function(X), dtype=float)
+    else:
+        P = np.asarray(estimator.predict_proba(X), dtype=float)
+        p = np.clip(P[:, 1] if P.shape[1] == 2 else P, EPS, 1.0 - EPS)
+        scores = np.log(p) - np.log1p(-p)
+    if np.isnan(scores).any():
+        raise ValueError(f"{type(estimator).__name__} gave NaN scores: nothing to calibrate")
+    return np.clip(scores, -MAX_SCORE, MAX_SCORE)
+
+
+class _FiniteScores(ClassifierMixin, BaseEstimator):
+    """``estimator`` refitted as it is, whose ``decision_function`` is
+    :func:`log_odds_scores` (what ``CalibratedClassifierCV`` fits its sigmoid on)."""
+
+    def __init__(self, estimator):
+        self.estimator = estimator
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags = deepcopy(get_tags(self.estimator).input_tags)
+        return tags
+
+    def fit(self, X, y):
+        self.estimator_ = clone(self.estimator).fit(X, y)
+        self.classes_ = self.estimator_.classes_
+        return self
+
+    def decision_function(self, X):
+        check_is_fitted(self)
+        return log_odds_scores(self.estimator_, X)
+
+    def predict(self, X):
+        check_is_fitted(self)
+        return self.estimator_.predict(X)
+
+
+class _Frozen(FrozenEstimator):
+    """A fitted model left as it is by ``fit``: every row of a fold is scored from all its
+    columns (a precomputed kernel's too: the model's training samples are all of them)."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = False
+        return tags
 
 
 class PlattScaled(ClassifierMixin, BaseEstimator):
-    """``estimator`` refitted on all the data with a sigmoid on its decision values.
+    """``estimator`` refitted on all the data with a sigmoid on its scores.
 
-    The sigmoid is fitted on out-of-fold decision values of ``cv`` seeded stratified folds
+    The sigmoid is fitted on out-of-fold scores of ``cv`` seeded stratified folds
     (``CalibratedClassifierCV(method="sigmoid", ensemble=False)``), with fewer folds when a
     class has fewer than ``cv`` examples; when a class has a single example, on the
-    training decisions themselves.  The sigmoid is monotone, so rankings (AUC) and the
+    training scores themselves.  The sigmoid is monotone, so rankings (AUC) and the
     refitted estimator's decisions are those of ``estimator`` fitted on all the data.
+
+    The scores (:func:`log_odds_scores`) are the estimator's ``decision_function`` (an
+    SVC's margin, as scikit-learn uses), else the log-odds of its ``predict_proba``, and
+    are clipped to ``+-MAX_SCORE = +-log((1 - EPS) / EPS) = +-34.54``: Platt's
+    maximum-likelihood fit needs finite scores (an infinite score makes the slope's
+    gradient ``inf * 0``).  For a probabilistic estimator whose ``decision_function`` is
+    the log-odds ``log p - log(1 - p)`` (:class:`kclf.LSPC`, whose LSPC-new rounding of
+    Eq. (6) makes ``p`` exactly 0 or 1, so the log-odds infinite;
+    :class:`kclf.KernelLogisticRegression`), the clipped score is the logit of ``p``
+    clipped to ``[EPS, 1 - EPS]``, the clip of kclf's log loss: the sigmoid family
+    ``1 / (1 + exp(A f + B))`` then contains the estimator's own probabilities
+    (``A = -1, B = 0``), which the probability itself as the score would not.  Points
+    with ``p`` below ``EPS`` (or above ``1 - EPS``) tie; a margin beyond ``+-34.54``
+    (none of an SVC on standardised data) ties with it.
 
     Parameters
     ----------
@@ -34,6 +112,10 @@ class PlattScaled(ClassifierMixin, BaseEstimator):
     calibrated_ : CalibratedClassifierCV
         The fitted calibration (its ``estimator`` fitted on all the data).
     classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Only when ``X`` had string column names (a DataFrame); the prediction methods
+        refuse a frame with other or reordered columns.
 
     References
     ----------
@@ -55,13 +137,32 @@ class PlattScaled(ClassifierMixin, BaseEstimator):
         self.cv = cv
         self.random_state = random_state
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        inner = get_tags(self.estimator).input_tags
+        tags.input_tags.sparse = inner.sparse
+        tags.input_tags.pairwise = inner.pairwise
+        tags.input_tags.allow_nan = inner.allow_nan
+        return tags
+
+    def _validate(self, X, y="no_validation", reset=False):
+        """``validate_data`` with what the inner estimator accepts (sparse, NaN)."""
+        tags = self.__sklearn_tags__().input_tags
+        kw = dict(
+            accept_sparse=["csr", "csc"] if tags.sparse else False,
+            ensure_all_finite="allow-nan" if tags.allow_nan else True,
+            dtype=None,
+        )
+        return validate_data(self, X, y, reset=reset, **kw)
+
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
-        """Fit ``estimator`` and the sigmoid on its out-of-fold decision values.
+        """Fit ``estimator`` and the sigmoid on its out-of-fold scores.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Sparse only if ``estimator`` takes sparse input.
         y : array-like of shape (n_samples,)
             Class labels.
 
@@ -70,25 +171,27 @@ class PlattScaled(ClassifierMixin, BaseEstimator):
         self : PlattScaled
             The fitted estimator.
         """
+        X, y = self._validate(X, y, reset=True)
+        check_classification_targets(y)
+        scored = _FiniteScores(self.estimator)
         fewest = int(np.unique(y, return_counts=True)[1].min())
         if fewest >= 2:
             folds = StratifiedKFold(
                 min(self.cv, fewest), shuffle=True, random_state=self.random_state
             )
-            model = CalibratedClassifierCV(clone(self.estimator), ensemble=False, cv=folds)
+            model = CalibratedClassifierCV(scored, ensemble=False, cv=folds)
         else:
-            fitted = clone(self.estimator).fit(X, y)
-            model = CalibratedClassifierCV(FrozenEstimator(fitted))
+            model = CalibratedClassifierCV(_Frozen(scored.fit(X, y)))
         self.calibrated_ = model.fit(X, y)
         self.classes_ = self.calibrated_.classes_
         return self
 
     def predict_proba(self, X):
-        """The sigmoid of the refitted estimator's decision values.
+        """The sigmoid of the refitted estimator's scores.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or sparse matrix of shape (n_samples, n_features)
 
         Returns
         -------
@@ -96,14 +199,14 @@ class PlattScaled(ClassifierMixin, BaseEstimator):
             Columns in ``classes_`` order; rows sum to one.
         """
         check_is_fitted(self)
-        return self.calibrated_.predict_proba(X)
+        return self.calibrated_.predict_proba(self._validate(X))
 
     def predict(self, X):
         """The class of largest calibrated probability.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or sparse matrix of shape (n_samples, n_features)
 
         Returns
         -------
@@ -111,4 +214,4 @@ class PlattScaled(ClassifierMixin, BaseEstimator):
             Labels from ``classes_``.
         """
         check_is_fitted(self)
-        return self.calibrated_.predict(X)
+        return self.calibrated_.predict(self._validate(X))
