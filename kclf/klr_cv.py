@@ -7,7 +7,6 @@ import warnings
 import numpy as np
 from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import validate_data
 
 from ._irls import irls, irls_primal
 from ._search import KernelGridSearch, score_proba
@@ -268,7 +267,6 @@ class KernelLogisticRegressionCV(KernelGridSearch):
 
     def _tasks_proba(self, X):
         """P(task positive | x) of every task's model (Eq. 2)."""
-        X = validate_data(self, X, dtype=np.float64, reset=False)
         out = np.empty((X.shape[0], self.n_tasks_))
         for t, est in enumerate(self.estimators_):
             out[:, t] = self.task_constant_[t] if est is None else est.predict_proba(X)[:, 1]
@@ -276,7 +274,7 @@ class KernelLogisticRegressionCV(KernelGridSearch):
 
     def _tasks_decision(self, X):
         """The log-odds ``f(x)`` of every task's model (+-inf for a one-class task)."""
-        n = validate_data(self, X, dtype=np.float64, reset=False).shape[0]
+        n = X.shape[0]
         return np.column_stack(
             [
                 np.full(n, np.inf if self.task_constant_[t] else -np.inf)
