@@ -58,8 +58,11 @@ def search_grids(X, sigmas, lams, kernel):
 
 
 def cv_folds(y, cv, random_state):
-    """Seeded shuffled folds: stratified for one task when every class has ``cv`` members."""
+    """Seeded shuffled folds: stratified for one task when every class has ``cv`` members.
+    ``ValueError`` naming ``cv`` when there are fewer rows than folds."""
     n = y.shape[0]
+    if cv > n:
+        raise ValueError(f"cv={cv} folds need at least {cv} training rows, got {n}")
     if y.ndim == 1 and np.min(np.unique(y, return_counts=True)[1]) >= cv:
         splitter = StratifiedKFold(cv, shuffle=True, random_state=random_state)
         return list(splitter.split(np.zeros(n), y))

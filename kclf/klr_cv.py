@@ -218,6 +218,16 @@ class KernelLogisticRegressionCV(KernelGridSearch):
         c, n_tasks = self.classes_.size, labels.shape[1]
         conv = []  # converged flags of every IRLS fit of the search
         naive = self.n_components is not None and c > 2 and self.multi_class == "pairwise"
+        if c > 2 and self.multi_class == "pairwise" and not naive:
+            for k, (tr, _) in enumerate(folds):
+                missing = np.setdiff1d(np.arange(c), labels[tr, 0])
+                if missing.size:
+                    raise ValueError(
+                        f"KernelLogisticRegressionCV: the training part of fold {k} holds no "
+                        f"example of class {self.classes_[missing[0]]!r}; pairwise coupling "
+                        "needs every class in every fold (give at least cv examples of each "
+                        "class, or multi_class='ovr')"
+                    )
         for si, sigma in enumerate(sigmas if n_tasks else ()):
             if naive:
                 K = None

@@ -181,7 +181,9 @@ class PlattScaled(ClassifierMixin, BaseEstimator):
             )
             model = CalibratedClassifierCV(scored, ensemble=False, cv=folds)
         else:
-            model = CalibratedClassifierCV(_Frozen(scored.fit(X, y)))
+            # one "fold" holding every row: the training scores of the model fitted on all
+            rows = np.arange(X.shape[0])
+            model = CalibratedClassifierCV(_Frozen(scored.fit(X, y)), cv=[(rows, rows)])
         self.calibrated_ = model.fit(X, y)
         self.classes_ = self.calibrated_.classes_
         return self
