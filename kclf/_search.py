@@ -451,8 +451,9 @@ class KernelGridSearch(ClassifierMixin, BaseEstimator):
         -------
         scores : ndarray of shape (n_samples,), (n_samples, n_classes) or (n_samples, n_tasks)
             Single task: ``best_estimator_.decision_function``.  Multi-task: the log-odds
-            per task (LSPC with ``rounding="none"``: ``2 p - 1``; a one-class task of
-            kernel logistic regression: +-inf).
+            per task (LSPC with ``rounding="none"``: ``2 p - 1``; a posterior of exactly 0
+            or 1, and a one-class task of kernel logistic regression:
+            ``-+CERTAIN_LOG_ODDS = -+745``).
         """
         X = self._test_inputs(X)
         if self.n_tasks_ is None:

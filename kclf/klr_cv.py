@@ -14,6 +14,7 @@ from ._validation import warn_convergence
 from .coupling import couple
 from .kernels import gram
 from .klr import KernelLogisticRegression, nystroem_design, nystroem_map
+from .lspc import CERTAIN_LOG_ODDS
 
 # the parameters passed on to every KernelLogisticRegression of the search
 MODEL_PARAMS = (
@@ -224,7 +225,7 @@ class KernelLogisticRegressionCV(KernelGridSearch):
                 if missing.size:
                     raise ValueError(
                         f"KernelLogisticRegressionCV: the training part of fold {k} holds no "
-                        f"example of class {self.classes_[missing[0]]!r}; pairwise coupling "
+                        f"example of class {self.classes_[missing[0]].item()!r}; pairwise coupling "
                         "needs every class in every fold (give at least cv examples of each "
                         "class, or multi_class='ovr')"
                     )
@@ -283,11 +284,12 @@ class KernelLogisticRegressionCV(KernelGridSearch):
         return out
 
     def _tasks_decision(self, X):
-        """The log-odds ``f(x)`` of every task's model (+-inf for a one-class task)."""
+        """The log-odds ``f(x)`` of every task's model (``+-CERTAIN_LOG_ODDS`` for a
+        one-class task, as LSPC's for a posterior of exactly 1 or 0)."""
         n = X.shape[0]
         return np.column_stack(
             [
-                np.full(n, np.inf if self.task_constant_[t] else -np.inf)
+                np.full(n, CERTAIN_LOG_ODDS if self.task_constant_[t] else -CERTAIN_LOG_ODDS)
                 if e is None
                 else e.decision_function(X)
                 for t, e in enumerate(self.estimators_)
