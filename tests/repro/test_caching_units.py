@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kclf.repro.records import atomic_write, record, save_npz
+from kclf.repro.records import atomic_directory, atomic_write, record, save_npz
 from kclf.repro.seeding import chunk_trials
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -122,6 +122,32 @@ def test_atomic_write_failure_leaves_nothing(tmp_path):
     with pytest.raises(RuntimeError):
         atomic_write(tmp_path / "t.csv", boom)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("mask,mode", [(0o022, 0o755), (0o077, 0o700)])
+def test_atomic_directory_appears_whole_or_not_at_all(tmp_path, mask, mode):
+    def fill(folder):
+        (Path(folder) / "a").mkdir()
+        (Path(folder) / "a" / "x.txt").write_text("x\n")
+
+    def half(folder):
+        (Path(folder) / "a.txt").write_text("half")
+        raise RuntimeError("killed mid-extraction")
+
+    out = tmp_path / "extracted"
+    with pytest.raises(RuntimeError):
+        atomic_directory(out, half)
+    assert list(tmp_path.iterdir()) == []
+    out.mkdir()  # an older run's folder is replaced
+    (out / "stale.txt").write_text("old")
+    old = os.umask(mask)
+    try:
+        atomic_directory(out, fill)
+    finally:
+        os.umask(old)
+    assert [p.name for p in tmp_path.iterdir()] == ["extracted"]
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == ["a", "a/x.txt"]
+    assert stat.S_IMODE(out.stat().st_mode) == mode
 
 
 # --- rule logs ---------------------------------------------------------------------------
