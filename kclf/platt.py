@@ -16,34 +16,38 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .lspc import LSPC
+from .lspc_cv import LSPCCV
 from .metrics import EPS
 
-#: The largest score Platt's sigmoid is fitted on: the log-odds of a probability 1 - EPS,
-#: log((1 - EPS) / EPS) = 34.54 (EPS: the clip of kclf's log loss).
+#: The largest decision value Platt's sigmoid is fitted on: the log-odds of a probability
+#: 1 - EPS, log((1 - EPS) / EPS) = 34.54 (EPS: the clip of kclf's log loss).
 MAX_SCORE = float(np.log1p(-EPS) - np.log(EPS))
 
 
-def log_odds_scores(estimator, X):
+def platt_scores(estimator, X):
     """The finite scores Platt's sigmoid is fitted on (:class:`PlattScaled`).
 
-    ``estimator.decision_function(X)`` when it has one, else the log-odds
-    ``log p - log(1 - p)`` of ``predict_proba(X)`` (its column 1 for two classes), clipped
-    to ``[-MAX_SCORE, MAX_SCORE]``; ``ValueError`` naming the estimator for a NaN score.
+    LSPC (:class:`kclf.LSPC`, :class:`kclf.LSPCCV`): its posterior estimates themselves,
+    ``predict_proba(X)`` (the column of ``classes_[1]`` for two classes).  Any other
+    estimator: its ``decision_function`` clipped to ``[-MAX_SCORE, MAX_SCORE]``, or
+    without one its ``predict_proba`` as scikit-learn uses it.  ``ValueError`` naming the
+    estimator for a NaN score.
     """
-    if hasattr(estimator, "decision_function"):
-        scores = np.asarray(estimator.decision_function(X), dtype=float)
-    else:
+    if isinstance(estimator, (LSPC, LSPCCV)) or not hasattr(estimator, "decision_function"):
         P = np.asarray(estimator.predict_proba(X), dtype=float)
-        p = np.clip(P[:, 1] if P.shape[1] == 2 else P, EPS, 1.0 - EPS)
-        scores = np.log(p) - np.log1p(-p)
+        scores = P[:, 1] if P.shape[1] == 2 else P
+    else:
+        scores = np.asarray(estimator.decision_function(X), dtype=float)
+        scores = np.clip(scores, -MAX_SCORE, MAX_SCORE)
     if np.isnan(scores).any():
         raise ValueError(f"{type(estimator).__name__} gave NaN scores: nothing to calibrate")
-    return np.clip(scores, -MAX_SCORE, MAX_SCORE)
+    return scores
 
 
 class _FiniteScores(ClassifierMixin, BaseEstimator):
     """``estimator`` refitted as it is, whose ``decision_function`` is
-    :func:`log_odds_scores` (what ``CalibratedClassifierCV`` fits its sigmoid on)."""
+    :func:`platt_scores` (what ``CalibratedClassifierCV`` fits its sigmoid on)."""
 
     def __init__(self, estimator):
         self.estimator = estimator
@@ -60,7 +64,7 @@ class _FiniteScores(ClassifierMixin, BaseEstimator):
 
     def decision_function(self, X):
         check_is_fitted(self)
-        return log_odds_scores(self.estimator_, X)
+        return platt_scores(self.estimator_, X)
 
     def predict(self, X):
         check_is_fitted(self)
@@ -86,19 +90,20 @@ class PlattScaled(ClassifierMixin, BaseEstimator):
     training scores themselves.  The sigmoid is monotone, so rankings (AUC) and the
     refitted estimator's decisions are those of ``estimator`` fitted on all the data.
 
-    The scores (:func:`log_odds_scores`) are the estimator's ``decision_function`` (an
-    SVC's margin, as scikit-learn uses), else the log-odds of its ``predict_proba``, and
-    are clipped to ``+-MAX_SCORE = +-log((1 - EPS) / EPS) = +-34.54``: Platt's
-    maximum-likelihood fit needs finite scores (an infinite score makes the slope's
-    gradient ``inf * 0``).  For a probabilistic estimator whose ``decision_function`` is
-    the log-odds ``log p - log(1 - p)`` (:class:`kclf.LSPC`, whose LSPC-new rounding of
-    Eq. (6) makes ``p`` exactly 0 or 1, so the log-odds infinite;
-    :class:`kclf.KernelLogisticRegression`), the clipped score is the logit of ``p``
-    clipped to ``[EPS, 1 - EPS]``, the clip of kclf's log loss: the sigmoid family
-    ``1 / (1 + exp(A f + B))`` then contains the estimator's own probabilities
-    (``A = -1, B = 0``), which the probability itself as the score would not.  Points
-    with ``p`` below ``EPS`` (or above ``1 - EPS``) tie; a margin beyond ``+-34.54``
-    (none of an SVC on standardised data) ties with it.
+    The scores (:func:`platt_scores`) are those the estimator fits its outputs on.  LSPC
+    (:class:`kclf.LSPC`, :class:`kclf.LSPCCV`) fits the posterior itself by least squares
+    (Eq. (3)), so its errors are additive on the probability scale, and LSPC-new's
+    rounding (Eq. (6)) sets many posteriors to exactly 0 or 1; its log-odds
+    (``decision_function``) stretch an error of a few hundredths near 0 or 1 without
+    bound (to ``-+745`` at exactly 0 or 1, :data:`kclf.lspc.CERTAIN_LOG_ODDS`; infinite
+    once, which made the fit's gradient ``inf * 0``: NaN probabilities).  Its sigmoid is
+    therefore fitted on the posterior ``p`` itself, and ``1 / (1 + exp(A p + B))`` stays
+    between ``1 / (1 + exp(B))`` and ``1 / (1 + exp(A + B))``, away from 0 and 1.  Every
+    other estimator's score is its ``decision_function``, the scale its loss is additive
+    on (a logistic or probit model's log-odds or latent mean, an SVC's or MAPLP's margin:
+    scikit-learn's choice), clipped to ``+-MAX_SCORE = +-log((1 - EPS) / EPS) = +-34.54``,
+    the log-odds of kclf's log-loss clip, so that Platt's maximum-likelihood fit only
+    sees finite scores; without one, its ``predict_proba``.
 
     Parameters
     ----------

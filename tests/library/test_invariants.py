@@ -33,18 +33,7 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold
 
-from kclf import (
-    LSPC,
-    LSPCCV,
-    MAPLP,
-    CorrLog,
-    KernelLogisticRegression,
-    KernelLogisticRegressionCV,
-    ManifoldGPC,
-    PairwiseCoupling,
-    PlattScaled,
-    WeightedRidgeLogistic,
-)
+import kclf
 
 EXAMPLES = 12  # per estimator, for the probabilities and the row permutation
 FEW = 3  # per estimator (and extreme form), for the costlier or all-or-nothing checks
@@ -71,59 +60,67 @@ class Case:
 
 GRID = dict(sigmas=None, lams=[0.01, 0.1, 1.0])
 CASES = {
-    "LSPC": Case(LSPC()),
-    "LSPC-parameters": Case(LSPC(rounding="parameters")),
-    "LSPC-none": Case(LSPC(rounding="none"), proba_in_unit=False),
-    "LSPC-classwise-balanced": Case(LSPC(basis="classwise", class_weight="balanced")),
-    "LSPC-lowrank": Case(LSPC(n_basis=6, random_state=0), permutation=False),
-    "LSPC-3": Case(LSPC(), kind="multiclass"),
-    "LSPCCV": Case(LSPCCV(**GRID, random_state=0), folds=True),
+    "LSPC": Case(kclf.LSPC()),
+    "LSPC-parameters": Case(kclf.LSPC(rounding="parameters")),
+    "LSPC-none": Case(kclf.LSPC(rounding="none"), proba_in_unit=False),
+    "LSPC-classwise-balanced": Case(kclf.LSPC(basis="classwise", class_weight="balanced")),
+    "LSPC-lowrank": Case(kclf.LSPC(n_basis=6, random_state=0), permutation=False),
+    "LSPC-3": Case(kclf.LSPC(), kind="multiclass"),
+    "LSPCCV": Case(kclf.LSPCCV(**GRID, random_state=0), folds=True),
     "LSPCCV-logloss-3": Case(
-        LSPCCV(**GRID, scoring="log_loss", random_state=0), kind="multiclass", folds=True
+        kclf.LSPCCV(**GRID, scoring="log_loss", random_state=0), kind="multiclass", folds=True
     ),
-    "LSPCCV-tasks": Case(LSPCCV(**GRID, random_state=0), kind="multilabel", folds=True),
-    "KLR": Case(KernelLogisticRegression(tol=1e-10), solver_tol=1e-10),
+    "LSPCCV-tasks": Case(kclf.LSPCCV(**GRID, random_state=0), kind="multilabel", folds=True),
+    "KLR": Case(kclf.KernelLogisticRegression(tol=1e-10), solver_tol=1e-10),
     "KLR-nystroem": Case(
-        KernelLogisticRegression(n_components=6, random_state=0), permutation=False
+        kclf.KernelLogisticRegression(n_components=6, random_state=0), permutation=False
     ),
     "KLR-ovr-3": Case(
-        KernelLogisticRegression(multi_class="ovr", tol=1e-10), kind="multiclass", solver_tol=1e-10
+        kclf.KernelLogisticRegression(multi_class="ovr", tol=1e-10),
+        kind="multiclass",
+        solver_tol=1e-10,
     ),
     "KLRCV": Case(
-        KernelLogisticRegressionCV(**GRID, tol=1e-10, random_state=0),
+        kclf.KernelLogisticRegressionCV(**GRID, tol=1e-10, random_state=0),
         folds=True,
         solver_tol=1e-10,
     ),
     "KLRCV-3": Case(
-        KernelLogisticRegressionCV(**GRID, tol=1e-10, random_state=0),
+        kclf.KernelLogisticRegressionCV(**GRID, tol=1e-10, random_state=0),
         kind="multiclass",
         folds=True,
         solver_tol=1e-10,
     ),
-    "MAPLP": Case(MAPLP(), solver_tol=1e-7),
-    "MAPLP-3": Case(MAPLP(), kind="multiclass", solver_tol=1e-7),
+    "MAPLP": Case(kclf.MAPLP(), solver_tol=1e-7),
+    "MAPLP-3": Case(kclf.MAPLP(), kind="multiclass", solver_tol=1e-7),
     "ManifoldGPC": Case(
-        ManifoldGPC(n_centers=4, length_scale=1.0, amplitude=[1.0, 4.0], random_state=0),
+        kclf.ManifoldGPC(n_centers=4, length_scale=1.0, amplitude=[1.0, 4.0], random_state=0),
         permutation=False,
     ),
     "ManifoldGPC-ep-identity": Case(
-        ManifoldGPC(n_centers=None, inference="ep", length_scale=[0.5, 2.0], amplitude=4.0),
+        kclf.ManifoldGPC(n_centers=None, inference="ep", length_scale=[0.5, 2.0], amplitude=4.0),
         solver_tol=1e-8,
     ),
-    "WeightedRidgeLogistic": Case(WeightedRidgeLogistic(tol=1e-12), solver_tol=1e-12),
+    "WeightedRidgeLogistic": Case(kclf.WeightedRidgeLogistic(tol=1e-12), solver_tol=1e-12),
     "PairwiseCoupling-3": Case(
-        PairwiseCoupling(KernelLogisticRegression(tol=1e-10)), kind="multiclass", solver_tol=1e-10
+        kclf.PairwiseCoupling(kclf.KernelLogisticRegression(tol=1e-10)),
+        kind="multiclass",
+        solver_tol=1e-10,
     ),
-    "CorrLog": Case(CorrLog(rho1=1e-3, rho2=1e-2, tol=1e-10), kind="multilabel", solver_tol=1e-10),
-    "PlattScaled-LSPC": Case(PlattScaled(LSPC(), cv=3, random_state=0), permutation=False),
+    "CorrLog": Case(
+        kclf.CorrLog(rho1=1e-3, rho2=1e-2, tol=1e-10), kind="multilabel", solver_tol=1e-10
+    ),
+    "PlattScaled-LSPC": Case(
+        kclf.PlattScaled(kclf.LSPC(), cv=3, random_state=0), permutation=False
+    ),
     # the defaults, seeded (their folds and k-means starts are drawn by row position)
-    "LSPCCV-defaults": Case(LSPCCV(random_state=0), permutation=False),
-    "KLRCV-defaults": Case(KernelLogisticRegressionCV(random_state=0), permutation=False),
-    "ManifoldGPC-defaults": Case(ManifoldGPC(random_state=0), permutation=False),
+    "LSPCCV-defaults": Case(kclf.LSPCCV(random_state=0), permutation=False),
+    "KLRCV-defaults": Case(kclf.KernelLogisticRegressionCV(random_state=0), permutation=False),
+    "ManifoldGPC-defaults": Case(kclf.ManifoldGPC(random_state=0), permutation=False),
     "ManifoldGPC-ep-defaults": Case(
-        ManifoldGPC(inference="ep", random_state=0), permutation=False
+        kclf.ManifoldGPC(inference="ep", random_state=0), permutation=False
     ),
-    "CorrLog-defaults": Case(CorrLog(random_state=0), kind="multilabel", permutation=False),
+    "CorrLog-defaults": Case(kclf.CorrLog(random_state=0), kind="multilabel", permutation=False),
 }
 KINDS = {"binary": 2, "multiclass": 3, "multilabel": 0}
 EXTREMES = (
@@ -198,13 +195,18 @@ def fitted(est, X, y):
         return est.fit(X, y)
 
 
-def check_proba(case, P, n):
-    assert P.shape[0] == n
+def check_outputs(case, est, X):
+    """Probabilities that are distributions (marginals in [0, 1] for labels; LSPC'
+    outside [0, 1] by design) and a finite ``decision_function``."""
+    P = est.predict_proba(X)
+    assert P.shape[0] == len(X)
     assert np.isfinite(P).all()
     if case.proba_in_unit:
         assert (P >= 0).all() and (P <= 1).all()
     if case.kind != "multilabel":
         np.testing.assert_allclose(P.sum(axis=1), 1.0, rtol=0, atol=16 * U * P.shape[1])
+    if hasattr(est, "decision_function"):
+        assert np.isfinite(est.decision_function(X)).all()
 
 
 def permutation_atol(case, P):
@@ -221,30 +223,23 @@ def permutation_atol(case, P):
     ``sqrt(delta)``, and a probability moves by at most a quarter of its log-odds (the
     logistic's slope): ``10 sqrt(solver_tol)`` leaves a factor of room on both counts."""
     n = P.shape[0]
-    return n * (n / 0.01) * U + 10 * case.solver_tol ** 0.5
+    return n * (n / 0.01) * U + 10 * case.solver_tol**0.5
 
 
 def frame_of(X):
     return pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
 
 
-def ids(name):
-    return name
-
-
-@pytest.mark.parametrize("name", CASES, ids=ids)
+@pytest.mark.parametrize("name", CASES)
 @settings(max_examples=EXAMPLES)
 @given(data=st.data())
 def test_probabilities_are_distributions(name, data):
     case = CASES[name]
     X, y = data.draw(datasets(case.kind))
-    est = fitted(estimator(case, y), X, y)
-    check_proba(case, est.predict_proba(X), len(X))
-    if hasattr(est, "decision_function"):
-        assert np.isfinite(est.decision_function(X)).all()
+    check_outputs(case, fitted(estimator(case, y), X, y), X)
 
 
-@pytest.mark.parametrize("name", [n for n, c in CASES.items() if c.permutation], ids=ids)
+@pytest.mark.parametrize("name", [n for n, c in CASES.items() if c.permutation])
 @settings(max_examples=EXAMPLES)
 @given(data=st.data())
 def test_a_row_permutation_changes_nothing(name, data):
@@ -259,7 +254,7 @@ def test_a_row_permutation_changes_nothing(name, data):
     np.testing.assert_allclose(Q, P, rtol=0, atol=permutation_atol(case, P))
 
 
-@pytest.mark.parametrize("name", CASES, ids=ids)
+@pytest.mark.parametrize("name", CASES)
 @settings(max_examples=FEW)
 @given(data=st.data())
 def test_a_frame_with_permuted_columns_is_refused(name, data):
@@ -275,7 +270,7 @@ def test_a_frame_with_permuted_columns_is_refused(name, data):
         est.predict_proba(frame[frame.columns[::-1]])
 
 
-@pytest.mark.parametrize("name", CASES, ids=ids)
+@pytest.mark.parametrize("name", CASES)
 @settings(max_examples=FEW)
 @given(data=st.data())
 def test_clone_and_refit_is_bit_identical(name, data):
@@ -287,7 +282,7 @@ def test_clone_and_refit_is_bit_identical(name, data):
 
 
 @pytest.mark.parametrize("extreme", EXTREMES)
-@pytest.mark.parametrize("name", CASES, ids=ids)
+@pytest.mark.parametrize("name", CASES)
 @settings(max_examples=FEW)
 @given(data=st.data())
 def test_extreme_inputs_give_finite_outputs_or_one_clear_error(name, extreme, data):
@@ -300,6 +295,4 @@ def test_extreme_inputs_give_finite_outputs_or_one_clear_error(name, extreme, da
         message = str(err)
         assert message and "\n" not in message.strip(), message
         return
-    check_proba(case, est.predict_proba(X), len(X))
-    if hasattr(est, "decision_function"):
-        assert np.isfinite(est.decision_function(X)).all()
+    check_outputs(case, est, X)
