@@ -93,8 +93,11 @@ def test_manifest_round_trip_with_size_time_and_content_hash(tmp_path):
     assert [r["tags"] for r in back] == ["t1", "", "t3"]
     with pytest.raises(FileNotFoundError):
         manifest_rows(["z"], [tmp_path / "absent.wav"])
-    with pytest.raises(ValueError, match="not a manifest"):
-        read_manifest(tmp_path / "f0.bin")
+    with pytest.raises(ValueError, match="cut short.*delete it"):
+        read_manifest(tmp_path / "f0.bin")  # "abc": no end of line
+    (tmp_path / "other.tsv").write_text("a\tb\n1\t2\n")
+    with pytest.raises(ValueError, match="not a manifest.*delete it"):
+        read_manifest(tmp_path / "other.tsv")
 
 
 # --- modes -------------------------------------------------------------------------------
