@@ -7,7 +7,6 @@ import warnings
 import numpy as np
 from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import validate_data
 
 from ._irls import irls, irls_primal
 from ._search import KernelGridSearch, score_proba
@@ -15,6 +14,7 @@ from ._validation import warn_convergence
 from .coupling import couple
 from .kernels import gram
 from .klr import KernelLogisticRegression, nystroem_design, nystroem_map
+from .lspc import CERTAIN_LOG_ODDS
 
 # the parameters passed on to every KernelLogisticRegression of the search
 MODEL_PARAMS = (
@@ -219,6 +219,16 @@ class KernelLogisticRegressionCV(KernelGridSearch):
         c, n_tasks = self.classes_.size, labels.shape[1]
         conv = []  # converged flags of every IRLS fit of the search
         naive = self.n_components is not None and c > 2 and self.multi_class == "pairwise"
+        if c > 2 and self.multi_class == "pairwise" and not naive:
+            for k, (tr, _) in enumerate(folds):
+                missing = np.setdiff1d(np.arange(c), labels[tr, 0])
+                if missing.size:
+                    raise ValueError(
+                        f"KernelLogisticRegressionCV: the training part of fold {k} holds no "
+                        f"example of class {self.classes_[missing[0]].item()!r}; pairwise coupling "
+                        "needs every class in every fold (give at least cv examples of each "
+                        "class, or multi_class='ovr')"
+                    )
         for si, sigma in enumerate(sigmas if n_tasks else ()):
             if naive:
                 K = None
@@ -268,18 +278,18 @@ class KernelLogisticRegressionCV(KernelGridSearch):
 
     def _tasks_proba(self, X):
         """P(task positive | x) of every task's model (Eq. 2)."""
-        X = validate_data(self, X, dtype=np.float64, reset=False)
         out = np.empty((X.shape[0], self.n_tasks_))
         for t, est in enumerate(self.estimators_):
             out[:, t] = self.task_constant_[t] if est is None else est.predict_proba(X)[:, 1]
         return out
 
     def _tasks_decision(self, X):
-        """The log-odds ``f(x)`` of every task's model (+-inf for a one-class task)."""
-        n = validate_data(self, X, dtype=np.float64, reset=False).shape[0]
+        """The log-odds ``f(x)`` of every task's model (``+-CERTAIN_LOG_ODDS`` for a
+        one-class task, as LSPC's for a posterior of exactly 1 or 0)."""
+        n = X.shape[0]
         return np.column_stack(
             [
-                np.full(n, np.inf if self.task_constant_[t] else -np.inf)
+                np.full(n, CERTAIN_LOG_ODDS if self.task_constant_[t] else -CERTAIN_LOG_ODDS)
                 if e is None
                 else e.decision_function(X)
                 for t, e in enumerate(self.estimators_)

@@ -389,8 +389,10 @@ class LSPC(ClassifierMixin, BaseEstimator):
         -------
         scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
             Two classes: the log-odds ``log p(classes_[1]|x) - log p(classes_[0]|x)``
-            (infinite where a posterior is exactly 0, as LSPC-new's rounding of Eq. (6)
-            allows; ``p1 - p0`` for ``rounding="none"``, whose outputs may be negative).
+            (``-+CERTAIN_LOG_ODDS = -+745``, beyond every other value, where a posterior is
+            exactly 0 or 1, as LSPC-new's rounding of Eq. (6) allows: finite, ranked like
+            the posteriors; ``p1 - p0`` for ``rounding="none"``, whose outputs may be
+            negative).
             More classes: the posterior estimates of :meth:`predict_proba`.
         """
         P = self.predict_proba(X)
@@ -415,7 +417,15 @@ class LSPC(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
 
+#: The log-odds given to a posterior of exactly 0 (-) or 1 (+): beyond every finite
+#: log-odds of a float64 probability in (0, 1), from ``log(5e-324) = -744.4`` to
+#: ``-log(2**-53) = 36.7``, so the scores keep the posteriors' order (ties included) and
+#: stay finite, as scikit-learn's scorers (``roc_auc``, ...) need.
+CERTAIN_LOG_ODDS = 745.0
+
+
 def log_odds(p):
-    """``log p - log(1 - p)`` computed without cancellation, +-inf at exactly 1 or 0."""
+    """``log p - log(1 - p)`` computed without cancellation; ``-+CERTAIN_LOG_ODDS`` at
+    exactly 0 or 1."""
     with np.errstate(divide="ignore"):
-        return np.log(p) - np.log1p(-p)
+        return np.clip(np.log(p) - np.log1p(-p), -CERTAIN_LOG_ODDS, CERTAIN_LOG_ODDS)

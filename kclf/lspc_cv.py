@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
-from sklearn.utils.validation import validate_data
 
 from ._lowrank import (
     FoldSystems,
@@ -22,7 +21,6 @@ from ._search import (
     binary_fold_scores,
     fold_scores,
 )
-from ._validation import check_precomputed
 from .kernels import gram, squared_distances
 from .lspc import (
     LSPC,
@@ -451,9 +449,6 @@ class LSPCCV(KernelGridSearch):
 
     def _tasks_proba(self, X):
         """P(task positive | x) of every task (Eq. 4, 5 or 6 by ``rounding``)."""
-        if self.kernel == "precomputed":
-            check_precomputed(X, n_train=self.X_fit_.shape[0])
-        X = validate_data(self, X, dtype=np.float64, reset=False)
         out = np.empty((X.shape[0], self.n_tasks_))
         const = ~np.isnan(self.task_constant_)
         out[:, const] = self.task_constant_[const]
@@ -469,5 +464,5 @@ class LSPCCV(KernelGridSearch):
 
     def _tasks_decision(self, X):
         """The log-odds of :meth:`_tasks_proba` (``2 p - 1`` for ``rounding="none"``)."""
-        P = self.predict_proba(X)
+        P = self._tasks_proba(X)
         return log_odds(P) if self.rounding != "none" else 2.0 * P - 1.0
