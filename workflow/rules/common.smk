@@ -12,7 +12,22 @@ from kclf.repro import schemas as _schemas
 from kclf.repro.datasets import user_data as _user_data
 from kclf.repro.seeding import chunk_trials
 
-SCHEMAS = Path(workflow.basedir) / "workflow" / "schemas"
+
+def _checkout():
+    """The folder holding this workflow (its Snakefile, schemas, lock). Not
+    ``workflow.basedir``: when another project uses the workflow as a module, that is the
+    other project's folder."""
+    try:
+        return Path(workflow.current_basedir).parents[1]
+    except TypeError:
+        raise WorkflowError(
+            "the kclf workflow runs from a local checkout: give the module's snakefile as "
+            "the path of a clone's Snakefile, not a remote source"
+        ) from None
+
+
+WORKFLOW_ROOT = _checkout()
+SCHEMAS = WORKFLOW_ROOT / "workflow" / "schemas"
 
 
 include: "envs.smk"
@@ -100,10 +115,13 @@ def user_caption(name):
 # Same numbers whatever --cores is: BLAS threads are fixed by the config, not the job.
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = str(config["blas_threads"])
-# Jobs import kclf from this checkout even in a conda env that holds only its dependencies
-# (an optional variable, extended rather than required, hence no `envvars:`).
+# Jobs import kclf from this checkout even in a conda env that holds only its dependencies,
+# and when the workflow is another project's module (an optional variable, extended rather
+# than required, hence no `envvars:`).
 _PATHVAR = "PYTHONPATH"
-os.environ[_PATHVAR] = os.pathsep.join(p for p in (workflow.basedir, os.environ.get(_PATHVAR)) if p)
+os.environ[_PATHVAR] = os.pathsep.join(
+    p for p in (str(WORKFLOW_ROOT), os.environ.get(_PATHVAR)) if p
+)
 
 FINAL_OUTPUTS = []
 
