@@ -1,7 +1,8 @@
 """The workflow as another project's Snakemake module (``module kclf:`` + ``use rule *``).
 
-A Snakefile in an empty folder declares the repository's Snakefile as a module with a
-config of its own, as ``snakedeploy deploy-workflow`` writes it; the run writes the same
+A project folder laid out as ``snakedeploy deploy-workflow`` writes one
+(``workflow/Snakefile`` declaring the module, ``config/config.yaml`` its own config) with the
+repository beside it as ``kclf/`` (a link standing for a clone); the run writes the same
 tables, byte for byte, as the workflow run directly.  Its schemas, scripts, report
 captions, conda files and lock are found beside the module's Snakefile, not in the
 other project's folder.  A remote source for the module's Snakefile is refused in one line.
@@ -37,17 +38,20 @@ use rule * from kclf
 
 
 def make_project(path, snakefile):
-    """An empty project folder with its own config (the tiny one) and a module Snakefile."""
+    """A project folder with its own config (the tiny one) and ``workflow/Snakefile``
+    declaring ``snakefile`` as the module kclf."""
     (path / "config").mkdir(parents=True)
     (path / "config" / "config.yaml").write_text(
         yaml.safe_dump(wf.tiny_config("tiny"), sort_keys=True)
     )
-    (path / "Snakefile").write_text(MODULE_SNAKEFILE.format(snakefile=snakefile))
+    (path / "workflow").mkdir()
+    (path / "workflow" / "Snakefile").write_text(MODULE_SNAKEFILE.format(snakefile=snakefile))
     return path
 
 
 def snakemake(project, *args):
-    """Snakemake run in ``project`` on its own Snakefile (no --snakefile, no --directory)."""
+    """Snakemake run in ``project`` on its own ``workflow/Snakefile`` (found by Snakemake
+    itself: no --snakefile, no --directory)."""
     return subprocess.run(
         [str(wf.SNAKEMAKE), "--nocolor", *map(str, args)],
         cwd=project,
@@ -60,7 +64,10 @@ def snakemake(project, *args):
 
 def test_module_run_writes_the_tables_of_a_direct_run(tmp_path, tmp_path_factory):
     _, tables, _ = wf.reference_run(tmp_path_factory)
-    project = make_project(tmp_path / "project", wf.SNAKEFILE)
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "kclf").symlink_to(wf.ROOT, target_is_directory=True)
+    make_project(project, "../kclf/Snakefile")  # relative to workflow/Snakefile
     proc = snakemake(project, "--cores", 2)
     assert proc.returncode == 0, proc.stderr[-6000:]
     assert wf.table_digests(project) == tables
@@ -102,3 +109,17 @@ def test_remote_module_source_is_refused_in_one_line(tmp_path, served_repository
     assert proc.returncode != 0
     out = proc.stdout + proc.stderr
     assert "the kclf workflow runs from a local checkout" in out, out[-3000:]
+
+
+def test_config_without_the_default_blocks_is_refused_in_one_line(tmp_path):
+    """A module's config replaces config.yaml: a block left out is named, not a KeyError."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "kclf").symlink_to(wf.ROOT, target_is_directory=True)
+    make_project(project, "../kclf/Snakefile")
+    (project / "config" / "config.yaml").write_text("seed: 1\nlspc_toy:\n  enabled: true\n")
+    proc = snakemake(project, "--dry-run", "--cores", 1)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "invalid config: no key 'mirror', 'audio', 'voc'" in out, out[-3000:]
+    assert "start from a copy of" in out and "KeyError" not in out

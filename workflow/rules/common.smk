@@ -3,6 +3,7 @@ import os
 from pathlib import Path
 
 import jsonschema
+import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
@@ -45,6 +46,15 @@ def _check_against(schema_file, cfg, where):
 
 
 _check_against(SCHEMAS / "config.schema.yaml", config, "")
+# A module's config (`module kclf: config: ...`) replaces config.yaml instead of being
+# layered on it: it needs every block of config.yaml, or a family would fail on its key.
+_DEFAULT_CONFIG = WORKFLOW_ROOT / "config.yaml"
+_missing = [k for k in yaml.safe_load(_DEFAULT_CONFIG.read_text()) if k not in config]
+if _missing:
+    raise WorkflowError(
+        f"invalid config: no key {', '.join(map(repr, _missing))}: a config given to the "
+        f"module replaces {_DEFAULT_CONFIG}, so start from a copy of it"
+    )
 for _family, _cfg in config.items():
     if isinstance(_cfg, dict) and (SCHEMAS / f"{_family}.schema.yaml").exists():
         _check_against(SCHEMAS / f"{_family}.schema.yaml", _cfg, _family)
