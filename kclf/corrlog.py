@@ -88,8 +88,8 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         couplings' penalty at the shared choice and moves the weights' over the grid;
         each label takes the setting of its best held-out log-likelihood there: of its
         marginal ``P(y_i = 1 | x)`` up to :data:`MAX_EXACT_LABELS` labels (exact), of the
-        label given the others, Eq. (11), beyond (ties to the smoother model). Costs about twice the shared model's CV. Without CV
-        the two coincide.
+        label given the others, Eq. (11), beyond (ties to the smoother model). Costs
+        about twice the shared model's CV. Without CV the two coincide.
     coupling_scale : float >= 0, default=1.0
         Multiplies both penalties on the couplings (``lambda_2 / lambda_1`` of Eq. (8)).
     couplings : bool, default=True

@@ -47,10 +47,13 @@ API_GROUPS = ["Estimators", "Kernels and metrics", "Feature extraction", "The re
 # right of the article's content box or whose content is wider than its box.
 MEASURE = r"""
 function measure(doc) {
-  const visible = (el) => { const r = el.getBoundingClientRect();
-    return r.width > 0 && r.height > 0 && doc.defaultView.getComputedStyle(el).visibility !== 'hidden'; };
+  const visible = (el) => {
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0
+      && doc.defaultView.getComputedStyle(el).visibility !== 'hidden';
+  };
   const out = {navbar: [], dropdown: [], sidebar: [], sections: [], overflow: []};
-  doc.querySelectorAll('.bd-header .navbar-header-items .bd-navbar-elements > .nav-item > a.nav-link')
+  doc.querySelectorAll('.bd-header .bd-navbar-elements > .nav-item > a.nav-link')
      .forEach(a => { if (visible(a)) out.navbar.push(a.textContent.trim()); });
   doc.querySelectorAll('.bd-header .bd-navbar-elements .dropdown-toggle')
      .forEach(b => { if (visible(b)) out.dropdown.push(b.textContent.trim()); });
@@ -65,14 +68,15 @@ function measure(doc) {
   const article = doc.querySelector('article.bd-article');
   if (article) {
     const style = doc.defaultView.getComputedStyle(article);
-    // the content column's right edge, less a border's few pixels
+    // the content column's right edge, with a border's few pixels to spare
     const right = article.getBoundingClientRect().right - parseFloat(style.paddingRight) + 3;
     article.querySelectorAll('pre, table, div.math').forEach(el => {
       if (!visible(el)) return;
-      const box = el.tagName === 'TABLE' && el.parentElement.classList.contains('pst-scrollable-table-container')
-        ? el.parentElement : el;
+      const wrapped = el.parentElement.classList.contains('pst-scrollable-table-container');
+      const box = el.tagName === 'TABLE' && wrapped ? el.parentElement : el;
       const r = el.getBoundingClientRect();
-      const hidden = el.tagName === 'TABLE' ? r.width > box.clientWidth + 1 : el.scrollWidth > el.clientWidth + 1;
+      const hidden = el.tagName === 'TABLE'
+        ? r.width > box.clientWidth + 1 : el.scrollWidth > el.clientWidth + 1;
       if (r.right > right || hidden) {
         out.overflow.push(el.tagName.toLowerCase() + ' ' + Math.round(r.width) + ' px (box '
           + box.clientWidth + ' px): ' + el.textContent.trim().slice(0, 70).replace(/\s+/g, ' '));
@@ -94,7 +98,8 @@ const frame = document.getElementById('f');
 let k = 0;
 function next() {{
   if (k >= pages.length) {{
-    document.getElementById('result').textContent = 'RES' + 'ULT<<' + JSON.stringify(results) + '>>' + 'END';
+    const text = 'RES' + 'ULT<<' + JSON.stringify(results) + '>>' + 'END';
+    document.getElementById('result').textContent = text;
     return;
   }}
   const page = pages[k++];
