@@ -39,7 +39,7 @@ class KernelLogisticRegressionCV(KernelGridSearch):
 
     Fast path: for every (sigma, fold) the kernel is computed once (on all of ``X``, then
     cut into the folds); all lambdas of the grid and all tasks (or one-vs-rest classes)
-    are then fitted by one call of :func:`kclf._irls.irls`, whose conjugate-gradient
+    are then fitted by one call of the IRLS solver, whose conjugate-gradient
     iterations apply the shared kernel to all (task, lambda) columns as one matrix
     product.  Each setting is fitted to the same tolerance as a separate
     :class:`KernelLogisticRegression` would be, so the choice equals the naive loop's up
@@ -49,7 +49,7 @@ class KernelLogisticRegressionCV(KernelGridSearch):
     (``ConvergenceWarning``), as the final fit does for itself.
 
     Ties of the mean CV score (within round-off) go to the smoother model: the largest
-    sigma, then the largest lambda (:func:`kclf._search.best_index`).
+    sigma, then the largest lambda.
 
     A task of a 2-D ``Y`` with one class only is not searched: it predicts that class with
     probability 1 (and ``fit`` warns, naming it); its ``sigma_``, ``lam_`` and
@@ -65,8 +65,7 @@ class KernelLogisticRegressionCV(KernelGridSearch):
     cv : int, splitter or iterable, default=2
         An integer: the number of folds (shuffled, stratified for one task when possible;
         the same folds as ``LSPCCV`` for the same ``random_state``).  Otherwise a
-        scikit-learn splitter or an iterable of ``(train, validation)`` index arrays
-        (:func:`kclf._search.cv_splits`).
+        scikit-learn splitter or an iterable of ``(train, validation)`` index arrays.
     scoring : {"error", "log_loss", "auc"}, default="error"
     multi_class : {"pairwise", "ovr"}, default="pairwise"
     random_state : int or None
@@ -79,7 +78,7 @@ class KernelLogisticRegressionCV(KernelGridSearch):
         (the landmarks drawn with ``random_state``, as the final
         ``KernelLogisticRegression(n_components=m, random_state=random_state)`` fit on
         ``X`` draws them), and every fold, lambda and task is fitted in those features by
-        :func:`kclf._irls.irls_primal`.  Pairwise multi-class mode fits each pair's own
+        one primal IRLS call.  Pairwise multi-class mode fits each pair's own
         feature map (as the final model does), one fit per setting and fold.
 
     Attributes

@@ -159,16 +159,9 @@ def effective_alpha(alpha, rounding):
 class LSPC(ClassifierMixin, BaseEstimator):
     """Least-squares probabilistic classifier.
 
-    The class-posterior ``p(y|x)`` is modelled as ``alpha_y^T phi(x)`` with Gaussian
-    kernels centred at the training points (Eq. 2, "LSPC(full)").  The parameters
-    minimise the regularised squared error of Eq. (3), whose minimiser is
-
-        alpha~_y = (H + lam I_n)^{-1} h_y,
-        H = (1/n) sum_i phi(x_i) phi(x_i)^T,  h_y = (1/n) sum_{i: y_i = y} phi(x_i).
-
-    (The closed form printed below Eq. (3) is used; it is the exact minimiser of Eq. (3)
-    with the regulariser written ``(lam/2) alpha^T alpha``.)  All classes share one
-    Cholesky factorisation of ``H + lam I``.
+    The paper's "LSPC(full)" (kernels at all training points, Eq. 2); its fit uses the
+    closed form printed below Eq. (3), the exact minimiser of Eq. (3) with the regulariser
+    written ``(lam/2) alpha^T alpha``.
 
     Parameters
     ----------
@@ -193,7 +186,7 @@ class LSPC(ClassifierMixin, BaseEstimator):
         ``None``: kernels at all ``n`` training points (Eq. 2), O(n^3) time and O(n^2)
         memory.  An integer ``b``: low-rank LSPC, kernels at ``min(b, n)`` centres only;
         ``H = K^T K / n`` with the (n, b) design matrix ``K``, so the fit costs
-        O(n b^2 + b^3) time and O(n b) memory (:mod:`kclf._lowrank`).  ``b >= n`` with
+        O(n b^2 + b^3) time and O(n b) memory.  ``b >= n`` with
         ``centers="random"`` is the exact model.  Not available with
         ``kernel="precomputed"``.
     centers : {"random", "kmeans"}, default="random"
