@@ -51,8 +51,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegressionCV
 from sklearn.preprocessing import StandardScaler
 
-from kclf._corrlog_search import LABEL_CRITERIA
 from kclf.corrlog import CorrLog
+from kclf.corrlog._penalty_search import LABEL_CRITERIA
 from kclf.metrics import multilabel_scores
 from kclf.repro.datasets.mulan import load_arff_multilabel
 

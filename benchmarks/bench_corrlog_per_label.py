@@ -7,7 +7,7 @@ table; not a test.
 3-fold CV: ``CorrLog()`` (the paper's shared penalty), ``CorrLog(penalty="per_label")``
 with the labels' criterion on the second CV path (``--criteria``; ``auto``, the default,
 is the marginal's log-likelihood where the marginals are exact and the conditional (11)
-beyond, :mod:`kclf._corrlog_search`), and the per-label ``LogisticRegressionCV(cv=3,
+beyond, :mod:`kclf.corrlog._penalty_search`), and the per-label ``LogisticRegressionCV(cv=3,
 Cs=24)`` baseline of ``bench_corrlog.py``.  Scored on the outer fold, mean over the three:
 Hamming loss (CorrLog: thresholded marginals), subset accuracy (CorrLog: the joint MAP),
 and the held-out conditional log-likelihood (11) summed over the labels, mean per row.
@@ -25,10 +25,10 @@ import numpy as np
 from bench_corrlog import MULAN_SETS, baseline
 from sklearn.utils import check_random_state
 
-from kclf._corrlog_decoding import _conditional_log_likelihood
-from kclf._corrlog_search import LABEL_CRITERIA
 from kclf._search import cv_splits
 from kclf.corrlog import CorrLog
+from kclf.corrlog._decoding import _conditional_log_likelihood
+from kclf.corrlog._penalty_search import LABEL_CRITERIA
 from kclf.repro.datasets.mulan import load_arff_multilabel
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -74,7 +74,7 @@ from kclf.features.landmarks import (
     landmark_tau,
     nystroem_features,
 )
-from kclf.lspc_cv import LSPCCV
+from kclf.lspc.lspc_cv import LSPCCV
 from kclf.repro.datasets.user_data import AUDIO_EXTENSIONS, list_class_folders
 from kclf.repro.seeding import seed_for
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.svm import SVC
 
-from kclf.maplp import HIGHS_METHODS, MAPLP
+from kclf.maplp.maplp import HIGHS_METHODS, MAPLP
 from kclf.repro.datasets import ida
 
 GAMMA = 4.217

@@ -50,19 +50,19 @@ from sklearn.svm import SVC
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_lspc import make_counts  # noqa: E402
 
-from kclf._lowrank import (  # noqa: E402
+from kclf._search import cv_folds, default_sigmas  # noqa: E402
+from kclf.coupling import PairwiseCoupling  # noqa: E402
+from kclf.kernels import median_sigma, rbf_kernel  # noqa: E402
+from kclf.klr import KernelLogisticRegression  # noqa: E402
+from kclf.klr.klr_cv import KernelLogisticRegressionCV  # noqa: E402
+from kclf.lspc._solver import (  # noqa: E402
     choose_centers,
     design_distances,
     gram_upper,
     serial_blas,
 )
-from kclf._search import cv_folds, default_sigmas  # noqa: E402
-from kclf.coupling import PairwiseCoupling  # noqa: E402
-from kclf.kernels import median_sigma, rbf_kernel  # noqa: E402
-from kclf.klr import KernelLogisticRegression  # noqa: E402
-from kclf.klr_cv import KernelLogisticRegressionCV  # noqa: E402
-from kclf.lspc import normal_equations  # noqa: E402
-from kclf.lspc_cv import LSPCCV, SERIAL_EIGH_MAX  # noqa: E402
+from kclf.lspc.lspc import normal_equations  # noqa: E402
+from kclf.lspc.lspc_cv import LSPCCV, SERIAL_EIGH_MAX  # noqa: E402
 
 LAMS = np.logspace(-3, 1, 9)
 TASKS = 20

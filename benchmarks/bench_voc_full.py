@@ -41,7 +41,7 @@ from kclf.features.surf_bow import (  # noqa: E402
     fit_vocabulary,
     read_grey,
 )
-from kclf.lspc_cv import LSPCCV  # noqa: E402
+from kclf.lspc.lspc_cv import LSPCCV  # noqa: E402
 from kclf.repro.datasets.synthetic_voc import render_image  # noqa: E402
 
 N_TRAIN, N_VAL, PER_SHARD = 4998, 5105, 250  # VOC 2010 Main: train, val; images per shard

@@ -7,14 +7,11 @@ The estimators follow scikit-learn's API; import them from the top level, e.g.
 
 from .corrlog import CorrLog
 from .coupling import PairwiseCoupling, couple
-from .klr import KernelLogisticRegression
-from .klr_cv import KernelLogisticRegressionCV
-from .lspc import LSPC
-from .lspc_cv import LSPCCV
+from .klr import KernelLogisticRegression, KernelLogisticRegressionCV
+from .lspc import LSPC, LSPCCV
 from .maplp import MAPLP
-from .mgpc import ManifoldGPC
+from .mgpc import ManifoldGPC, WeightedRidgeLogistic
 from .platt import PlattScaled
-from .ridge_logistic import WeightedRidgeLogistic
 
 __version__ = "0.2.0"  # the one source: pyproject.toml reads it (setuptools dynamic)
 

@@ -16,8 +16,7 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .lspc import LSPC
-from .lspc_cv import LSPCCV
+from .lspc import LSPC, LSPCCV
 from .metrics import EPS
 
 #: The largest decision value Platt's sigmoid is fitted on: the log-odds of a probability

@@ -18,10 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..klr import KernelLogisticRegression
-from ..klr_cv import KernelLogisticRegressionCV
-from ..lspc import LSPC
-from ..lspc_cv import LSPCCV
+from ..klr import KernelLogisticRegression, KernelLogisticRegressionCV
+from ..lspc import LSPC, LSPCCV
 
 #: family -> {slug: display name}, in table order
 FAMILIES = {

@@ -11,10 +11,10 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from kclf import _corrlog_solver as solver
-from kclf import belief_propagation as bp
-from kclf import corrlog as cl
 from kclf.corrlog import CorrLog
+from kclf.corrlog import _solver as solver
+from kclf.corrlog import belief_propagation as bp
+from kclf.corrlog import corrlog as cl
 from kclf.repro.datasets.corrlog_toy import make_corrlog_toy
 
 MULAN = Path(__file__).resolve().parents[3] / "shared" / "data" / "mulan"
@@ -405,7 +405,7 @@ def test_scene_corrlog_subset_accuracy_at_least_ilr():
 
 def per_row_bp(u, A, kind, max_iter, damping, tol):
     """Flooding BP for one row, message by message over the coupled pairs (an independent
-    reading of the updates in kclf.belief_propagation's docstring)."""
+    reading of the updates in kclf.corrlog.belief_propagation's docstring)."""
     m = len(u)
     msg = {(i, j): 0.0 for i in range(m) for j in range(m) if i != j and A[i, j] != 0}
     converged, it = True, 0
@@ -553,7 +553,7 @@ def flat(coef, intercept, A):
 def assert_same_solution(t_a, t_b, X, Y, rho1, rho2, tol):
     """Two solutions of the objective at ``(rho1, rho2)``, each stopped at ``tol``.
 
-    The stopping rule (kclf._corrlog_solver.fista) ends on a proximal step ``x -> z`` of ``1/L``
+    The stopping rule (kclf.corrlog._solver.fista) ends on a proximal step ``x -> z`` of ``1/L``
     that lowered the objective ``F`` by at most ``tol |F|``, hence ``||z - x|| <=
     sqrt(2 tol |F| / L)`` and a residual of at most ``(L_f + L) ||z - x||``; with
     ``L_f <= L <= 2 L_f`` at worst and ``L >= 1e-4 L_f`` (the solver's floor) that is

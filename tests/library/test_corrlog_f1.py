@@ -10,10 +10,10 @@ import itertools
 import numpy as np
 import pytest
 
-from kclf import _corrlog_decoding as decoding
-from kclf import belief_propagation as bp
-from kclf._f_measure import size_marginals_exact
 from kclf.corrlog import CorrLog
+from kclf.corrlog import _decoding as decoding
+from kclf.corrlog import belief_propagation as bp
+from kclf.corrlog._f_measure import size_marginals_exact
 
 
 def _fitted(m, seed, n=150):

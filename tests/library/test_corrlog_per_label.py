@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from scipy.optimize import approx_fprime, minimize
 
-from kclf import _corrlog_solver as solver
-from kclf import belief_propagation as bp
-from kclf._corrlog_decoding import _conditional_log_likelihood
 from kclf.corrlog import CorrLog
+from kclf.corrlog import _solver as solver
+from kclf.corrlog import belief_propagation as bp
+from kclf.corrlog._decoding import _conditional_log_likelihood
 
 PARAMS = {
     "couplings": True,
@@ -219,8 +219,8 @@ def test_second_path_scores_the_model_the_per_label_fit_has(criterion):
 def test_label_criteria():
     # "auto" is the marginal's log-likelihood where the marginals are enumerated
     # (m <= MAX_EXACT_LABELS or inference="exact") and the conditional (11) beyond
-    from kclf._corrlog_decoding import MAX_EXACT_LABELS
-    from kclf._corrlog_search import label_criterion
+    from kclf.corrlog._decoding import MAX_EXACT_LABELS
+    from kclf.corrlog._penalty_search import label_criterion
 
     rng = np.random.default_rng(7)
     for m in (4, MAX_EXACT_LABELS + 2):
@@ -280,7 +280,7 @@ def test_shared_model_has_no_second_path():
 def test_map_subset_accuracy_without_decoding_every_row_is_the_decoded_one(m, scale, seed):
     import warnings
 
-    from kclf._corrlog_decoding import _decode, _map_subset_accuracy
+    from kclf.corrlog._decoding import _decode, _map_subset_accuracy
 
     rng = np.random.default_rng(seed)
     n = 300

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from kclf import _corrlog_solver as solver
 from kclf.corrlog import CorrLog
+from kclf.corrlog import _solver as solver
 
 
 def _text(seed=0, n=240, d=150, m=5):

@@ -8,8 +8,8 @@ import itertools
 import numpy as np
 import pytest
 
-from kclf import belief_propagation as bp
-from kclf._f_measure import f1_decision, size_marginals_exact, size_marginals_gibbs
+from kclf.corrlog import belief_propagation as bp
+from kclf.corrlog._f_measure import f1_decision, size_marginals_exact, size_marginals_gibbs
 
 
 def _model(m, n, seed, strength=1.0):

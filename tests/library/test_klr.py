@@ -9,11 +9,11 @@ from sklearn.datasets import load_iris, make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from kclf._irls import batched_cg, irls, penalised_loglik
 from kclf._search import cv_folds
 from kclf.kernels import median_sigma, rbf_kernel
 from kclf.klr import KernelLogisticRegression
-from kclf.klr_cv import KernelLogisticRegressionCV
+from kclf.klr._solver import batched_cg, irls, penalised_loglik
+from kclf.klr.klr_cv import KernelLogisticRegressionCV
 
 TIGHT = {"tol": 1e-13, "cg_tol": 1e-12, "max_iter": 200}
 

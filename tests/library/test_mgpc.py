@@ -14,7 +14,7 @@ from sklearn.gaussian_process.kernels import ConstantKernel as C
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kclf.kernels import rbf_kernel
-from kclf.mgpc import (
+from kclf.mgpc.mgpc import (
     DEFAULT_AMPLITUDES,
     ManifoldGPC,
     ep_sites,
@@ -292,7 +292,7 @@ def test_ep_fixed_point_equals_sequential_reference(n, amp, seed):
     ],
 )
 def test_ep_posterior_marginals_equal_the_dense_posterior(taus, n_direct):
-    from kclf.mgpc import _DIRECT_BELOW, _ep_posterior
+    from kclf.mgpc.mgpc import _DIRECT_BELOW, _ep_posterior
 
     rng = np.random.default_rng(5)
     X = rng.normal(size=(30, 3))
@@ -315,7 +315,7 @@ def test_ep_evidence_gradient_matches_finite_differences(amp, seed):
     # R&W Eq. (5.27) holds at EP's fixed point: the sites are re-converged at every
     # perturbed point, so the central differences see the sites move too
     from kclf.kernels import squared_distances
-    from kclf.mgpc import ep_log_marginal_likelihood_gradient
+    from kclf.mgpc.mgpc import ep_log_marginal_likelihood_gradient
 
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(20, 2))
@@ -339,7 +339,7 @@ def test_ep_evidence_gradient_matches_finite_differences(amp, seed):
 
 
 def test_ep_converges_where_undamped_parallel_updates_oscillate():
-    from kclf.mgpc import _ep_step
+    from kclf.mgpc.mgpc import _ep_step
 
     rng = np.random.default_rng(3)
     X = rng.normal(size=(60, 2))

@@ -10,7 +10,7 @@ from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from kclf.ridge_logistic import WeightedRidgeLogistic, weighted_ridge_objective
+from kclf.mgpc.ridge_logistic import WeightedRidgeLogistic, weighted_ridge_objective
 
 
 def _l_lam(beta, X, t, lam):

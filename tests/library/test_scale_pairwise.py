@@ -6,10 +6,10 @@ import pickle
 import numpy as np
 import pytest
 
-from kclf._irls import irls, irls_stacked
 from kclf.coupling import PairwiseCoupling
 from kclf.kernels import rbf_kernel
 from kclf.klr import KernelLogisticRegression
+from kclf.klr._solver import irls, irls_stacked
 
 
 class PerPairKLR(KernelLogisticRegression):

@@ -22,7 +22,6 @@ from kclf import (
     PlattScaled,
     WeightedRidgeLogistic,
 )
-from kclf._klr_pairs import fit_pairs, pairs_decision
 from kclf._search import cv_splits
 from kclf._validation import (
     binary_labels,
@@ -32,6 +31,7 @@ from kclf._validation import (
     warn_convergence,
 )
 from kclf.coupling import PairBatching
+from kclf.klr._pairs import fit_pairs, pairs_decision
 
 X = np.random.default_rng(0).normal(size=(12, 2))
 ONE_CLASS = np.full(12, 3)

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kclf import belief_propagation as bp
+from kclf.corrlog import belief_propagation as bp
 from kclf.repro.experiments import multilabel as ml
 from kclf.repro.reports import multilabel as mlr
 

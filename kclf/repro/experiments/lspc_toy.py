@@ -6,8 +6,8 @@ import time
 
 import numpy as np
 
-from ...lspc import round_outputs
-from ...lspc_cv import LSPCCV
+from ...lspc import LSPCCV
+from ...lspc.lspc import round_outputs
 from ..datasets import lspc_toy
 from ..methods import ROUNDING, family_methods
 from ..records import calibration_records, record

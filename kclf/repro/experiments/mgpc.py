@@ -38,8 +38,7 @@ from sklearn.preprocessing import StandardScaler
 
 from ...features.image_repr import represent
 from ...kernels import median_sigma
-from ...mgpc import ManifoldGPC
-from ...ridge_logistic import WeightedRidgeLogistic
+from ...mgpc import ManifoldGPC, WeightedRidgeLogistic
 from ..datasets import user_data
 from ..datasets.mulan import load_scene
 from ..methods import check_method, family_methods

@@ -48,7 +48,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
-from ...corrlog import MAX_EXACT_LABELS, CorrLog
+from ...corrlog.corrlog import MAX_EXACT_LABELS, CorrLog
 from ...metrics import multilabel_scores
 from ...platt import PlattScaled
 from ..datasets import user_data

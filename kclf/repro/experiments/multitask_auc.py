@@ -6,7 +6,7 @@ a random training/test split per trial, hyper-parameters by K-fold CV on the tra
 part only, AUC per task on the test part.
 
 Methods: ``lspc_new`` (LSPC-new) and ``lspc`` (LSPC) via :class:`kclf.LSPCCV`, ``klr``
-via :class:`kclf.klr_cv.KernelLogisticRegressionCV` (each searches sigma x lambda for
+via :class:`kclf.klr.klr_cv.KernelLogisticRegressionCV` (each searches sigma x lambda for
 all tasks at once), and ``svc``: scikit-learn's SVC with (C, gamma) by ``GridSearchCV``
 on ROC AUC per task, then Platt scaling by ``CalibratedClassifierCV(ensemble=False)``
 for probabilities.  A multi-task fit's time is shared equally by its tasks in the

@@ -29,8 +29,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import POSITIVE, binary_labels, positive_grid
-from .kernels import median_sigma, rbf_kernel, squared_distances
+from .._validation import POSITIVE, binary_labels, positive_grid
+from ..kernels import median_sigma, rbf_kernel, squared_distances
 
 # Williams & Barber (1998), Appendix A: the logistic sigmoid as a combination of five
 # error functions, sigma(f) ~ 0.5 * sum(COEFS) + sum_k COEFS_k * erf(LAMBDAS_k * f) / 2 ...;

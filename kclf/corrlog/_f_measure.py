@@ -13,7 +13,7 @@ labels of largest ``F[j, k] = sum_s Delta[j, s] 2 / (s + k)``; GFM takes the bes
 So the ``m x m`` numbers ``Delta`` (and ``P(y = 0)``) are all the decision needs: exact
 by enumerating the joint for small ``m``, estimated by Gibbs sampling beyond.
 
-The joint is the CorrLog posterior (:mod:`kclf.belief_propagation`), in ``{-1, +1}``:
+The joint is the CorrLog posterior (:mod:`kclf.corrlog.belief_propagation`), in ``{-1, +1}``:
 ``log P(y | x) = sum_i y_i u_i + sum_{i<j} a_ij y_i y_j - log Z(x)``.
 """
 

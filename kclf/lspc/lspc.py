@@ -15,15 +15,15 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._lowrank import choose_centers
-from ._validation import (
+from .._validation import (
     KERNEL,
     POSITIVE,
     check_precomputed,
     class_labels,
     reject_with_precomputed,
 )
-from .kernels import gram, median_sigma
+from ..kernels import gram, median_sigma
+from ._solver import choose_centers
 
 ROUNDINGS = ("outputs", "parameters", "none")
 

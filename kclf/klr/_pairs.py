@@ -5,7 +5,7 @@ regression (private).
 on the two classes' samples (Roth 2001, Section 3).  For
 :class:`kclf.KernelLogisticRegression` these fits are many small IRLS problems of the
 same form (Eq. 9); :func:`fit_pairs` solves every pair the per-pair fit would solve by
-direct steps in one stacked IRLS (:func:`kclf._irls.irls_stacked`), the pairs' Gaussian
+direct steps in one stacked IRLS (:func:`kclf.klr._solver.irls_stacked`), the pairs' Gaussian
 kernels cut from one distance matrix, and :func:`pairs_decision` computes every pair's
 ``f_p(x)`` by one matrix product per width.  Both are reached through the estimator's
 :class:`kclf.coupling.PairBatching` interface; the results equal the per-pair fits up to
@@ -17,9 +17,9 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import clone
 
-from ._irls import AUTO_CG_MIN_N, CHOLESKY_BATCH_ENTRIES, irls_stacked
-from ._validation import warn_convergence
-from .kernels import gram, median_sigma, squared_distances
+from .._validation import warn_convergence
+from ..kernels import gram, median_sigma, squared_distances
+from ._solver import AUTO_CG_MIN_N, CHOLESKY_BATCH_ENTRIES, irls_stacked
 
 # largest training (or test x training) distance matrix, in float64 entries, computed
 # once and cut into the pairs' blocks (else one kernel per pair)

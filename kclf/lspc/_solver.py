@@ -162,7 +162,7 @@ def design_distances(X, order, C, block=ROW_BLOCK):
     (n, b), computed in row blocks so the temporaries stay O(block b).  Each block equals
     :func:`kclf.kernels.squared_distances` of its rows bit for bit (both translate by
     the centres' median)."""
-    from .kernels import squared_distances
+    from ..kernels import squared_distances
 
     D = np.empty((order.size, C.shape[0]))
     for lo in range(0, order.size, block):

@@ -48,8 +48,8 @@ rules (Tibshirani et al., 2012) set aside the features whose gradient is far bel
 new ``rho1``; the fit runs on the others, and a KKT check over all set-aside features adds
 back any that violates ``|grad| <= rho1`` and solves again, so screening never changes the
 solution. The path gets the decoding as functions (``decode``, ``score``); the choice from
-the folds' scores is :mod:`kclf._corrlog_search`'s, the model, prediction and decoding the
-estimator's (:mod:`kclf.corrlog`, :mod:`kclf._corrlog_decoding`).
+the folds' scores is :mod:`kclf.corrlog._penalty_search`'s, the model, prediction and decoding the
+estimator's (:mod:`kclf.corrlog`, :mod:`kclf.corrlog._decoding`).
 
 References
 ----------
@@ -709,7 +709,7 @@ def fold_path(
 
 
 def fold_weight_path(params, X, Y, train, test, rho1s, rho2s, rho1, rho2, label_score, starts):
-    """Each label's held-out ``label_score`` (:func:`kclf._corrlog_search.label_criterion`)
+    """Each label's held-out ``label_score`` (:func:`kclf.corrlog._penalty_search.label_criterion`)
     with the couplings' penalty held at ``(rho1, rho2)`` and the weights' elastic net of
     every label moving together over ``rho2s x rho1s`` (strongest first): the structure
     ``penalty="per_label"`` finally fits, solved as one warm-started path like

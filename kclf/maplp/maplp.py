@@ -12,8 +12,8 @@ from scipy.optimize import linprog
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import KERNEL, POSITIVE, check_precomputed, class_labels
-from .kernels import gram, median_sigma
+from .._validation import KERNEL, POSITIVE, check_precomputed, class_labels
+from ..kernels import gram, median_sigma
 
 HIGHS_METHODS = ("highs", "highs-ds", "highs-ipm")
 

@@ -2,15 +2,15 @@
 the joint MAP (21) by max-product belief propagation or enumeration, the marginals by
 sum-product or enumeration, the F1 decision (GFM) from the joint's size marginals, and
 the CV criteria that score them.  Labels in {0, 1}; fields ``U`` (n, m) and couplings
-``A`` (m, m) as :mod:`kclf.belief_propagation` takes them."""
+``A`` (m, m) as :mod:`kclf.corrlog.belief_propagation` takes them."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from .._validation import warn_convergence
 from . import belief_propagation as bp
 from ._f_measure import f1_decision, size_marginals_exact, size_marginals_gibbs
-from ._validation import warn_convergence
 
 #: Up to this many labels, exact enumeration of the ``2^m`` label vectors.
 MAX_EXACT_LABELS = 12
@@ -87,7 +87,7 @@ def _marginals(U, A, inference, bp_max_iter, bp_damping):
 
 
 def _f1_labels(U, A, n_sweeps=2000, burn_in=200, seed=0):
-    """The Bayes decision for the example-based F1 (GFM, :func:`kclf._f_measure.f1_decision`)
+    """The Bayes decision for the example-based F1 (GFM, :func:`._f_measure.f1_decision`)
     under the joint (4) with fields ``U`` and couplings ``A``.
 
     Its inputs ``P(y = 0 | x)`` and ``P(y_j = 1, |y| = s | x)`` are exact (enumeration of

@@ -2,14 +2,14 @@
 
 The grids, the CV criteria the estimator's decoding gives the path, and the choice from
 the folds' scores.  Each fold's ``rho2 x rho1`` grid is solved as one warm-started path by
-:func:`kclf._corrlog_solver.fold_path`; the folds run in parallel threads (``n_jobs``), each
+:func:`kclf.corrlog._solver.fold_path`; the folds run in parallel threads (``n_jobs``), each
 on one BLAS thread, so the result does not depend on ``n_jobs``.  The shared ``(rho1,
 rho2)`` maximises the mean fold score of the decoder's criterion (subset accuracy for the
 MAP (21), 1 - Hamming loss for the marginals, example-based F1 for the F1 decision).  Ties
 go to the smoother model: the first maximum to 12 digits, grids strongest first.
 
 With ``penalty="per_label"`` each label's weights then get their own setting, chosen on a
-second warm-started path per fold (:func:`kclf._corrlog_solver.fold_weight_path`) with
+second warm-started path per fold (:func:`kclf.corrlog._solver.fold_weight_path`) with
 the couplings' penalty held at the shared choice and every label's weights moving over
 the grid: the structure the final model has.  On the first path a label's score at a
 setting comes from a fit with the couplings at that setting too, so labels were credited
@@ -18,7 +18,7 @@ per-label logistic regressions' Hamming loss, 0.1332 against 0.1331; a test show
 second path's scores equal direct fits of the final structure).  The labels' criterion
 (:func:`label_criterion`, ``"auto"``) is the held-out log-likelihood of the label's
 marginal ``P(y_j = 1 | x)`` where the marginals are exact (up to
-:data:`kclf._corrlog_decoding.MAX_EXACT_LABELS` labels), the quantity behind the
+:data:`kclf.corrlog._decoding.MAX_EXACT_LABELS` labels), the quantity behind the
 Hamming-optimal decision; beyond, the held-out conditional log-likelihood given the other
 labels, Eq. (11) (Li et al., IEEE TIP 2016), the term of the pseudo-likelihood (12) the
 label's weights control.  Measured on the MULAN test sets (Hamming on marginals,
@@ -35,7 +35,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from threadpoolctl import threadpool_limits
 
-from ._corrlog_decoding import (
+from ._decoding import (
     MAX_EXACT_LABELS,
     _conditional_log_likelihood,
     _decode,
@@ -43,7 +43,7 @@ from ._corrlog_decoding import (
     _marginals,
     _score,
 )
-from ._corrlog_solver import fold_path, fold_weight_path
+from ._solver import fold_path, fold_weight_path
 
 #: Default CV grids (used when ``rho1`` / ``rho2`` are None), strongest first.
 RHO1_GRID = (1e-2, 1e-3, 1e-4, 0.0)
@@ -68,7 +68,7 @@ def penalty_grids(rho1, rho2, rho1_grid, rho2_grid):
 
 
 def cv_criteria(decode, inference, bp_max_iter, bp_damping, gibbs, per_label):
-    """The functions :func:`kclf._corrlog_solver.fold_path` scores a fold with:
+    """The functions :func:`kclf.corrlog._solver.fold_path` scores a fold with:
     ``(decode, score, fast_score, label_score)`` for the decoder ``decode`` (the MAP's
     subset accuracy without decoding every row, :func:`_map_subset_accuracy`; with
     ``per_label``, each label's conditional log-likelihood (11))."""
@@ -127,15 +127,15 @@ def cv_select(
     params, X, Y, folds, rho1s, rho2s, criteria, n_jobs=None, per_label=False, second_score=None
 ):
     """Choose ``(rho1, rho2)`` on the grid ``rho2s x rho1s`` (each strongest first) by the
-    mean of the folds' scores (:func:`kclf._corrlog_solver.fold_path` with ``criteria``
+    mean of the folds' scores (:func:`kclf.corrlog._solver.fold_path` with ``criteria``
     from :func:`cv_criteria`).
 
     Returns ``(rho1, rho2, cv_results, starts, label_rho)``, ``starts`` the folds' raw
-    solutions at the choice for :func:`kclf._corrlog_solver.warm_start`.  With
+    solutions at the choice for :func:`kclf.corrlog._solver.warm_start`.  With
     ``per_label``, ``label_rho = (rho1s, rho2s)`` (arrays over the labels) holds each
     label's own choice, by the mean over the folds of its score ``second_score``
     (:func:`label_criterion`; None: the conditional log-likelihood (11)) on a second
-    path per fold (:func:`kclf._corrlog_solver.fold_weight_path`) with the
+    path per fold (:func:`kclf.corrlog._solver.fold_weight_path`) with the
     couplings' penalty held at ``(rho1, rho2)`` and the weights' over the grid;
     ``cv_results`` then adds ``"mean_label_score_shared_couplings"`` and
     ``"split<k>_label_score_shared_couplings"`` (grid, m), row ``k`` every label's weights
@@ -198,7 +198,7 @@ def cv_select(
 
 
 def _weight_paths(params, X, Y, folds, rho1s, rho2s, at, out, label_score, n_jobs):
-    """Each fold's second path (:func:`kclf._corrlog_solver.fold_weight_path`): the
+    """Each fold's second path (:func:`kclf.corrlog._solver.fold_weight_path`): the
     couplings' penalty held at the shared choice ``at = (a, b)``, the weights' moving over
     the grid, started from the fold's first-path solutions (``out``) at the strongest
     setting and at the choice."""

@@ -9,10 +9,10 @@ Multilabel Image Classification", IEEE TIP 2016 (arXiv:1904.08098).  Model, Eq. 
 Learning, Eq. (10)-(13): elastic-net regularised maximum pseudo-likelihood (in the paper's
 notation (8), ``lambda_1 = rho2``, ``lambda_2 = coupling_scale * rho2``, ``epsilon = rho1 /
 rho2``) by proximal gradient with soft thresholding (Algorithm 1, Eq. (19)-(20)) and FISTA
-(Remark 2): :mod:`kclf._corrlog_solver`.  The cross-validated choice of the penalties, each
+(Remark 2): :mod:`kclf.corrlog._solver`.  The cross-validated choice of the penalties, each
 fold's grid one warm-started path whose screening never changes the solution:
-:mod:`kclf._corrlog_search`.  The decisions (the joint MAP (21), the marginals, the
-example-based F1's Bayes decision) and the CV criteria: :mod:`kclf._corrlog_decoding`.
+:mod:`kclf.corrlog._penalty_search`.  The decisions (the joint MAP (21), the marginals, the
+example-based F1's Bayes decision) and the CV criteria: :mod:`kclf.corrlog._decoding`.
 Here: the estimator's parameters, fit, prediction and decoding entry points.
 """
 
@@ -28,7 +28,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._corrlog_decoding import (
+from .._search import cv_splits
+from .._validation import binary_labels, label_matrix, warn_convergence
+from ._decoding import (
     BP_RETRY_DAMPING,
     BP_WARN_FRACTION,
     DECODERS,
@@ -39,7 +41,7 @@ from ._corrlog_decoding import (
     _marginals,
     _warn_bp,
 )
-from ._corrlog_search import (
+from ._penalty_search import (
     RHO1_GRID,
     RHO2_GRID,
     cv_criteria,
@@ -47,9 +49,7 @@ from ._corrlog_search import (
     label_criterion,
     penalty_grids,
 )
-from ._corrlog_solver import fit_penalised, non_constant, solver_features
-from ._search import cv_splits
-from ._validation import binary_labels, label_matrix, warn_convergence
+from ._solver import fit_penalised, non_constant, solver_features
 
 __all__ = [
     "BP_RETRY_DAMPING",
@@ -211,7 +211,7 @@ class CorrLog(ClassifierMixin, BaseEstimator):
     """
 
     #: The labels' criterion on ``penalty="per_label"``'s second CV path, one of
-    #: :data:`kclf._corrlog_search.LABEL_CRITERIA` (private: the benchmark's ablation).
+    #: :data:`kclf.corrlog._penalty_search.LABEL_CRITERIA` (private: the benchmark's ablation).
     _per_label_criterion = "auto"
 
     _parameter_constraints = {
@@ -289,13 +289,13 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def _params(self):
-        """The solver's settings (:mod:`kclf._corrlog_solver`)."""
+        """The solver's settings (:mod:`kclf.corrlog._solver`)."""
         names = ("couplings", "coupling_scale", "scaling", "whiten_eps", "tol", "cv_tol")
         names += ("max_iter", "monotone", "step")
         return {name: getattr(self, name) for name in names}
 
     def _cv_select(self, X, Y):
-        """:func:`kclf._corrlog_search.cv_select` on the folds of ``cv`` (seeded by
+        """:func:`kclf.corrlog._penalty_search.cv_select` on the folds of ``cv`` (seeded by
         ``random_state``), with the criteria of ``decode``."""
         folds = cv_splits(self.cv, X, Y, check_random_state(self.random_state))
         gibbs = self._gibbs() if self.decode == "f1" else None  # drawn after the folds

@@ -30,9 +30,7 @@ from sklearn.kernel_approximation import Nystroem
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._irls import irls, irls_primal
-from ._klr_pairs import fit_pairs, pairs_decision
-from ._validation import (
+from .._validation import (
     KERNEL,
     POSITIVE,
     check_precomputed,
@@ -40,8 +38,10 @@ from ._validation import (
     reject_with_precomputed,
     warn_convergence,
 )
-from .coupling import PairBatching, PairwiseCoupling
-from .kernels import gram, median_sigma
+from ..coupling import PairBatching, PairwiseCoupling
+from ..kernels import gram, median_sigma
+from ._pairs import fit_pairs, pairs_decision
+from ._solver import irls, irls_primal
 
 MULTI_CLASS = ("pairwise", "ovr")
 SOLVERS = ("auto", "cg", "direct")
@@ -284,7 +284,7 @@ class KernelLogisticRegression(ClassifierMixin, PairBatching, BaseEstimator):
 
     def _fit_pairs(self, X, yi, pairs, pair_index):
         """:class:`kclf.coupling.PairBatching`: every pair by
-        :func:`kclf._klr_pairs.fit_pairs` (stacked IRLS where the pair's own fit would take
+        :func:`kclf.klr._pairs.fit_pairs` (stacked IRLS where the pair's own fit would take
         direct steps)."""
         self._validate_params()
         self._check_params()
@@ -292,7 +292,7 @@ class KernelLogisticRegression(ClassifierMixin, PairBatching, BaseEstimator):
 
     @classmethod
     def _pairs_decision(cls, estimators, X_train, X, pair_index):
-        """:class:`kclf.coupling.PairBatching`: :func:`kclf._klr_pairs.pairs_decision` when
+        """:class:`kclf.coupling.PairBatching`: :func:`kclf.klr._pairs.pairs_decision` when
         every pair is a fitted ``cls``, else None."""
         if not all(isinstance(e, cls) for e in estimators):
             return None
@@ -301,7 +301,7 @@ class KernelLogisticRegression(ClassifierMixin, PairBatching, BaseEstimator):
     @classmethod
     def _from_pair_fit(cls, params, *, n_features_in, X_fit, sigma, dual_coef, n_iter, converged):
         """A fitted binary estimator built from one pair of a batched fit
-        (:func:`kclf._klr_pairs.fit_pairs`): ``cls(**params)`` with the attributes its
+        (:func:`kclf.klr._pairs.fit_pairs`): ``cls(**params)`` with the attributes its
         own ``fit`` on the pair's rows ``X_fit`` (label 1 <=> the pair's first class)
         would set, ``dual_coef`` the IRLS solution ``alpha`` of Eq. (9)."""
         est = cls(**params)

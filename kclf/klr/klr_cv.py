@@ -8,13 +8,13 @@ import numpy as np
 from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 
-from ._irls import irls, irls_primal
-from ._search import KernelGridSearch, score_proba
-from ._validation import warn_convergence
-from .coupling import couple
-from .kernels import gram
+from .._search import KernelGridSearch, score_proba
+from .._validation import warn_convergence
+from ..coupling import couple
+from ..kernels import gram
+from ..lspc.lspc import CERTAIN_LOG_ODDS
+from ._solver import irls, irls_primal
 from .klr import KernelLogisticRegression, nystroem_design, nystroem_map
-from .lspc import CERTAIN_LOG_ODDS
 
 # the parameters passed on to every KernelLogisticRegression of the search
 MODEL_PARAMS = (
@@ -138,7 +138,7 @@ class KernelLogisticRegressionCV(KernelGridSearch):
         )
 
     def _irls(self, K, Y, lam, conv):
-        """:func:`kclf._irls.irls` at this search's solver settings; appends the fits'
+        """:func:`kclf.klr._solver.irls` at this search's solver settings; appends the fits'
         converged flags to ``conv``."""
         A, _, converged = irls(K, Y, lam, self.tol, self.max_iter, self.cg_tol, self.solver)
         conv.append(converged)

@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from ._lowrank import (
+from .._search import (
+    BinaryFoldScores,
+    KernelGridSearch,
+    binary_fold_scores,
+    fold_scores,
+)
+from ..kernels import gram, squared_distances
+from ._solver import (
     FoldSystems,
     choose_centers,
     design_distances,
@@ -15,13 +22,6 @@ from ._lowrank import (
     rows_of,
     serial_blas,
 )
-from ._search import (
-    BinaryFoldScores,
-    KernelGridSearch,
-    binary_fold_scores,
-    fold_scores,
-)
-from .kernels import gram, squared_distances
 from .lspc import (
     LSPC,
     alpha_path,

@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import binary_labels, warn_convergence
+from .._validation import binary_labels, warn_convergence
 
 SOLVERS = ("newton", "gradient")
 
@@ -78,7 +78,7 @@ class WeightedRidgeLogistic(ClassifierMixin, BaseEstimator):
     Examples
     --------
     >>> from sklearn.datasets import make_classification
-    >>> from kclf.ridge_logistic import WeightedRidgeLogistic
+    >>> from kclf.mgpc.ridge_logistic import WeightedRidgeLogistic
     >>> X, y = make_classification(200, 5, random_state=0)
     >>> WeightedRidgeLogistic(lam=0.1).fit(X, y).score(X, y) > 0.9
     True
