@@ -59,6 +59,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.metrics import roc_auc_score
 
+from kclf import LSPCCV
 from kclf.features.audio import AudioFeatureConfig, check_usable, frame_features, load_audio
 from kclf.features.hmm_kernel import (
     HMMBank,
@@ -74,7 +75,6 @@ from kclf.features.landmarks import (
     landmark_tau,
     nystroem_features,
 )
-from kclf.lspc.lspc_cv import LSPCCV
 from kclf.repro.datasets.user_data import AUDIO_EXTENSIONS, list_class_folders
 from kclf.repro.seeding import seed_for
 

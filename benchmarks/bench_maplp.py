@@ -20,7 +20,8 @@ from pathlib import Path
 import numpy as np
 from sklearn.svm import SVC
 
-from kclf.maplp.maplp import HIGHS_METHODS, MAPLP
+from kclf.maplp import MAPLP
+from kclf.maplp.maplp import HIGHS_METHODS
 from kclf.repro.datasets import ida
 
 GAMMA = 4.217

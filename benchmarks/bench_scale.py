@@ -50,19 +50,20 @@ from sklearn.svm import SVC
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_lspc import make_counts  # noqa: E402
 
-from kclf._search import cv_folds, default_sigmas  # noqa: E402
+from kclf._search import cv_folds  # noqa: E402
 from kclf.coupling import PairwiseCoupling  # noqa: E402
 from kclf.kernels import median_sigma, rbf_kernel  # noqa: E402
-from kclf.klr import KernelLogisticRegression  # noqa: E402
-from kclf.klr.klr_cv import KernelLogisticRegressionCV  # noqa: E402
+from kclf.klr import KernelLogisticRegression, KernelLogisticRegressionCV  # noqa: E402
+from kclf.lspc import LSPCCV  # noqa: E402
 from kclf.lspc._solver import (  # noqa: E402
+    SERIAL_EIGH_MAX,
     choose_centers,
     design_distances,
     gram_upper,
+    normal_equations,
     serial_blas,
 )
-from kclf.lspc.lspc import normal_equations  # noqa: E402
-from kclf.lspc.lspc_cv import LSPCCV, SERIAL_EIGH_MAX  # noqa: E402
+from kclf.model_selection import sigma_grid  # noqa: E402
 
 LAMS = np.logspace(-3, 1, 9)
 TASKS = 20
@@ -119,7 +120,7 @@ def lspc_cv(X, Y, sigmas, n_basis=None, scoring="error"):
 
 def item_exact(n):
     X, Y = make_counts(n, TASKS)
-    sigmas, folds = default_sigmas(X), cv_folds(Y, 2, 0)
+    sigmas, folds = sigma_grid(X), cv_folds(Y, 2, 0)
     t_lim, _ = timed(lambda: exact_limit(X, sigmas, folds), repeat=3)
     t_fit, cv = timed(lambda: lspc_cv(X, Y, sigmas), repeat=3)
     distinct = len(set(zip(cv.sigma_, cv.lam_)))
@@ -171,7 +172,7 @@ def item_pairwise(path, lam=0.01, n_folds=5):
 def item_auc(n, bases):
     X, Y = make_counts(2 * n, TASKS, seed=3)
     Xtr, Ytr, Xte, Yte = X[:n], Y[:n], X[n:], Y[n:]
-    sigmas = default_sigmas(Xtr)
+    sigmas = sigma_grid(Xtr)
 
     def auc(model):
         P = model.predict_proba(Xte)
@@ -192,7 +193,7 @@ def item_auc(n, bases):
 
 def item_lowrank(n, b, klr_tasks, klr_sigmas, repeat=1):
     X, Y = make_counts(n, TASKS, seed=n)
-    sigmas, folds = default_sigmas(X), cv_folds(Y, 2, 0)
+    sigmas, folds = sigma_grid(X), cv_folds(Y, 2, 0)
     t_lim = t_fit = np.inf
     for _ in range(repeat):  # alternated, best of each: robust to a passing load
         t_lim = min(t_lim, timed(lambda: lowrank_limit(X, sigmas, folds, b, 0))[0])

@@ -35,13 +35,13 @@ from PIL import Image
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_lspc import make_counts  # noqa: E402
 
+from kclf import LSPCCV  # noqa: E402
 from kclf.features.surf_bow import (  # noqa: E402
     bag_of_words,
     extract_descriptors,
     fit_vocabulary,
     read_grey,
 )
-from kclf.lspc.lspc_cv import LSPCCV  # noqa: E402
 from kclf.repro.datasets.synthetic_voc import render_image  # noqa: E402
 
 N_TRAIN, N_VAL, PER_SHARD = 4998, 5105, 250  # VOC 2010 Main: train, val; images per shard

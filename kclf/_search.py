@@ -2,12 +2,11 @@
 :class:`kclf.KernelLogisticRegressionCV` share (private).
 
 Both search a sigma x lambda grid on the same seeded folds and choose with the same rule;
-their defaults are defined here once: :data:`SIGMA_FACTORS` (times the median pairwise
-distance) and :data:`DEFAULT_LAMS`.  :class:`KernelGridSearch` is their common base: the
+the default grids and that rule are public, in :mod:`kclf.model_selection`.
+:class:`KernelGridSearch` is their common base: the grids (:func:`search_grids`), the
 targets (one task or a 0/1 task matrix), the folds (:func:`cv_splits`, also CorrLog's),
-the table of fold scores (:class:`ScoreTable`), the tie rule (:func:`best_index`),
-``cv_results_`` and the multi-task predictions; each search keeps only how it scores a
-fold and how it refits.
+the table of fold scores (:class:`ScoreTable`), ``cv_results_`` and the multi-task
+predictions; each search keeps only how it scores a fold and how it refits.
 """
 
 from __future__ import annotations
@@ -22,36 +21,31 @@ from sklearn.model_selection import KFold, StratifiedKFold, check_cv
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._base import KernelMixin
 from ._validation import check_precomputed, class_labels, positive_grid, reject_with_precomputed
-from .kernels import median_sigma
 from .metrics import EPS
+from .model_selection import DEFAULT_LAMS, best_index, sigma_grid
 
 SCORINGS = ("error", "log_loss", "auc")
-SIGMA_FACTORS = 2.0 ** np.linspace(-3, 1, 9)
-DEFAULT_LAMS = np.logspace(-3, 1, 9)
-# Mean CV scores closer than this (relative) are ties: far above the round-off of a mean
-# of fold scores (a few eps per fold), far below 1/n, the smallest real difference of two
-# error rates.
-TIE_RTOL = 1e-12
 
 
-def default_sigmas(X):
-    """Nine widths from median/8 to 2 x median, log-spaced (median heuristic)."""
-    return median_sigma(X) * SIGMA_FACTORS
-
-
-def search_grids(X, sigmas, lams, kernel):
+def search_grids(X, sigmas, lams, kernel, sigma_factors=None):
     """Validated ``(sigmas, lams)`` of a CV search (shared by the LSPC and KLR searches).
 
-    ``sigmas`` None gives :func:`default_sigmas`, ``lams`` None :data:`DEFAULT_LAMS`;
-    non-RBF kernels have no width (one NaN).  Given grids must hold finite positive
-    numbers (the estimators' ``_parameter_constraints`` have checked the rest).
+    ``sigmas`` None gives :func:`kclf.model_selection.sigma_grid` of ``X`` at
+    ``sigma_factors`` (None: the default factors), ``lams`` None
+    :data:`kclf.model_selection.DEFAULT_LAMS`; non-RBF kernels have no width (one NaN).
+    Given grids must hold finite positive numbers (the estimators'
+    ``_parameter_constraints`` have checked the rest); ``sigmas`` and ``sigma_factors``
+    both given is a ``ValueError``.
     """
+    if sigmas is not None and sigma_factors is not None:
+        raise ValueError("give sigmas (the widths) or sigma_factors (of the median), not both")
     lams = DEFAULT_LAMS.copy() if lams is None else positive_grid(lams, "lams")
     if kernel != "rbf":
         sigmas = np.array([np.nan])
     elif sigmas is None:
-        sigmas = default_sigmas(X)
+        sigmas = sigma_grid(X, sigma_factors)
     else:
         sigmas = positive_grid(sigmas, "sigmas")
     return sigmas, lams
@@ -246,25 +240,6 @@ def task_choices(mean, best, sigmas, lams, fit_tasks, n_tasks):
     return {"sigma": sigmas, "lam": lams, "mean_test_score": full}, sigma, lam, score
 
 
-def best_index(scores, scoring, sigma, lam):
-    """Index of the best setting, NaN scores ignored; ties go to the smoother model.
-
-    ``sigma``, ``lam`` are the settings' widths (NaN for kernels without one) and
-    lambdas.  Scores within :data:`TIE_RTOL` (relative) of the best tie; among them the
-    largest ``sigma`` wins, then the largest ``lam`` -- the smoothest fit the data do not
-    argue against (the grid's first, i.e. least smooth, setting won before).
-    """
-    s = np.asarray(scores, dtype=float)
-    if scoring == "auc":
-        s = -s  # higher is better
-    s = np.where(np.isnan(s), np.inf, s)
-    best = s.min()
-    tie = s == best if not np.isfinite(best) else s <= best + TIE_RTOL * max(abs(best), 1.0)
-    cand = np.flatnonzero(tie)
-    sig = np.nan_to_num(np.asarray(sigma, dtype=float)[cand], nan=0.0)
-    return int(cand[np.lexsort((np.asarray(lam, dtype=float)[cand], sig))[-1]])
-
-
 class ScoreTable:
     """Sums of the fold scores of every (task, sigma, lambda) of a search; a NaN score
     (AUC of a fold with one class) is left out of its setting's mean."""
@@ -282,7 +257,8 @@ class ScoreTable:
 
     def choose(self, scoring):
         """``(mean, best, grid_sigma, grid_lam)``: the mean scores (n_tasks, n_settings)
-        over the settings sigma-major, each task's best setting (:func:`best_index`), and
+        over the settings sigma-major, each task's best setting
+        (:func:`kclf.model_selection.best_index`), and
         the settings' widths and lambdas."""
         with np.errstate(invalid="ignore"):
             mean = np.where(self.count > 0, self.total / np.maximum(self.count, 1), np.nan)
@@ -293,7 +269,7 @@ class ScoreTable:
         return mean, best, grid_s, grid_l
 
 
-class KernelGridSearch(ClassifierMixin, BaseEstimator):
+class KernelGridSearch(KernelMixin, ClassifierMixin, BaseEstimator):
     """Base of the sigma x lambda searches (:class:`kclf.LSPCCV`,
     :class:`kclf.KernelLogisticRegressionCV`).
 
@@ -303,9 +279,9 @@ class KernelGridSearch(ClassifierMixin, BaseEstimator):
     names it) and predicts that class with probability 1.
 
     The search's parameters are ``sigmas``, ``lams``, ``cv``, ``scoring``,
-    ``random_state`` (the folds') and ``kernel``.  A subclass adds its model's parameters
-    to ``_parameter_constraints`` (``random_state`` and ``kernel`` among them), to
-    ``__init__`` (which passes the search's on to this one's) and defines
+    ``random_state`` (the folds'), ``kernel`` and ``sigma_factors``.  A subclass adds its
+    model's parameters to ``_parameter_constraints`` (``random_state`` and ``kernel``
+    among them), to ``__init__`` (which passes the search's on to this one's) and defines
 
     * ``_needs_inputs``: ``(name, what it does)`` of the option that needs the inputs,
       not their Gram matrix (rejected with ``kernel="precomputed"``);
@@ -326,21 +302,22 @@ class KernelGridSearch(ClassifierMixin, BaseEstimator):
     _parameter_constraints = {
         "sigmas": ["array-like", None],
         "lams": ["array-like", None],
+        "sigma_factors": ["array-like", None],
         "cv": ["cv_object"],
         "scoring": [StrOptions(set(SCORINGS))],
     }
 
-    def __init__(self, sigmas, lams, cv, scoring, random_state, kernel):
+    def __init__(self, sigmas, lams, cv, scoring, random_state, kernel, sigma_factors):
         self.sigmas = sigmas
         self.lams = lams
         self.cv = cv
         self.scoring = scoring
         self.random_state = random_state
         self.kernel = kernel
+        self.sigma_factors = sigma_factors
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.kernel == "precomputed"
         tags.target_tags.multi_output = True
         return tags
 
@@ -348,7 +325,7 @@ class KernelGridSearch(ClassifierMixin, BaseEstimator):
         """The validated ``(sigmas, lams)`` (:func:`search_grids`); ``ValueError`` if the
         option ``_needs_inputs = (name, what it does)`` is set with a precomputed kernel."""
         reject_with_precomputed(self, *self._needs_inputs)
-        return search_grids(X, self.sigmas, self.lams, self.kernel)
+        return search_grids(X, self.sigmas, self.lams, self.kernel, self.sigma_factors)
 
     def _targets(self, y):
         """Set ``classes_``, ``n_tasks_`` (and ``task_constant_``); return ``(y, labels,

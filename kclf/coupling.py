@@ -17,6 +17,7 @@ from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._base import ArgmaxPredictMixin, LogProbaMixin
 from ._validation import POSITIVE, check_precomputed, class_labels, warn_convergence
 
 # r_ij is kept inside [R_EPS, 1 - R_EPS] so that mu_ij, p_i never hit 0/0.
@@ -243,7 +244,7 @@ class PairBatching:
         return None
 
 
-class PairwiseCoupling(ClassifierMixin, BaseEstimator):
+class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseEstimator):
     """Multi-class classifier from ``c (c - 1) / 2`` binary probabilistic classifiers.
 
     One clone of ``estimator`` is fitted for every pair of classes ``i < j`` on the
@@ -407,21 +408,6 @@ class PairwiseCoupling(ClassifierMixin, BaseEstimator):
         R = self.pairwise_proba(X)
         return couple(R, self.pair_counts_, tol=self.tol, max_iter=self.max_iter)
 
-    def predict_log_proba(self, X):
-        """``log`` of :meth:`predict_proba` (probabilities clipped at the smallest float).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
-            As in :meth:`predict_proba`.
-
-        Returns
-        -------
-        log_P : ndarray of shape (n_samples, n_classes)
-        """
-        check_is_fitted(self)
-        return np.log(np.clip(self.predict_proba(X), np.finfo(float).tiny, None))
-
     def decision_function(self, X):
         """Scores ranked like :meth:`predict_proba`.
 
@@ -440,19 +426,3 @@ class PairwiseCoupling(ClassifierMixin, BaseEstimator):
         if self.classes_.size == 2:
             return logp[:, 1] - logp[:, 0]
         return logp
-
-    def predict(self, X):
-        """The class of largest coupled probability.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
-            As in :meth:`predict_proba`.
-
-        Returns
-        -------
-        y : ndarray of shape (n_samples,)
-            Labels from ``classes_``.
-        """
-        check_is_fitted(self)
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]

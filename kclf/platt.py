@@ -94,7 +94,7 @@ class PlattScaled(ClassifierMixin, BaseEstimator):
     (Eq. (3)), so its errors are additive on the probability scale, and LSPC-new's
     rounding (Eq. (6)) sets many posteriors to exactly 0 or 1; its log-odds
     (``decision_function``) stretch an error of a few hundredths near 0 or 1 without
-    bound (to ``-+745`` at exactly 0 or 1, :data:`kclf.lspc.CERTAIN_LOG_ODDS`; infinite
+    bound (to ``-+745`` at exactly 0 or 1, beyond every finite log-odds of a float64; infinite
     once, which made the fit's gradient ``inf * 0``: NaN probabilities).  Its sigmoid is
     therefore fitted on the posterior ``p`` itself, and ``1 / (1 + exp(A p + B))`` stays
     between ``1 / (1 + exp(B))`` and ``1 / (1 + exp(A + B))``, away from 0 and 1.  Every

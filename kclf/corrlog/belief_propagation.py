@@ -60,12 +60,6 @@ def _check(unary, coupling):
     return unary, coupling
 
 
-def _log_cosh(z):
-    # log cosh z = |z| + log(1 + exp(-2|z|)) - log 2, stable for large |z|
-    a = np.abs(z)
-    return a + np.log1p(np.exp(-2.0 * a)) - np.log(2.0)
-
-
 def _max_update(h, graph):
     """``|h/2 + a| - |h/2 - a| = sign(a) clip(h, -2|a|, 2|a|)``, in place on ``h``."""
     np.clip(h, -graph.bound, graph.bound, out=h)

@@ -1,20 +1,28 @@
-"""IRLS solvers of kernel logistic regression (kLOGREG), Eq. (9) (private).
+"""The numerics of kernel logistic regression (kLOGREG) and its search (private).
 
 Roth, "Probabilistic discriminative kernel classifiers for multi-class problems"
 (DAGM 2001); equation numbers refer to that paper, the objective ``Phi`` is the one of
-:mod:`kclf.klr`.  The solvers know nothing of estimators: :func:`irls` fits many 0/1
-columns sharing one kernel (conjugate gradients or direct steps), :func:`irls_stacked`
-many small problems with their own kernels (pairwise coupling's pairs) by stacked LAPACK
-solves, :func:`irls_primal` the low-rank (Nystroem) form in the weights.
-:class:`kclf.KernelLogisticRegression` and :class:`kclf.KernelLogisticRegressionCV` call
-them.
+:class:`kclf.KernelLogisticRegression`.  The IRLS solvers of Eq. (9) know nothing of
+estimators: :func:`irls` fits many 0/1 columns sharing one kernel (conjugate gradients or
+direct steps), :func:`irls_stacked` many small problems with their own kernels (pairwise
+coupling's pairs) by stacked LAPACK solves, :func:`irls_primal` the low-rank (Nystroem)
+form in the weights, whose features :func:`nystroem_map` and :func:`nystroem_design`
+give.  :class:`IRLSPaths` is :class:`kclf.KernelLogisticRegressionCV`'s search: every
+lambda and task of a fold by one solver call.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.linalg
 from scipy.special import expit
+from sklearn.kernel_approximation import Nystroem
+
+from .._search import score_proba
+from ..coupling import couple
+from ..kernels import gram
 
 # solver="auto" uses CG above this many training samples, a direct solve below
 AUTO_CG_MIN_N = 128
@@ -331,3 +339,154 @@ def irls_primal(Phi, Y, lam, tol=1e-6, max_iter=100):
                 break
         Wt[:, t] = w
     return Wt, n_iter, converged
+
+
+def nystroem_map(X, kernel, sigma, n_components, random_state):
+    """``(offset, nystroem)``: the Nystroem feature map ``K ~ Phi Phi^T`` of rank
+    ``min(n_components, n)`` fitted on ``X - offset``, its landmarks drawn with
+    ``random_state``; ``sigma`` the Gaussian width (rbf only).
+
+    scikit-learn's Gaussian kernel expands ``||x||^2 + ||y||^2 - 2 x.y``, which loses all
+    precision on uncentred inputs; the kernel is translation invariant, so the inputs are
+    centred at their coordinate-wise median first (``offset``; None for other kernels).
+    """
+    if kernel == "rbf":
+        kw = {"kernel": "rbf", "gamma": 1.0 / (2.0 * sigma**2)}
+    else:
+        kw = {"kernel": kernel}
+    offset = np.median(X, axis=0) if kernel == "rbf" else None
+    nystroem = Nystroem(n_components=min(n_components, X.shape[0]), random_state=random_state, **kw)
+    nystroem.fit(X if offset is None else X - offset)
+    return offset, nystroem
+
+
+def nystroem_design(X, offset, nystroem, fit_intercept):
+    """The design matrix ``Phi`` of :func:`nystroem_map`'s features (n, m), with a last
+    column of ones for the intercept (footnote 3) if ``fit_intercept``."""
+    Phi = nystroem.transform(X if offset is None else X - offset)
+    if fit_intercept:
+        Phi = np.hstack([Phi, np.ones((Phi.shape[0], 1))])
+    return Phi
+
+
+@dataclass(frozen=True)
+class IRLSPaths:
+    """:class:`kclf.KernelLogisticRegressionCV`'s search over a sigma x lambda grid for
+    the model of these settings: per (sigma, fold) the kernel (or the Nystroem features,
+    ``n_components``) once, then every lambda and task (or one-vs-rest class) by one IRLS
+    call; per pair for pairwise coupling."""
+
+    kernel: object
+    multi_class: str
+    scoring: str
+    tol: float
+    max_iter: int
+    cg_tol: float
+    solver: str
+    fit_intercept: bool
+    n_components: int | None = None
+    random_state: object = None
+
+    def irls(self, K, Y, lam, conv):
+        """:func:`irls` at these solver settings; appends the fits' converged flags to
+        ``conv``."""
+        A, _, converged = irls(K, Y, lam, self.tol, self.max_iter, self.cg_tol, self.solver)
+        conv.append(converged)
+        return A
+
+    def features(self, X, sigma):
+        """Nystroem features of all of ``X`` (with the intercept's column), as the final
+        ``KernelLogisticRegression(n_components, random_state)`` fitted on ``X`` makes."""
+        sigma = None if np.isnan(sigma) else float(sigma)
+        offset, nystroem = nystroem_map(X, self.kernel, sigma, self.n_components, self.random_state)
+        return nystroem_design(X, offset, nystroem, self.fit_intercept)
+
+    def primal_path(self, Phi, tr, va, Ytr, lams, conv):
+        """:meth:`binary_path` in Nystroem features ``Phi`` (n, m)."""
+        T, L = Ytr.shape[1], lams.size
+        W, _, converged = irls_primal(
+            Phi[tr], np.repeat(Ytr, L, axis=1), np.tile(lams, T), self.tol, self.max_iter
+        )
+        conv.append(converged)
+        return expit(Phi[va] @ W).reshape(va.size, T, L).transpose(2, 0, 1)
+
+    def binary_path(self, K, tr, va, Ytr, lams, conv):
+        """P(positive) on the validation fold, shape (n_lams, n_va, n_tasks)."""
+        if self.n_components is not None:
+            return self.primal_path(K, tr, va, Ytr, lams, conv)
+        T, L = Ytr.shape[1], lams.size
+        Ktr = K[np.ix_(tr, tr)]
+        if self.fit_intercept:
+            Ktr += 1.0
+        A = self.irls(Ktr, np.repeat(Ytr, L, axis=1), np.tile(lams, T), conv)
+        F = K[np.ix_(va, tr)] @ A
+        if self.fit_intercept:
+            F += A.sum(axis=0)
+        return expit(F).reshape(va.size, T, L).transpose(2, 0, 1)
+
+    def pairwise_path(self, K, tr, va, yi_tr, c, lams, conv):
+        """Coupled class posteriors on the validation fold, shape (n_lams, n_va, c)."""
+        L = lams.size
+        R = np.full((L, va.size, c, c), 0.5)
+        counts = np.bincount(yi_tr, minlength=c)
+        for i in range(c):
+            for j in range(i + 1, c):
+                idx = tr[(yi_tr == i) | (yi_tr == j)]
+                y = (yi_tr[(yi_tr == i) | (yi_tr == j)] == i).astype(float)[:, None]
+                Kp = K[np.ix_(idx, idx)]
+                if self.fit_intercept:
+                    Kp += 1.0
+                A = self.irls(Kp, np.repeat(y, L, axis=1), lams, conv)
+                F = K[np.ix_(va, idx)] @ A
+                if self.fit_intercept:
+                    F += A.sum(axis=0)
+                r = expit(F).T
+                R[:, :, i, j] = r
+                R[:, :, j, i] = 1.0 - r
+        N = counts[:, None] + counts[None, :]
+        return np.stack([couple(R[li], N) for li in range(L)])
+
+    def search(self, X, y, labels, folds, table, classes, naive_path):
+        """Add every (task, sigma, lambda)'s fold scores to ``table`` by the warm paths
+        above (``classes``: the labels of ``y``; ``naive_path(X, sigma, tr, va, y, lams,
+        conv)`` the posteriors of one fit per lambda, for pairwise coupling in Nystroem
+        features); returns the converged flags of every IRLS fit of the search."""
+        sigmas, lams = table.sigmas, table.lams
+        c, n_tasks = classes.size, labels.shape[1]
+        conv = []  # converged flags of every IRLS fit of the search
+        naive = self.n_components is not None and c > 2 and self.multi_class == "pairwise"
+        if c > 2 and self.multi_class == "pairwise" and not naive:
+            for k, (tr, _) in enumerate(folds):
+                missing = np.setdiff1d(np.arange(c), labels[tr, 0])
+                if missing.size:
+                    raise ValueError(
+                        f"KernelLogisticRegressionCV: the training part of fold {k} holds no "
+                        f"example of class {classes[missing[0]].item()!r}; pairwise coupling "
+                        "needs every class in every fold (give at least cv examples of each "
+                        "class, or multi_class='ovr')"
+                    )
+        for si, sigma in enumerate(sigmas if n_tasks else ()):
+            if naive:
+                K = None
+            elif self.n_components is not None:
+                K = self.features(X, sigma)  # the design matrix Phi, not a kernel
+            else:
+                K = gram(self.kernel, X, None, None if np.isnan(sigma) else sigma)
+            for tr, va in folds:
+                if naive:
+                    Ps = [naive_path(X, sigma, tr, va, y, lams, conv)]
+                elif c == 2:
+                    P1 = self.binary_path(K, tr, va, labels[tr].astype(float), lams, conv)
+                    Ps = [np.stack([1.0 - P1[..., t], P1[..., t]], axis=2) for t in range(n_tasks)]
+                elif self.multi_class == "ovr":
+                    Ytr = np.eye(c)[labels[tr, 0]]
+                    P = self.binary_path(K, tr, va, Ytr, lams, conv)
+                    Ps = [P / P.sum(axis=2, keepdims=True)]
+                else:
+                    Ps = [self.pairwise_path(K, tr, va, labels[tr, 0], c, lams, conv)]
+                sc = [
+                    [score_proba(Ps[t][li], labels[va, t], self.scoring) for t in range(n_tasks)]
+                    for li in range(lams.size)
+                ]
+                table.add(si, np.array(sc, dtype=float).reshape(lams.size, n_tasks))
+        return np.concatenate(conv) if conv else np.ones(0, dtype=bool)

@@ -26,10 +26,10 @@ from numbers import Integral
 import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.kernel_approximation import Nystroem
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._base import ArgmaxPredictMixin, KernelMixin, LogProbaMixin
 from .._validation import (
     KERNEL,
     POSITIVE,
@@ -39,43 +39,17 @@ from .._validation import (
     warn_convergence,
 )
 from ..coupling import PairBatching, PairwiseCoupling
-from ..kernels import gram, median_sigma
+from ..kernels import gram
 from ._pairs import fit_pairs, pairs_decision
-from ._solver import irls, irls_primal
+from ._solver import irls, irls_primal, nystroem_design, nystroem_map
 
 MULTI_CLASS = ("pairwise", "ovr")
 SOLVERS = ("auto", "cg", "direct")
 
 
-def nystroem_map(X, kernel, sigma, n_components, random_state):
-    """``(offset, nystroem)``: the Nystroem feature map ``K ~ Phi Phi^T`` of rank
-    ``min(n_components, n)`` fitted on ``X - offset``, its landmarks drawn with
-    ``random_state``; ``sigma`` the Gaussian width (rbf only).
-
-    scikit-learn's Gaussian kernel expands ``||x||^2 + ||y||^2 - 2 x.y``, which loses all
-    precision on uncentred inputs; the kernel is translation invariant, so the inputs are
-    centred at their coordinate-wise median first (``offset``; None for other kernels).
-    """
-    if kernel == "rbf":
-        kw = {"kernel": "rbf", "gamma": 1.0 / (2.0 * sigma**2)}
-    else:
-        kw = {"kernel": kernel}
-    offset = np.median(X, axis=0) if kernel == "rbf" else None
-    nystroem = Nystroem(n_components=min(n_components, X.shape[0]), random_state=random_state, **kw)
-    nystroem.fit(X if offset is None else X - offset)
-    return offset, nystroem
-
-
-def nystroem_design(X, offset, nystroem, fit_intercept):
-    """The design matrix ``Phi`` of :func:`nystroem_map`'s features (n, m), with a last
-    column of ones for the intercept (footnote 3) if ``fit_intercept``."""
-    Phi = nystroem.transform(X if offset is None else X - offset)
-    if fit_intercept:
-        Phi = np.hstack([Phi, np.ones((Phi.shape[0], 1))])
-    return Phi
-
-
-class KernelLogisticRegression(ClassifierMixin, PairBatching, BaseEstimator):
+class KernelLogisticRegression(
+    KernelMixin, ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, PairBatching, BaseEstimator
+):
     """Kernel logistic regression (kLOGREG) fitted by IRLS with conjugate gradients.
 
     Binary problems are solved directly (module docstring: the objective ``Phi`` and
@@ -199,11 +173,6 @@ class KernelLogisticRegression(ClassifierMixin, PairBatching, BaseEstimator):
         self.solver = solver
         self.random_state = random_state
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        return tags
-
     def _check_params(self):
         """The rule between parameters (``_parameter_constraints`` checked the rest)."""
         reject_with_precomputed(self, "n_components", "Nystroem mode")
@@ -239,10 +208,7 @@ class KernelLogisticRegression(ClassifierMixin, PairBatching, BaseEstimator):
             check_precomputed(X)
         self.classes_, yi = class_labels(y, "KernelLogisticRegression")
         c = self.classes_.size
-        if self.kernel == "rbf":
-            self.sigma_ = float(self.sigma) if self.sigma is not None else median_sigma(X)
-        else:
-            self.sigma_ = None
+        self.sigma_ = self._width(X)
         if self._coupled():
             base = self.get_params()
             base.update(sigma=self.sigma_, multi_class="ovr")
@@ -373,34 +339,3 @@ class KernelLogisticRegression(ClassifierMixin, PairBatching, BaseEstimator):
             return np.column_stack([1.0 - p, p])
         P = expit(F)
         return P / P.sum(axis=1, keepdims=True)
-
-    def predict_log_proba(self, X):
-        """``log`` of :meth:`predict_proba` (probabilities clipped at the smallest float).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
-            As in :meth:`decision_function`.
-
-        Returns
-        -------
-        log_P : ndarray of shape (n_samples, n_classes)
-        """
-        check_is_fitted(self)
-        return np.log(np.clip(self.predict_proba(X), np.finfo(float).tiny, None))
-
-    def predict(self, X):
-        """The class of largest probability.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
-            As in :meth:`decision_function`.
-
-        Returns
-        -------
-        y : ndarray of shape (n_samples,)
-            Labels from ``classes_``.
-        """
-        check_is_fitted(self)
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]

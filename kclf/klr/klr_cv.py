@@ -5,16 +5,13 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 
-from .._search import KernelGridSearch, score_proba
+from .._base import CERTAIN_LOG_ODDS
+from .._search import KernelGridSearch
 from .._validation import warn_convergence
-from ..coupling import couple
-from ..kernels import gram
-from ..lspc.lspc import CERTAIN_LOG_ODDS
-from ._solver import irls, irls_primal
-from .klr import KernelLogisticRegression, nystroem_design, nystroem_map
+from ._solver import IRLSPaths
+from .klr import KernelLogisticRegression
 
 # the parameters passed on to every KernelLogisticRegression of the search
 MODEL_PARAMS = (
@@ -58,10 +55,17 @@ class KernelLogisticRegressionCV(KernelGridSearch):
     Parameters
     ----------
     sigmas : array-like or None
-        Candidate widths; ``None``: nine values from median/8 to 2 x median pairwise
-        distance (the same default as ``LSPCCV``).  Ignored for non-rbf kernels.
+        Candidate widths; ``None``: ``sigma_factors`` times the median pairwise distance
+        of the training inputs (the same default as ``LSPCCV``).  Ignored for non-rbf
+        kernels.
     lams : array-like or None
         Candidate lambdas (Eq. 9); ``None``: nine values log-spaced in [1e-3, 10].
+    sigma_factors : array-like or None, default=None
+        With ``sigmas=None``: the candidate widths as multiples of the median pairwise
+        distance of the training inputs (:func:`kclf.model_selection.sigma_grid`);
+        ``None``: nine factors from 1/8 to 2, log-spaced
+        (:data:`kclf.model_selection.DEFAULT_SIGMA_FACTORS`).  Not with ``sigmas``.  The
+        chosen width is ``sigma_``.
     cv : int, splitter or iterable, default=2
         An integer: the number of folds (shuffled, stratified for one task when possible;
         the same folds as ``LSPCCV`` for the same ``random_state``).  Otherwise a
@@ -107,6 +111,7 @@ class KernelLogisticRegressionCV(KernelGridSearch):
         sigmas=None,
         lams=None,
         *,
+        sigma_factors=None,
         cv=2,
         scoring="error",
         multi_class="pairwise",
@@ -119,7 +124,7 @@ class KernelLogisticRegressionCV(KernelGridSearch):
         solver="auto",
         n_components=None,
     ):
-        super().__init__(sigmas, lams, cv, scoring, random_state, kernel)
+        super().__init__(sigmas, lams, cv, scoring, random_state, kernel, sigma_factors)
         self.multi_class = multi_class
         self.tol = tol
         self.max_iter = max_iter
@@ -137,29 +142,6 @@ class KernelLogisticRegressionCV(KernelGridSearch):
             **{name: getattr(self, name) for name in MODEL_PARAMS},
         )
 
-    def _irls(self, K, Y, lam, conv):
-        """:func:`kclf.klr._solver.irls` at this search's solver settings; appends the fits'
-        converged flags to ``conv``."""
-        A, _, converged = irls(K, Y, lam, self.tol, self.max_iter, self.cg_tol, self.solver)
-        conv.append(converged)
-        return A
-
-    def _features(self, X, sigma):
-        """Nystroem features of all of ``X`` (with the intercept's column), as the final
-        ``KernelLogisticRegression(n_components, random_state)`` fitted on ``X`` makes."""
-        sigma = None if np.isnan(sigma) else float(sigma)
-        offset, nystroem = nystroem_map(X, self.kernel, sigma, self.n_components, self.random_state)
-        return nystroem_design(X, offset, nystroem, self.fit_intercept)
-
-    def _primal_path(self, Phi, tr, va, Ytr, lams, conv):
-        """:meth:`_binary_path` in Nystroem features ``Phi`` (n, m)."""
-        T, L = Ytr.shape[1], lams.size
-        W, _, converged = irls_primal(
-            Phi[tr], np.repeat(Ytr, L, axis=1), np.tile(lams, T), self.tol, self.max_iter
-        )
-        conv.append(converged)
-        return expit(Phi[va] @ W).reshape(va.size, T, L).transpose(2, 0, 1)
-
     def _naive_path(self, X, sigma, tr, va, y, lams, conv):
         """Class posteriors on the validation fold by one fit per lambda."""
         out = []
@@ -174,85 +156,26 @@ class KernelLogisticRegressionCV(KernelGridSearch):
             out.append(P)
         return np.stack(out)
 
-    def _binary_path(self, K, tr, va, Ytr, lams, conv):
-        """P(positive) on the validation fold, shape (n_lams, n_va, n_tasks)."""
-        if self.n_components is not None:
-            return self._primal_path(K, tr, va, Ytr, lams, conv)
-        T, L = Ytr.shape[1], lams.size
-        Ktr = K[np.ix_(tr, tr)]
-        if self.fit_intercept:
-            Ktr += 1.0
-        A = self._irls(Ktr, np.repeat(Ytr, L, axis=1), np.tile(lams, T), conv)
-        F = K[np.ix_(va, tr)] @ A
-        if self.fit_intercept:
-            F += A.sum(axis=0)
-        return expit(F).reshape(va.size, T, L).transpose(2, 0, 1)
-
-    def _pairwise_path(self, K, tr, va, yi_tr, c, lams, conv):
-        """Coupled class posteriors on the validation fold, shape (n_lams, n_va, c)."""
-        L = lams.size
-        R = np.full((L, va.size, c, c), 0.5)
-        counts = np.bincount(yi_tr, minlength=c)
-        for i in range(c):
-            for j in range(i + 1, c):
-                idx = tr[(yi_tr == i) | (yi_tr == j)]
-                y = (yi_tr[(yi_tr == i) | (yi_tr == j)] == i).astype(float)[:, None]
-                Kp = K[np.ix_(idx, idx)]
-                if self.fit_intercept:
-                    Kp += 1.0
-                A = self._irls(Kp, np.repeat(y, L, axis=1), lams, conv)
-                F = K[np.ix_(va, idx)] @ A
-                if self.fit_intercept:
-                    F += A.sum(axis=0)
-                r = expit(F).T
-                R[:, :, i, j] = r
-                R[:, :, j, i] = 1.0 - r
-        N = counts[:, None] + counts[None, :]
-        return np.stack([couple(R[li], N) for li in range(L)])
+    def _paths(self):
+        """The search of this model (:class:`kclf.klr._solver.IRLSPaths`)."""
+        return IRLSPaths(
+            self.kernel,
+            self.multi_class,
+            self.scoring,
+            self.tol,
+            self.max_iter,
+            self.cg_tol,
+            self.solver,
+            self.fit_intercept,
+            self.n_components,
+            self.random_state,
+        )
 
     def _search(self, X, y, labels, folds, table):
-        """Every (task, sigma, lambda)'s fold scores by the warm paths above; warns once
+        """Every (task, sigma, lambda)'s fold scores by warm IRLS paths; warns once
         (``ConvergenceWarning``) if some of the search's IRLS fits stopped at
         ``max_iter``."""
-        sigmas, lams = table.sigmas, table.lams
-        c, n_tasks = self.classes_.size, labels.shape[1]
-        conv = []  # converged flags of every IRLS fit of the search
-        naive = self.n_components is not None and c > 2 and self.multi_class == "pairwise"
-        if c > 2 and self.multi_class == "pairwise" and not naive:
-            for k, (tr, _) in enumerate(folds):
-                missing = np.setdiff1d(np.arange(c), labels[tr, 0])
-                if missing.size:
-                    raise ValueError(
-                        f"KernelLogisticRegressionCV: the training part of fold {k} holds no "
-                        f"example of class {self.classes_[missing[0]].item()!r}; pairwise coupling "
-                        "needs every class in every fold (give at least cv examples of each "
-                        "class, or multi_class='ovr')"
-                    )
-        for si, sigma in enumerate(sigmas if n_tasks else ()):
-            if naive:
-                K = None
-            elif self.n_components is not None:
-                K = self._features(X, sigma)  # the design matrix Phi, not a kernel
-            else:
-                K = gram(self.kernel, X, None, None if np.isnan(sigma) else sigma)
-            for tr, va in folds:
-                if naive:
-                    Ps = [self._naive_path(X, sigma, tr, va, y, lams, conv)]
-                elif c == 2:
-                    P1 = self._binary_path(K, tr, va, labels[tr].astype(float), lams, conv)
-                    Ps = [np.stack([1.0 - P1[..., t], P1[..., t]], axis=2) for t in range(n_tasks)]
-                elif self.multi_class == "ovr":
-                    Ytr = np.eye(c)[labels[tr, 0]]
-                    P = self._binary_path(K, tr, va, Ytr, lams, conv)
-                    Ps = [P / P.sum(axis=2, keepdims=True)]
-                else:
-                    Ps = [self._pairwise_path(K, tr, va, labels[tr, 0], c, lams, conv)]
-                sc = [
-                    [score_proba(Ps[t][li], labels[va, t], self.scoring) for t in range(n_tasks)]
-                    for li in range(lams.size)
-                ]
-                table.add(si, np.array(sc, dtype=float).reshape(lams.size, n_tasks))
-        conv = np.concatenate(conv) if conv else np.ones(0, dtype=bool)
+        conv = self._paths().search(X, y, labels, folds, table, self.classes_, self._naive_path)
         if not conv.all():
             warn_convergence(
                 f"KernelLogisticRegressionCV: {int(np.sum(~conv))} of {conv.size} IRLS "

@@ -1,29 +1,186 @@
-"""Low-rank LSPC: the model of Eq. (2)-(3) of the LSPC-new paper with ``b << n`` kernels.
+"""The numerics of LSPC and its search (private): Eq. (2)-(3) of the LSPC-new paper.
 
-The basis ``phi(x) = (k(x, c_1), ..., k(x, c_b))`` has its centres at ``b`` points
-(a seeded random subset of the training inputs, or k-means centres) instead of at all
-``n`` of them (Sugiyama's "LSPC" with a reduced basis; the LSPC-new paper's footnote 1).
-With the (n, b) design matrix ``K``, Eq. (3) still reads
+Yamada, Sugiyama, Wichern & Simm, "Improving the accuracy of least-squares
+probabilistic classifiers", IEICE Trans. Inf. & Syst. (2011); Sugiyama, "Superfast-trainable
+multi-class probabilistic classifier by least-squares posterior fitting" (2010).  Equation
+numbers refer to the first.
 
-    alpha~ = (H + lam I_b)^{-1} h,   H = K^T K / n,   h = K^T Y / n,
-
-so a fit costs O(n b^2 + b^3) time and O(n b) memory: no n x n matrix is ever formed.
+* Eq. (3) on one design matrix ``K``: ``alpha~ = (H + lam I)^{-1} h`` with
+  ``H = K^T K / n`` and ``h = K^T Y / n`` (:func:`solve_basis`), weighted by class
+  (:func:`sample_weights`) or block by block for the class-wise basis (:func:`fit_alpha`),
+  every lambda at once from one eigendecomposition (:func:`alpha_path`); the posteriors of
+  the outputs (:func:`round_outputs`, Eq. 4-6).
+* The low-rank basis: ``b << n`` centres (:func:`choose_centers`; the LSPC-new paper's
+  footnote 1), the folds' ``b x b`` Gram matrices from one pass over the rows
+  (:class:`FoldSystems`) and the eigen path of each (:func:`eigen_path`): a fit costs
+  O(n b^2 + b^3) time and O(n b) memory, no n x n matrix is formed.
+* :class:`GridPaths`: :class:`kclf.LSPCCV`'s sigma x lambda search (exact, low-rank,
+  block-wise) and its refit of many tasks.
 """
 
 from __future__ import annotations
 
 import contextlib
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
 from sklearn.utils import check_random_state
 from threadpoolctl import ThreadpoolController
 
+from .._search import BinaryFoldScores, binary_fold_scores, fold_scores
+from ..kernels import gram, squared_distances
+
 _CONTROLLER = []
 # rows of the design matrix per block of a Gram pass over a non-contiguous row set
 ROW_BLOCK = 8192
 # rows per block of the per-width exp of the design matrix (about 2 MB at b = 1000)
 EXP_BLOCK = 256
+# Up to this many training rows per fold the eigendecomposition runs on one BLAS thread:
+# its tridiagonal reduction is memory-bound there, and between the search's matrix
+# products a multi-threaded eigh measured 2x slower (benchmarks/bench_lspc.py, 2 cores).
+SERIAL_EIGH_MAX = 1024
+# validation rows per block of the low-rank search's output product and scoring: the
+# block's outputs (rows x n_lams x solved columns) stay in cache and are never stored
+SCORE_BLOCK = 2048
+
+
+def normal_equations(K, Y):
+    """``(H, h)`` of Eq. (3): ``H = K^T K / n`` (upper triangle only) and ``h = K^T Y / n``.
+
+    ``K`` is the (n_samples, n_basis) design matrix ``[phi(x_i)^T]_i`` and ``Y`` the
+    (n_samples, n_columns) 0/1 class indicators.
+    """
+    n = K.shape[0]
+    H = scipy.linalg.blas.dsyrk(1.0 / n, np.asfortranarray(K), trans=1)
+    return H, K.T @ Y / n
+
+
+def solve_normal(H, h, lam, overwrite_h=False):
+    """``alpha = (H + lam I)^{-1} h`` for every column of ``h`` with one Cholesky
+    factorisation (``H`` from :func:`normal_equations`; changed only if ``overwrite_h``)."""
+    if not overwrite_h:
+        H = H.copy()
+    H[np.diag_indices_from(H)] += lam
+    try:
+        return scipy.linalg.cho_solve(scipy.linalg.cho_factor(H, lower=False), h)
+    except np.linalg.LinAlgError:
+        H = np.triu(H) + np.triu(H, 1).T
+        return scipy.linalg.solve(H, h, assume_a="sym")
+
+
+def solve_lspc(K, Y, lam):
+    """Solve Eq. (3) for every column of ``Y`` with one Cholesky factorisation:
+    ``alpha = (H + lam I)^{-1} h`` with ``H = K^T K / n`` and ``h = K^T Y / n``."""
+    return solve_normal(*normal_equations(K, Y), lam, overwrite_h=True)
+
+
+def balanced_weights(yi, n_classes):
+    """Per-sample weights of ``class_weight="balanced"`` (scikit-learn's spelling):
+    ``w_i = n / (c' n_{y_i})`` with ``c'`` the number of classes present, so the weights
+    sum to ``n`` and every present class carries the same total weight."""
+    counts = np.bincount(yi, minlength=n_classes)
+    return yi.size / (np.count_nonzero(counts) * counts[yi].astype(float))
+
+
+def sample_weights(yi, n_classes, class_weight, classes=None):
+    """The weights of the squared loss: None (all one), :func:`balanced_weights`, or
+    a dict ``{label: weight}`` over ``classes`` (default ``0 .. n_classes - 1``; labels
+    not in it weigh 1)."""
+    if class_weight is None:
+        return None
+    if isinstance(class_weight, dict):
+        classes = range(n_classes) if classes is None else classes
+        return np.array([float(class_weight.get(c, 1.0)) for c in classes])[yi]
+    return balanced_weights(yi, n_classes)
+
+
+def block_columns(yi, n_classes, basis_class):
+    """``[(cols, classes), ...]``: the blocks of Eq. (3) to solve.  ``basis_class`` None
+    (the full basis): one block, every basis function, every class.  Otherwise
+    (class-wise basis) one block per class ``c`` that owns a basis function: the basis
+    functions of class ``c`` (``basis_class == c``) and that class only."""
+    if basis_class is None:
+        return [(slice(None), np.arange(n_classes))]
+    return [
+        (np.flatnonzero(basis_class == c), np.array([c]))
+        for c in range(n_classes)
+        if np.any(basis_class == c)
+    ]
+
+
+def weighted_system(K, Y, weights):
+    """``(K^T W K / n, K^T W Y / n)`` as ``(H, h)`` of Eq. (3) with the weighted squared
+    loss ``(1/2n) sum_i w_i (alpha^T phi(x_i) - y_i)^2`` (``weights`` None: ``W = I``);
+    ``H`` full (both triangles)."""
+    n = K.shape[0]
+    KW = K if weights is None else K * weights[:, None]
+    return KW.T @ K / n, KW.T @ Y / n
+
+
+def fit_alpha(K, yi, n_classes, lam, basis_class=None, weights=None):
+    """The solution alpha~ (b, n_classes) of Eq. (3) on the design matrix ``K`` (n, b):
+    per block of :func:`block_columns` ``(H_B + lam I)^{-1} h_B`` with the (weighted)
+    :func:`weighted_system` of its columns; zero outside a class's block."""
+    Y = np.eye(n_classes)[yi]
+    alpha = np.zeros((K.shape[1], n_classes))
+    for cols, cls in block_columns(yi, n_classes, basis_class):
+        H, h = weighted_system(K[:, cols], Y[:, cls], weights)
+        H[np.diag_indices_from(H)] += lam
+        alpha[np.ix_(np.arange(K.shape[1])[cols], cls)] = scipy.linalg.solve(H, h, assume_a="pos")
+    return alpha
+
+
+def solve_basis(K, yi, n_classes, lam, basis_class=None, weights=None):
+    """Eq. (3) on the design matrix ``K`` (n, b) for the class indices ``yi``: the
+    unweighted full basis by one Cholesky factorisation (:func:`solve_lspc`), a class-wise
+    basis (``basis_class``, the class of each basis function) or sample ``weights`` per
+    block (:func:`fit_alpha`)."""
+    if basis_class is None and weights is None:
+        return solve_lspc(K, np.eye(n_classes)[yi], lam)
+    return fit_alpha(K, yi, n_classes, lam, basis_class, weights)
+
+
+def alpha_path(K, yi, n_classes, lams, basis_class=None, weights=None):
+    """:func:`fit_alpha` for every lambda of ``lams`` at once, (b, n_lams, n_classes):
+    per block one eigendecomposition ``H_B = V diag(e) V^T``, then
+    ``alpha~(lam) = V diag(1 / (e + lam)) V^T h_B``."""
+    Y = np.eye(n_classes)[yi]
+    lams = np.asarray(lams, dtype=float)
+    alpha = np.zeros((K.shape[1], lams.size, n_classes))
+    for cols, cls in block_columns(yi, n_classes, basis_class):
+        H, h = weighted_system(K[:, cols], Y[:, cls], weights)
+        e, V = scipy.linalg.eigh(H, driver="evd", overwrite_a=True, check_finite=False)
+        R = V.T @ h  # (b_B, |cls|)
+        GR = R[:, None, :] / (e[:, None, None] + lams[None, :, None])
+        A = (V @ GR.reshape(V.shape[0], -1)).reshape(GR.shape)
+        if isinstance(cols, slice):
+            alpha[:, :, cls] = A
+        else:
+            alpha[np.ix_(cols, np.arange(lams.size), cls)] = A
+    return alpha
+
+
+def round_outputs(F, rounding):
+    """Class-posterior estimates from raw outputs ``F = phi(x)^T alpha`` (..., n, c).
+
+    ``"outputs"`` and ``"parameters"`` (whose ``F`` was computed from the rounded
+    parameters): ``max(0, F)`` normalised, uniform ``1/c`` where the sum is 0 (Eq. 6,
+    Eq. 4).  ``"none"``: ``F`` normalised as is (Eq. 5), which may be negative or
+    exceed one; uniform where the sum is 0.
+    """
+    c = F.shape[-1]
+    P = F if rounding == "none" else np.maximum(F, 0.0)
+    Z = P.sum(axis=-1, keepdims=True)
+    ok = Z != 0 if rounding == "none" else Z > 0
+    out = np.full_like(P, 1.0 / c)
+    np.divide(P, Z, out=out, where=ok)
+    return out
+
+
+def effective_alpha(alpha, rounding):
+    """The parameters used for prediction: ``max(0, alpha)`` for the original LSPC."""
+    return np.maximum(alpha, 0.0) if rounding == "parameters" else alpha
 
 
 def serial_blas(serial=True):
@@ -61,13 +218,6 @@ def gram_upper(K):
     """``K^T K`` (upper triangle valid) by one symmetric rank-k update."""
     # K.T of a C-ordered K is Fortran-ordered: no copy for dsyrk
     return scipy.linalg.blas.dsyrk(1.0, K.T, trans=0)
-
-
-def symmetrize_upper(H):
-    """Fill the strict lower triangle from the upper one, in place."""
-    il = np.tril_indices_from(H, k=-1)
-    H[il] = H.T[il]
-    return H
 
 
 def row_atoms(n, folds):
@@ -162,9 +312,296 @@ def design_distances(X, order, C, block=ROW_BLOCK):
     (n, b), computed in row blocks so the temporaries stay O(block b).  Each block equals
     :func:`kclf.kernels.squared_distances` of its rows bit for bit (both translate by
     the centres' median)."""
-    from ..kernels import squared_distances
-
     D = np.empty((order.size, C.shape[0]))
     for lo in range(0, order.size, block):
         D[lo : lo + block] = squared_distances(X[order[lo : lo + block]], C)
     return D
+
+
+def class_columns(n_tasks, n_cls):
+    """The map of :func:`solved_columns` for outputs already per (task, class) column."""
+
+    def to_classes(F):
+        return F.reshape(F.shape[:-1] + (n_tasks, n_cls))
+
+    to_classes.ones = False
+    to_classes.n_cls = n_cls
+    return to_classes
+
+
+def solved_columns(ind, n_tasks, rounding):
+    """``(S, to_classes)``: the right-hand sides to solve Eq. (3) for, and the map from
+    their outputs (..., p) to the indicator columns' (..., n_tasks, n_cls)
+    (``to_classes.ones``: whether ``S`` is ``[ones, positives]``).
+
+    Eq. (3) is linear in the indicator columns: with two classes per task only the
+    positive columns and one column of ones are solved, negative = ones - positive
+    (not for ``rounding="parameters"``, whose ``max(0, alpha)`` is not linear).
+    """
+    n_cls = ind.shape[1] // max(n_tasks, 1)
+    if n_cls != 2 or rounding == "parameters":
+        return ind, class_columns(n_tasks, n_cls)
+
+    def to_classes(F):
+        pos = F[..., 1:]
+        return np.stack([F[..., :1] - pos, pos], axis=-1)
+
+    to_classes.ones = True
+    to_classes.n_cls = 2
+    return np.c_[np.ones(ind.shape[0]), ind[:, 1::2]], to_classes
+
+
+@dataclass(frozen=True)
+class GridPaths:
+    """:class:`kclf.LSPCCV`'s search over a sigma x lambda grid and its refit of many
+    tasks, for the LSPC model of these settings (the search's parameters; ``classes`` the
+    labels of ``y``, ``multitask`` whether ``y`` was a 0/1 task matrix).
+
+    The search decomposes each (sigma, fold) Gram matrix once and solves every lambda and
+    task on top (:meth:`search_exact`), or, with ``n_basis``, each fold's ``b x b`` Gram
+    matrix (:meth:`search_lowrank`), or each class block (:meth:`search_blocks`).
+    """
+
+    kernel: object
+    rounding: str
+    scoring: str
+    basis: str
+    class_weight: object
+    classes: np.ndarray
+    multitask: bool
+    n_basis: int | None = None
+    centers: str = "random"
+    random_state: object = None
+
+    def blockwise(self):
+        """Whether the classes (or tasks) have no common system: a class-wise basis, or
+        per-task class weights."""
+        return self.basis == "classwise" or self.class_weight is not None
+
+    def kernel_matrix(self, X, Y, sigma):
+        """The kernel between ``X`` and ``Y`` at the width ``sigma`` (NaN: none)."""
+        return gram(self.kernel, X, Y, None if np.isnan(sigma) else sigma)
+
+    def score_outputs(self, to_classes, F, labels):
+        """(n_lams, n_tasks) scores of the validation outputs ``F`` (n_va, n_lams, p) of
+        the solved columns (:func:`solved_columns`)."""
+        n_tasks = labels.shape[1]
+        if to_classes.ones:  # [ones, positives]: negative = ones - positive
+            F1 = F[:, :, 1:]
+            F0 = F[:, :, :1] - F1
+        elif F.shape[2] == 2 * n_tasks:  # [negative, positive] per task
+            F0, F1 = F[:, :, 0::2], F[:, :, 1::2]
+        else:
+            P = round_outputs(to_classes(F.transpose(1, 0, 2)), self.rounding)
+            return fold_scores(P, labels, self.scoring)
+        return binary_fold_scores(F0, F1, labels, self.rounding, self.scoring)
+
+    def score_product(self, to_classes, Kva, A, labels):
+        """:meth:`score_outputs` of the validation outputs ``Kva @ A`` (``A`` (b, n_lams x
+        p), lambda-major), two classes per task computed and scored in row blocks of
+        :data:`SCORE_BLOCK` (:class:`kclf._search.BinaryFoldScores`)."""
+        n_va, n_tasks = labels.shape
+        if to_classes.n_cls != 2:  # more classes: the whole product at once
+            F = (Kva @ A).reshape(n_va, A.shape[1] // (to_classes.n_cls * n_tasks), -1)
+            return self.score_outputs(to_classes, F, labels)
+        p = n_tasks + 1 if to_classes.ones else 2 * n_tasks
+        n_lams = A.shape[1] // p
+        acc = BinaryFoldScores(n_va, n_lams, n_tasks, self.rounding, self.scoring)
+        for lo in range(0, n_va, SCORE_BLOCK):
+            F = (Kva[lo : lo + SCORE_BLOCK] @ A).reshape(-1, n_lams, p)
+            if to_classes.ones:  # [ones, positives]: negative = ones - positive
+                F1 = F[:, :, 1:]
+                acc.add(F[:, :, :1] - F1, F1, labels[lo : lo + SCORE_BLOCK])
+            else:  # [negative, positive] per task
+                acc.add(F[:, :, 0::2], F[:, :, 1::2], labels[lo : lo + SCORE_BLOCK])
+        return acc.scores()
+
+    def search_exact(self, X, folds, ind, labels, table):
+        """Add every (task, sigma, lambda)'s fold scores to ``table``; returns the squared
+        distances of ``X`` (rbf; None otherwise) for the final fit."""
+        sigmas, lams = table.sigmas, table.lams
+        n_tasks = labels.shape[1]
+        S, to_classes = solved_columns(ind, n_tasks, self.rounding)
+        D = squared_distances(X) if self.kernel == "rbf" and n_tasks else None
+        for si, sigma in enumerate(sigmas if n_tasks else ()):
+            # the same values as kernels.grams (and rbf_kernel) bit for bit
+            K = gram(self.kernel, X) if D is None else np.exp(D * (-1.0 / (2.0 * sigma**2)))
+            # the identity below needs K^T K = V diag(s^2) V^T: an eigendecomposition for a
+            # symmetric K (indefinite too), a singular value decomposition otherwise (only
+            # a precomputed or callable kernel can be non-symmetric)
+            symmetric = self.kernel in ("rbf", "linear") or np.allclose(
+                K, K.T, rtol=0.0, atol=1e-13 * np.abs(K).max()
+            )
+            for tr, va in folds:
+                m = tr.size
+                Ktr = K[np.ix_(tr, tr)]
+                if symmetric:
+                    with serial_blas(m <= SERIAL_EIGH_MAX):
+                        s, V = scipy.linalg.eigh(
+                            Ktr, driver="evd", overwrite_a=True, check_finite=False
+                        )
+                    U = V
+                else:
+                    U, s, Vt = scipy.linalg.svd(Ktr, overwrite_a=True, check_finite=False)
+                    V = Vt.T
+                B = U.T @ S[tr]
+                Kva = K[np.ix_(va, tr)]
+                # (H + lam I)^{-1} h = V G U^T Y_tr with G = (s/m) / (s^2/m + lam), all lams
+                G = (s / m) / (s * s / m + lams[:, None])
+                # columns (lam, solved column): every setting in one matrix product
+                GB = (G.T[:, :, None] * B[:, None, :]).reshape(m, -1)
+                if self.rounding == "parameters":
+                    F = Kva @ np.maximum(V @ GB, 0.0)
+                elif GB.shape[1] < va.size:
+                    F = Kva @ (V @ GB)
+                else:
+                    F = (Kva @ V) @ GB
+                F = F.reshape(va.size, lams.size, -1)
+                table.add(si, self.score_outputs(to_classes, F, labels[va]))
+        return D
+
+    def search_lowrank(self, X, folds, ind, labels, table):
+        """:meth:`search_exact` for the low-rank model (``n_basis``; see
+        :class:`kclf.LSPCCV`).  Returns the centres ``(index, C)`` and, per width, the full
+        ``(K^T K, K^T ind)`` for the final fit."""
+        sigmas, lams = table.sigmas, table.lams
+        n, n_tasks = X.shape[0], labels.shape[1]
+        index, C = choose_centers(X, self.n_basis, self.centers, self.random_state)
+        b = C.shape[0]
+        order, bounds, masks = row_atoms(n, folds)
+        pos = np.empty(n, dtype=int)
+        pos[order] = np.arange(n)
+        S, to_classes = solved_columns(ind, n_tasks, self.rounding)
+        labels_o = labels[order]
+
+        rbf = self.kernel == "rbf"
+        S_o = S[order]
+        if rbf:
+            D = design_distances(X, order, C)
+            K = np.empty_like(D)
+        else:
+            K = np.asarray(gram(self.kernel, X[order], C), dtype=float)
+            KS = [K[lo:hi].T @ S_o[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:])]
+        systems = []
+        for si, sigma in enumerate(sigmas if n_tasks else ()):
+            if rbf:
+                KS = exp_design(D, K, -1.0 / (2.0 * sigma**2), S_o, bounds)
+            fs = FoldSystems(K, KS, bounds, masks)
+            for k, (tr, va) in enumerate(folds):
+                H, h = fs.training(k)
+                A = eigen_path(H, h, tr.size, lams, serial=b <= SERIAL_EIGH_MAX)
+                if self.rounding == "parameters":
+                    np.maximum(A, 0.0, out=A)
+                Kva, va_pos = rows_of(K, pos[va])
+                sc = self.score_product(to_classes, Kva, A.reshape(b, -1), labels_o[va_pos])
+                table.add(si, sc)
+            G, KSf = fs.full()
+            systems.append((G, to_classes(KSf).reshape(b, -1)))
+        return (index, C), systems
+
+    def search_blocks(self, X, folds, labels, table):
+        """:meth:`search_exact` (or, with ``n_basis``, the low-rank search) for a
+        class-wise basis or class weights: per (sigma, fold, task) :func:`alpha_path`
+        on the fold's design rows, one eigendecomposition per block.  Returns the
+        centres ``(index, C)`` (None for the exact model)."""
+        sigmas, lams = table.sigmas, table.lams
+        n_tasks = labels.shape[1]
+        c = 2 if self.multitask else self.classes.size
+        if self.n_basis is None:
+            index, C = None, None
+        else:
+            if self.basis == "classwise" and self.centers != "random":
+                raise ValueError("basis='classwise' needs centers='random' (labelled centres)")
+            index, C = choose_centers(X, self.n_basis, self.centers, self.random_state)
+        D = None
+        if self.kernel == "rbf" and n_tasks:
+            D = squared_distances(X, C)
+        to_classes = class_columns(n_tasks, c)
+        for si, sigma in enumerate(sigmas if n_tasks else ()):
+            if D is None:
+                K = self.kernel_matrix(X, C, sigma)
+            else:
+                K = np.exp(D * (-1.0 / (2.0 * sigma**2)))
+            for tr, va in folds:
+                if index is None:  # the basis: the fold's training samples
+                    Ktr, Kva = K[np.ix_(tr, tr)], K[np.ix_(va, tr)]
+                else:  # the shared centres
+                    Ktr, Kva = K[tr], K[va]
+                F = np.empty((va.size, lams.size, n_tasks, c))
+                for t in range(n_tasks):
+                    yt = labels[tr, t]
+                    basis_class = None
+                    if self.basis == "classwise":
+                        basis_class = yt if index is None else labels[index, t]
+                    weights = sample_weights(yt, c, self.class_weight, self.classes)
+                    A = alpha_path(Ktr, yt, c, lams, basis_class, weights)
+                    A = effective_alpha(A, self.rounding).reshape(A.shape[0], -1)
+                    F[:, :, t, :] = (Kva @ A).reshape(va.size, lams.size, c)
+                F = F.reshape(va.size, lams.size, -1)
+                table.add(si, self.score_outputs(to_classes, F, labels[va]))
+        return None if index is None else (index, C)
+
+    def search(self, X, y, labels, folds, table):
+        """Every (task, sigma, lambda)'s fold scores (exact or low-rank path); returns what
+        the refit reuses: the class indicator columns ``ind``, the grid's widths, and the
+        squared distances ``D`` (exact) or the ``centers`` and full ``systems`` per width
+        (low rank)."""
+        if not self.multitask:
+            ind = np.eye(self.classes.size)[labels[:, 0]]
+        else:  # columns per searched task: [negative, positive]
+            ind = np.stack([1 - labels, labels], axis=2).reshape(y.shape[0], -1).astype(float)
+        reuse = {"ind": ind, "sigmas": table.sigmas, "D": None, "centers": None}
+        if self.blockwise():
+            reuse["centers"] = self.search_blocks(X, folds, labels, table)
+        elif self.n_basis is None:
+            reuse["D"] = self.search_exact(X, folds, ind, labels, table)
+        else:
+            reuse["centers"], reuse["systems"] = self.search_lowrank(X, folds, ind, labels, table)
+        return reuse
+
+    def refit_tasks(self, X, Y, fit_tasks, sig_t, lam_t, reuse, n_tasks):
+        """``alpha`` (n_basis, n_tasks, 2) of every searched task at its chosen (sigma,
+        lambda) (``sig_t``, ``lam_t``; zero for the tasks not searched): one Cholesky
+        factorisation per distinct (sigma, lambda) chosen, with what :meth:`search`
+        returned (``reuse``)."""
+        sigmas, D = reuse["sigmas"], reuse["D"]
+        n_basis = X.shape[0] if self.n_basis is None else reuse["centers"][1].shape[0]
+        alpha_t = np.zeros((n_basis, n_tasks, 2))
+        if self.blockwise():
+            self.refit_blocks(alpha_t, X, Y, fit_tasks, sig_t, lam_t, reuse["centers"])
+            return alpha_t
+        # the final systems have n (or b) unknowns; up to SERIAL_EIGH_MAX their Gram
+        # matrix and Cholesky factorisation run on one BLAS thread, as the search's eigh
+        with serial_blas(n_basis <= SERIAL_EIGH_MAX):
+            for sigma in np.unique(sig_t):
+                same_s = np.isnan(sig_t) if np.isnan(sigma) else sig_t == sigma
+                if self.n_basis is not None:
+                    si = int(np.flatnonzero(np.isnan(sigmas) | (sigmas == sigma))[0])
+                    G, KY = reuse["systems"][si]
+                    H, h = G / X.shape[0], KY / X.shape[0]
+                elif D is not None:
+                    H, h = normal_equations(np.exp(D * (-1.0 / (2.0 * sigma**2))), reuse["ind"])
+                else:
+                    H, h = normal_equations(self.kernel_matrix(X, None, sigma), reuse["ind"])
+                for lam in np.unique(lam_t[same_s]):
+                    tasks = np.flatnonzero(same_s & (lam_t == lam))
+                    cols = (2 * tasks[:, None] + np.arange(2)).ravel()
+                    alpha = solve_normal(H, h[:, cols], lam)
+                    alpha_t[:, fit_tasks[tasks], :] = alpha.reshape(-1, tasks.size, 2)
+        return alpha_t
+
+    def refit_blocks(self, alpha_t, X, Y, fit_tasks, sig_t, lam_t, centers):
+        """:meth:`refit_tasks` for a class-wise basis or class weights, into ``alpha_t``:
+        per task :func:`fit_alpha` at its (sigma, lambda), one kernel per distinct sigma."""
+        index, C = (None, None) if centers is None else centers
+        for sigma in np.unique(sig_t):
+            same_s = np.flatnonzero(np.isnan(sig_t) if np.isnan(sigma) else sig_t == sigma)
+            K = self.kernel_matrix(X, C, sigma)
+            for k in same_s:
+                t = fit_tasks[k]
+                yt = np.asarray(Y)[:, t].astype(int)
+                basis_class = None
+                if self.basis == "classwise":
+                    basis_class = yt if index is None else yt[index]
+                weights = sample_weights(yt, 2, self.class_weight, self.classes)
+                alpha_t[:, t, :] = fit_alpha(K, yt, 2, lam_t[k], basis_class, weights)

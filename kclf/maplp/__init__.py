@@ -1,4 +1,6 @@
 """The MAP kernel classifier trained by linear programming: :class:`MAPLP`.
+
+``maplp.py`` holds the estimator, ``_solver.py`` its linear programme.
 """
 
 from .maplp import MAPLP

@@ -7,79 +7,18 @@ Linear Programming" (``../shared/papers/maplp_*``), section 4.
 from __future__ import annotations
 
 import numpy as np
-from scipy import sparse
-from scipy.optimize import linprog
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._base import KernelMixin
 from .._validation import KERNEL, POSITIVE, check_precomputed, class_labels
-from ..kernels import gram, median_sigma
+from ..kernels import gram
+from ._solver import equal_inputs_solution, maplp_criterion, solve_lp
 
 HIGHS_METHODS = ("highs", "highs-ds", "highs-ipm")
 
-#: linprog status codes (scipy.optimize.OptimizeResult.status) and what they mean here.
-_STATUS = {
-    1: "iteration or time limit reached",
-    2: "the LP is infeasible",
-    3: "the LP is unbounded",
-    4: "numerical difficulties",
-}
 
-
-def maplp_lp(K, y_index, n_classes, bias=False):
-    """The MAPLP linear programme in ``scipy.optimize.linprog`` form (a minimisation).
-
-    Parameters
-    ----------
-    K : ndarray of shape (n_samples, n_samples)
-        Training kernel, ``K[i, j] = k(x_i, x_j)``.
-    y_index : ndarray of shape (n_samples,)
-        Class index ``0 .. n_classes - 1`` of every sample.
-    n_classes : int
-        Number of classes ``C``.
-    bias : bool, default=False
-        Add the constant basis function ``1`` (one more column of ``K``, all ones) to every
-        class: ``w(x, y) = b_y + sum_j alpha_{y,j} k(x, x_j)`` -- not in the paper.
-
-    Returns
-    -------
-    c, A_ub, b_ub, A_eq, b_eq : arrays
-        Variables are ``z = [alpha_{0, .}, ..., alpha_{C-1, .}, xi]`` (``(C + 1) N``
-        entries, all ``>= 0``; with ``bias`` every ``alpha_{y, .}`` block ends with
-        ``b_y``); ``A_ub`` and ``A_eq`` are sparse CSR arrays.  See :class:`MAPLP` for the
-        derivation.
-    """
-    K = np.asarray(K, dtype=float)
-    n = K.shape[0]
-    if bias:
-        K = np.hstack([K, np.ones((n, 1))])
-    onehot = np.zeros((n_classes, n))
-    onehot[y_index, np.arange(n)] = 1.0
-    # objective: sum_i w(x_i, y_i) - sum_i xi_i; coefficient of alpha_{y,j} is
-    # sum_i delta(y, y_i) K[i, j]
-    gain = onehot @ K  # (C, N)
-    c = np.concatenate([-gain.ravel(), np.ones(n)])
-    # cap rows: sum_j alpha_{y_i, j} K[i, j] - xi_i <= 1
-    blocks = [sparse.csr_array(K * onehot[k][:, None]) for k in range(n_classes)]
-    A_ub = sparse.hstack(blocks + [-sparse.eye_array(n, format="csr")], format="csr")
-    b_ub = np.ones(n)
-    # normalisation: sum_i sum_y w(x_i, y) = N, i.e. sum_{y, j} alpha_{y,j} sum_i K[i, j] = N
-    mass = K.sum(axis=0)
-    A_eq = sparse.csr_array(np.concatenate([np.tile(mass, n_classes), np.zeros(n)])[None, :])
-    b_eq = np.array([float(n)])
-    return c, A_ub, b_ub, A_eq, b_eq
-
-
-def maplp_criterion(K, y_index, alpha, intercept=None):
-    """The empirical criterion ``(1/N) sum_i min(w(x_i, y_i), 1)`` for ``alpha`` of shape
-    (C, N) (and the constants ``b_y`` of ``MAPLP(bias=True)``, shape (C,))."""
-    w = np.asarray(K, dtype=float) @ np.asarray(alpha, dtype=float).T  # (N, C)
-    if intercept is not None:
-        w = w + intercept
-    return float(np.mean(np.minimum(w[np.arange(len(y_index)), y_index], 1.0)))
-
-
-class MAPLP(ClassifierMixin, BaseEstimator):
+class MAPLP(KernelMixin, ClassifierMixin, BaseEstimator):
     r"""Maximum a posteriori kernel classifier trained by linear programming.
 
     A surrogate ``w(x, y) = sum_j alpha_{y,j} k(x, x_j)`` with ``alpha >= 0`` is
@@ -226,14 +165,6 @@ class MAPLP(ClassifierMixin, BaseEstimator):
         self.solver_options = solver_options
         self.bias = bias
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        return tags
-
-    def _kernel(self, X, Y=None):
-        return gram(self.kernel, X, Y, self.sigma_)
-
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Solve the MAPLP linear programme (class docstring; the criterion of section 4)
@@ -266,13 +197,11 @@ class MAPLP(ClassifierMixin, BaseEstimator):
             )
         X, y = validate_data(self, X, y)
         self.classes_, y_index = class_labels(y, "MAPLP")
-        self.sigma_ = None
+        self.sigma_ = self._width(X)
         if self.kernel == "precomputed":
             K = check_precomputed(X)
         else:
-            if self.kernel == "rbf":
-                self.sigma_ = median_sigma(X) if self.sigma is None else float(self.sigma)
-            K = self._kernel(X)
+            K = gram(self.kernel, X, None, self.sigma_)
             if not np.all(np.isfinite(K)):
                 raise ValueError("the kernel matrix contains NaN or infinity")
         n = K.shape[0]
@@ -289,32 +218,14 @@ class MAPLP(ClassifierMixin, BaseEstimator):
         if n > 1 and K[0, 0] > 0 and np.ptp(K) <= np.finfo(float).eps * K[0, 0]:
             # all inputs equal in kernel space: w(x_0, y) = n_y / N (class docstring)
             self.support_ = np.array([0])
-            freq = np.bincount(y_index, minlength=C) / n
-            self.alpha_ = (freq / K[0, 0])[:, None]
+            self.alpha_ = equal_inputs_solution(K, y_index, C)
             self.intercept_ = np.zeros(C)
             if self.kernel != "precomputed":
                 self.support_vectors_ = X[self.support_].copy()
             self.objective_ = maplp_criterion(K[:, self.support_], y_index, self.alpha_)
             self.n_iter_ = 0
             return self
-        c, A_ub, b_ub, A_eq, b_eq = maplp_lp(K, y_index, C, bias=bool(self.bias))
-        res = linprog(
-            c,
-            A_ub=A_ub,
-            b_ub=b_ub,
-            A_eq=A_eq,
-            b_eq=b_eq,
-            bounds=(0, None),
-            method=method,
-            options=options,
-        )
-        if res.status != 0:
-            what = _STATUS.get(res.status, f"status {res.status}")
-            raise ValueError(f"MAPLP linear programme not solved: {what}. HiGHS: {res.message}")
-        m = n + 1 if self.bias else n
-        coef = np.maximum(res.x[: C * m].reshape(C, m), 0.0)
-        alpha = coef[:, :n]
-        self.intercept_ = coef[:, n] if self.bias else np.zeros(C)
+        alpha, self.intercept_, n_iter = solve_lp(K, y_index, C, bool(self.bias), method, options)
         self.support_ = np.flatnonzero(alpha.max(axis=0) > 0)
         self.alpha_ = alpha[:, self.support_]
         if self.kernel != "precomputed":
@@ -322,20 +233,8 @@ class MAPLP(ClassifierMixin, BaseEstimator):
         self.objective_ = maplp_criterion(
             K[:, self.support_], y_index, self.alpha_, self.intercept_ if self.bias else None
         )
-        self.n_iter_ = int(res.nit)
+        self.n_iter_ = n_iter
         return self
-
-    def _w(self, X):
-        check_is_fitted(self)
-        X = validate_data(self, X, reset=False)
-        if self.kernel == "precomputed":
-            K = check_precomputed(X, n_train=self.n_features_in_)[:, self.support_]
-        else:
-            K = self._kernel(X, self.support_vectors_)
-        w = K @ self.alpha_.T
-        if self.bias:
-            w += self.intercept_
-        return w
 
     def surrogate(self, X):
         """The surrogate ``w(x, y) = b_y + sum_j alpha_{y,j} k(x, x_j)`` of section 4.
@@ -351,7 +250,16 @@ class MAPLP(ClassifierMixin, BaseEstimator):
         w : ndarray of shape (n_samples, n_classes)
             One column per class in ``classes_``.
         """
-        return self._w(X)
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False)
+        if self.kernel == "precomputed":
+            K = check_precomputed(X, n_train=self.n_features_in_)[:, self.support_]
+        else:
+            K = gram(self.kernel, X, self.support_vectors_, self.sigma_)
+        w = K @ self.alpha_.T
+        if self.bias:
+            w += self.intercept_
+        return w
 
     def decision_function(self, X):
         """The surrogate's margin.
@@ -367,7 +275,7 @@ class MAPLP(ClassifierMixin, BaseEstimator):
             Two classes: ``w(x, classes_[1]) - w(x, classes_[0])`` (``w(x,+1) - w(x,-1)``
             for labels in {-1, +1}).  More: the surrogate ``w`` itself.
         """
-        w = self._w(X)
+        w = self.surrogate(X)
         return w[:, 1] - w[:, 0] if w.shape[1] == 2 else w
 
     def predict(self, X):
@@ -383,7 +291,7 @@ class MAPLP(ClassifierMixin, BaseEstimator):
         y : ndarray of shape (n_samples,)
             Labels from ``classes_``.
         """
-        w = self._w(X)
+        w = self.surrogate(X)
         return self.classes_[np.argmax(w, axis=1)]
 
     def predict_proba(self, X):
@@ -401,7 +309,7 @@ class MAPLP(ClassifierMixin, BaseEstimator):
             posterior (the ideal ``w`` is 0/1, section 4); uniform where every
             ``w(x, y)`` is 0.
         """
-        w = np.maximum(self._w(X), 0.0)
+        w = np.maximum(self.surrogate(X), 0.0)
         s = w.sum(axis=1, keepdims=True)
         p = np.full_like(w, 1.0 / w.shape[1])
         pos = s[:, 0] > 0

@@ -11,28 +11,15 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import binary_labels, warn_convergence
+from ._ridge_solver import maximise
 
 SOLVERS = ("newton", "gradient")
-
-
-def weighted_ridge_objective(beta, X, t, lam, n_unpenalized=0):
-    """``l^lam(beta)`` for design ``X`` (intercept column last if any), ``t`` in {0, 1};
-    the last ``n_unpenalized`` coefficients are not penalised."""
-    eta = X @ beta
-    loglik = t @ eta - np.logaddexp(0.0, eta).sum()
-    b = beta[: beta.size - n_unpenalized]
-    return 0.5 * (1.0 - lam) * loglik - 0.5 * lam * b @ b
-
-
-def _gradient(beta, X, t, lam, penalty_mask):
-    return 0.5 * (1.0 - lam) * X.T @ (t - expit(X @ beta)) - lam * penalty_mask * beta
 
 
 class WeightedRidgeLogistic(ClassifierMixin, BaseEstimator):
@@ -130,35 +117,8 @@ class WeightedRidgeLogistic(ClassifierMixin, BaseEstimator):
         mask = np.ones(A.shape[1])
         if self.fit_intercept:
             mask[-1] = 0.0
-        n_unpen = int(self.fit_intercept)
         max_iter = self.max_iter or (100 if self.solver == "newton" else 20000)
-        beta = np.zeros(A.shape[1])
-        obj = weighted_ridge_objective(beta, A, t, lam, n_unpen)
-        converged = False
-        lip = 0.125 * (1.0 - lam) * np.linalg.norm(A, 2) ** 2 + lam
-        for it in range(1, max_iter + 1):
-            g = _gradient(beta, A, t, lam, mask)
-            if np.abs(g).max() <= self.tol * max(1.0, abs(obj)):
-                converged = True
-                it -= 1
-                break
-            if self.solver == "newton":
-                pi = expit(A @ beta)
-                w = pi * (1.0 - pi)
-                H = 0.5 * (1.0 - lam) * (A.T * w) @ A + np.diag(lam * mask)
-                H[np.diag_indices_from(H)] += 1e-12 * max(1.0, np.trace(H) / H.shape[0])
-                step = cho_solve(cho_factor(H), g)
-                s = 1.0
-                while True:
-                    new = beta + s * step
-                    new_obj = weighted_ridge_objective(new, A, t, lam, n_unpen)
-                    if new_obj >= obj - 1e-12 * abs(obj) or s < 1e-10:
-                        break
-                    s /= 2.0
-                beta, obj = new, new_obj
-            else:
-                beta = beta + g / lip
-                obj = weighted_ridge_objective(beta, A, t, lam, n_unpen)
+        beta, obj, it, converged = maximise(A, t, lam, mask, self.solver, max_iter, self.tol)
         if not converged:
             warn_convergence(
                 f"{self.solver} solver did not reach tol={self.tol} in {max_iter} iterations"

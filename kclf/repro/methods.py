@@ -77,11 +77,6 @@ def check_method(family, slug):
     return slug
 
 
-def display_name(family, slug):
-    """The table name of ``slug`` (a name not in the family, e.g. a paper's row, as is)."""
-    return family_methods(family).get(slug, slug)
-
-
 def slugs_by_name(family):
     """``{display name: slug}`` of ``family``."""
     return {name: slug for slug, name in family_methods(family).items()}

@@ -11,9 +11,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kclf._search import cv_folds
 from kclf.kernels import median_sigma, rbf_kernel
-from kclf.klr import KernelLogisticRegression
+from kclf.klr import KernelLogisticRegression, KernelLogisticRegressionCV
 from kclf.klr._solver import batched_cg, irls, penalised_loglik
-from kclf.klr.klr_cv import KernelLogisticRegressionCV
 
 TIGHT = {"tol": 1e-13, "cg_tol": 1e-12, "max_iter": 200}
 

@@ -10,8 +10,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kclf._search import cv_folds, score_proba
 from kclf.kernels import rbf_kernel
-from kclf.lspc.lspc import LSPC, effective_alpha, round_outputs
-from kclf.lspc.lspc_cv import LSPCCV
+from kclf.lspc import LSPC, LSPCCV
+from kclf.lspc._solver import effective_alpha, round_outputs
 
 
 def blobs(n=80, seed=0, d=3, c=2):

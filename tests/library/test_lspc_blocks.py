@@ -7,7 +7,8 @@ from sklearn.utils._param_validation import InvalidParameterError
 from kclf import LSPCCV
 from kclf._search import cv_folds, score_proba
 from kclf.kernels import rbf_kernel
-from kclf.lspc.lspc import LSPC, balanced_weights, fit_alpha, round_outputs
+from kclf.lspc import LSPC
+from kclf.lspc._solver import balanced_weights, fit_alpha, round_outputs
 
 
 def blobs(n=80, seed=0, d=3, c=2, prior=None):

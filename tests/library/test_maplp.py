@@ -10,7 +10,8 @@ import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kclf.kernels import rbf_kernel
-from kclf.maplp.maplp import MAPLP, maplp_criterion
+from kclf.maplp import MAPLP
+from kclf.maplp._solver import maplp_criterion
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"
 BANANA = SHARED / "data" / "ida" / "splits_asc" / "banana"

@@ -14,14 +14,15 @@ from sklearn.gaussian_process.kernels import ConstantKernel as C
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kclf.kernels import rbf_kernel
-from kclf.mgpc.mgpc import (
-    DEFAULT_AMPLITUDES,
-    ManifoldGPC,
+from kclf.mgpc import ManifoldGPC
+from kclf.mgpc._evidence_walk import EvidenceWalk
+from kclf.mgpc._solver import (
     ep_sites,
     laplace_mode,
     logistic_erf_mixture,
     logistic_gaussian_integral,
 )
+from kclf.mgpc.mgpc import DEFAULT_AMPLITUDES
 
 
 def _data(n=60, p=4, seed=0):
@@ -292,7 +293,7 @@ def test_ep_fixed_point_equals_sequential_reference(n, amp, seed):
     ],
 )
 def test_ep_posterior_marginals_equal_the_dense_posterior(taus, n_direct):
-    from kclf.mgpc.mgpc import _DIRECT_BELOW, _ep_posterior
+    from kclf.mgpc._solver import _DIRECT_BELOW, _ep_posterior
 
     rng = np.random.default_rng(5)
     X = rng.normal(size=(30, 3))
@@ -315,7 +316,7 @@ def test_ep_evidence_gradient_matches_finite_differences(amp, seed):
     # R&W Eq. (5.27) holds at EP's fixed point: the sites are re-converged at every
     # perturbed point, so the central differences see the sites move too
     from kclf.kernels import squared_distances
-    from kclf.mgpc.mgpc import ep_log_marginal_likelihood_gradient
+    from kclf.mgpc._solver import ep_log_marginal_likelihood_gradient
 
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(20, 2))
@@ -339,7 +340,7 @@ def test_ep_evidence_gradient_matches_finite_differences(amp, seed):
 
 
 def test_ep_converges_where_undamped_parallel_updates_oscillate():
-    from kclf.mgpc.mgpc import _ep_step
+    from kclf.mgpc._solver import _ep_step
 
     rng = np.random.default_rng(3)
     X = rng.normal(size=(60, 2))
@@ -584,7 +585,7 @@ def test_the_walk_keeps_at_most_two_rows_of_factors(inference, monkeypatch):
 
     X, y, _ = _data(40)
     rows, alive_at_start = [], []
-    search_row = ManifoldGPC._search_row
+    search_row = EvidenceWalk.row
 
     def watched(self, R, *args):
         gc.collect()
@@ -593,7 +594,7 @@ def test_the_walk_keeps_at_most_two_rows_of_factors(inference, monkeypatch):
         rows.append([weakref.ref(r["L"]) for r, _, _ in row.values()])
         return row
 
-    monkeypatch.setattr(ManifoldGPC, "_search_row", watched)
+    monkeypatch.setattr(EvidenceWalk, "row", watched)
     clf = ManifoldGPC(
         n_centers=(5, None),
         inference=inference,

@@ -10,7 +10,8 @@ from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from kclf.mgpc.ridge_logistic import WeightedRidgeLogistic, weighted_ridge_objective
+from kclf.mgpc import WeightedRidgeLogistic
+from kclf.mgpc._ridge_solver import weighted_ridge_objective
 
 
 def _l_lam(beta, X, t, lam):

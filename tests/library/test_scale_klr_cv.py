@@ -6,8 +6,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kclf._search import cv_folds, score_proba
-from kclf.klr.klr import KernelLogisticRegression, nystroem_design
-from kclf.klr.klr_cv import KernelLogisticRegressionCV
+from kclf.klr import KernelLogisticRegression, KernelLogisticRegressionCV
+from kclf.klr._solver import nystroem_design
 
 
 def data(n=160, seed=0, c=2, tasks=None):

@@ -8,7 +8,7 @@ from scipy.stats import rankdata
 from sklearn.metrics import roc_auc_score
 
 from kclf._search import BinaryFoldScores, rank_auc, rank_auc_columns
-from kclf.lspc.lspc import round_outputs
+from kclf.lspc._solver import round_outputs
 from kclf.metrics import EPS
 
 

@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import clone
 from sklearn.datasets import make_classification
 
 from kclf import LSPCCV, KernelLogisticRegressionCV
@@ -51,3 +52,47 @@ def test_search_fitted_on_an_array_warns_about_a_frame_in_its_own_name(search):
     assert not hasattr(model, "feature_names_in_")
     with pytest.warns(UserWarning, match=f"but {type(search).__name__} was fitted without"):
         model.predict_proba(frame)
+
+
+@pytest.mark.parametrize(
+    "search",
+    [
+        LSPCCV(lams=[0.01, 0.1], random_state=0),
+        KernelLogisticRegressionCV(lams=[0.1], random_state=0),
+    ],
+    ids=lambda s: type(s).__name__,
+)
+def test_width_factors_are_multiples_of_the_median_distance(search):
+    """``sigma_factors`` searches the widths ``factors * median_sigma(X)``: the same fit,
+    bit for bit, as those widths given as ``sigmas``; None is the default grid; the chosen
+    width is ``sigma_``, one of the grid's."""
+    from kclf.kernels import median_sigma
+    from kclf.model_selection import DEFAULT_SIGMA_FACTORS, sigma_grid
+
+    X, y = make_classification(60, 4, random_state=1)
+    factors = [0.5, 1.0, 3.0]
+    by_factors = clone(search).set_params(sigma_factors=factors).fit(X, y)
+    by_widths = clone(search).set_params(sigmas=median_sigma(X) * np.array(factors)).fit(X, y)
+    np.testing.assert_array_equal(by_factors.cv_results_["sigma"], by_widths.cv_results_["sigma"])
+    assert by_factors.sigma_ == by_widths.sigma_
+    assert by_factors.sigma_ in set(median_sigma(X) * np.array(factors))
+    np.testing.assert_array_equal(by_factors.predict_proba(X), by_widths.predict_proba(X))
+    default = clone(search).fit(X, y)
+    np.testing.assert_array_equal(np.unique(default.cv_results_["sigma"]), np.sort(sigma_grid(X)))
+    np.testing.assert_array_equal(sigma_grid(X), median_sigma(X) * DEFAULT_SIGMA_FACTORS)
+    with pytest.raises(ValueError, match="sigma_factors"):
+        clone(search).set_params(sigmas=[1.0], sigma_factors=[1.0]).fit(X, y)
+
+
+def test_the_tie_rule_prefers_the_smoother_setting():
+    """:func:`kclf.model_selection.best_index`: among scores tied within TIE_RTOL the
+    largest width wins, then the largest lambda; AUC is maximised, NaN never wins."""
+    from kclf.model_selection import TIE_RTOL, best_index
+
+    sigma = np.array([1.0, 2.0, 2.0, 0.5])
+    lam = np.array([0.1, 0.01, 0.1, 1.0])
+    tie = 0.2 * (1 + TIE_RTOL / 2)
+    assert best_index([0.2, 0.2, tie, 0.2], "error", sigma, lam) == 2
+    assert best_index([0.2, 0.3, 0.3, 0.1], "error", sigma, lam) == 3
+    assert best_index([0.2, 0.3, np.nan, 0.1], "auc", sigma, lam) == 1
+    assert best_index([np.nan, 0.5, 0.5, np.nan], "auc", [np.nan] * 4, lam) == 2

@@ -52,6 +52,7 @@ CASES = {
         {
             "sigmas": BAD_GRID,
             "lams": BAD_GRID,
+            "sigma_factors": BAD_GRID,
             "cv": [1, 0, "three"],
             "rounding": ["both"],
             "scoring": ["accuracy", None],
@@ -86,6 +87,7 @@ CASES = {
         {
             "sigmas": BAD_GRID,
             "lams": BAD_GRID,
+            "sigma_factors": BAD_GRID,
             "cv": [1, "three"],
             "scoring": ["accuracy"],
             "multi_class": ["ovo"],
@@ -238,6 +240,8 @@ def test_only_the_first_parameters_are_positional(name):
         (LSPC(n_basis=5, centers="kmeans", basis="classwise"), "X", "classwise"),
         (KernelLogisticRegression(n_components=5, kernel="precomputed"), "gram", "n_components"),
         (KernelLogisticRegressionCV(n_components=5, kernel="precomputed"), "gram", "n_components"),
+        (LSPCCV(sigmas=[1.0], sigma_factors=[1.0]), "X", "sigma_factors"),
+        (KernelLogisticRegressionCV(sigmas=[1.0], sigma_factors=[1.0]), "X", "sigma_factors"),
         (MAPLP(solver_options={"method": "glpk"}), "X", "solver_options"),
     ],
 )

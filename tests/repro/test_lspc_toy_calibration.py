@@ -7,7 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kclf.lspc.lspc import LSPC, round_outputs
+from kclf.lspc import LSPC
+from kclf.lspc._solver import round_outputs
 from kclf.repro.experiments.lspc_toy import METHODS, calibration_proba, fit_method, make_samples
 from kclf.repro.records import write_records
 from kclf.repro.reports.lspc_toy import write_report

@@ -62,21 +62,3 @@ def load_isolet_mat(path):
         raise ValueError(f"{path}: fea has shape {X.shape}, expected ({y.size}, {N_FEATURES})")
     return X, y
 
-
-def fetch_isolet(cache_dir, mirror=None, sha256=None):
-    """Paths of the verified ``train`` and ``test`` ``.Z`` files (see
-    :func:`kclf.repro.download.fetch`); ``sha256`` maps ``"train"``/``"test"`` to hashes
-    (missing: printed and logged instead of checked)."""
-    from ..download import fetch
-
-    sha256 = sha256 or {}
-    return {
-        part: fetch(
-            URL + name,
-            sha256.get(part),
-            cache_dir=cache_dir,
-            mirror=mirror,
-            filename=f"isolet/{name}",
-        )
-        for part, name in FILES.items()
-    }

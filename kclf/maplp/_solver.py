@@ -1,0 +1,108 @@
+"""The linear programme of MAPLP (private).
+
+Nopriadi and Yamashita, "Maximum a Posteriori Based Kernel Classifier Trained by
+Linear Programming", section 4: the programme (:func:`maplp_lp`; its derivation in
+:class:`kclf.MAPLP`), its solution by HiGHS (:func:`solve_lp`), the closed form where all
+inputs coincide in kernel space (:func:`equal_inputs_solution`), and the criterion the
+solution maximises (:func:`maplp_criterion`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import sparse
+from scipy.optimize import linprog
+
+#: linprog status codes (scipy.optimize.OptimizeResult.status) and what they mean here.
+_STATUS = {
+    1: "iteration or time limit reached",
+    2: "the LP is infeasible",
+    3: "the LP is unbounded",
+    4: "numerical difficulties",
+}
+
+
+def maplp_lp(K, y_index, n_classes, bias=False):
+    """The MAPLP linear programme in ``scipy.optimize.linprog`` form (a minimisation).
+
+    Parameters
+    ----------
+    K : ndarray of shape (n_samples, n_samples)
+        Training kernel, ``K[i, j] = k(x_i, x_j)``.
+    y_index : ndarray of shape (n_samples,)
+        Class index ``0 .. n_classes - 1`` of every sample.
+    n_classes : int
+        Number of classes ``C``.
+    bias : bool, default=False
+        Add the constant basis function ``1`` (one more column of ``K``, all ones) to every
+        class: ``w(x, y) = b_y + sum_j alpha_{y,j} k(x, x_j)`` -- not in the paper.
+
+    Returns
+    -------
+    c, A_ub, b_ub, A_eq, b_eq : arrays
+        Variables are ``z = [alpha_{0, .}, ..., alpha_{C-1, .}, xi]`` (``(C + 1) N``
+        entries, all ``>= 0``; with ``bias`` every ``alpha_{y, .}`` block ends with
+        ``b_y``); ``A_ub`` and ``A_eq`` are sparse CSR arrays.  See :class:`MAPLP` for the
+        derivation.
+    """
+    K = np.asarray(K, dtype=float)
+    n = K.shape[0]
+    if bias:
+        K = np.hstack([K, np.ones((n, 1))])
+    onehot = np.zeros((n_classes, n))
+    onehot[y_index, np.arange(n)] = 1.0
+    # objective: sum_i w(x_i, y_i) - sum_i xi_i; coefficient of alpha_{y,j} is
+    # sum_i delta(y, y_i) K[i, j]
+    gain = onehot @ K  # (C, N)
+    c = np.concatenate([-gain.ravel(), np.ones(n)])
+    # cap rows: sum_j alpha_{y_i, j} K[i, j] - xi_i <= 1
+    blocks = [sparse.csr_array(K * onehot[k][:, None]) for k in range(n_classes)]
+    A_ub = sparse.hstack(blocks + [-sparse.eye_array(n, format="csr")], format="csr")
+    b_ub = np.ones(n)
+    # normalisation: sum_i sum_y w(x_i, y) = N, i.e. sum_{y, j} alpha_{y,j} sum_i K[i, j] = N
+    mass = K.sum(axis=0)
+    A_eq = sparse.csr_array(np.concatenate([np.tile(mass, n_classes), np.zeros(n)])[None, :])
+    b_eq = np.array([float(n)])
+    return c, A_ub, b_ub, A_eq, b_eq
+
+
+def maplp_criterion(K, y_index, alpha, intercept=None):
+    """The empirical criterion ``(1/N) sum_i min(w(x_i, y_i), 1)`` for ``alpha`` of shape
+    (C, N) (and the constants ``b_y`` of ``MAPLP(bias=True)``, shape (C,))."""
+    w = np.asarray(K, dtype=float) @ np.asarray(alpha, dtype=float).T  # (N, C)
+    if intercept is not None:
+        w = w + intercept
+    return float(np.mean(np.minimum(w[np.arange(len(y_index)), y_index], 1.0)))
+
+
+def solve_lp(K, y_index, n_classes, bias, method, options):
+    """``(alpha, intercept, n_iter)``: the solution of :func:`maplp_lp` by
+    ``scipy.optimize.linprog`` (``method``, ``options``: HiGHS's), ``alpha`` (C, N) and the
+    constants ``b_y`` (C,) (zero without ``bias``); ``ValueError`` naming the status and
+    HiGHS's message when the programme is not solved."""
+    n = K.shape[0]
+    c, A_ub, b_ub, A_eq, b_eq = maplp_lp(K, y_index, n_classes, bias=bias)
+    res = linprog(
+        c,
+        A_ub=A_ub,
+        b_ub=b_ub,
+        A_eq=A_eq,
+        b_eq=b_eq,
+        bounds=(0, None),
+        method=method,
+        options=options,
+    )
+    if res.status != 0:
+        what = _STATUS.get(res.status, f"status {res.status}")
+        raise ValueError(f"MAPLP linear programme not solved: {what}. HiGHS: {res.message}")
+    m = n + 1 if bias else n
+    coef = np.maximum(res.x[: n_classes * m].reshape(n_classes, m), 0.0)
+    intercept = coef[:, n] if bias else np.zeros(n_classes)
+    return coef[:, :n], intercept, int(res.nit)
+
+
+def equal_inputs_solution(K, y_index, n_classes):
+    """``alpha`` (C, 1) on the first sample when all inputs are equal in kernel space:
+    ``w(x_0, y) = n_y / N`` (:class:`kclf.MAPLP`)."""
+    freq = np.bincount(y_index, minlength=n_classes) / K.shape[0]
+    return (freq / K[0, 0])[:, None]

@@ -1,0 +1,77 @@
+"""The grids the CV searches walk, and the rule that picks one setting of a grid.
+
+:class:`kclf.LSPCCV` and :class:`kclf.KernelLogisticRegressionCV` search a Gaussian
+width ``sigma`` and a regularisation ``lambda`` together; their defaults are defined here
+once: :data:`DEFAULT_SIGMA_FACTORS` (times the median pairwise distance of the training
+inputs, :func:`sigma_grid`) and :data:`DEFAULT_LAMS`.  :func:`best_index` is the choice
+both make from the mean CV scores, ties going to the smoother model; a search over
+another width (a precomputed kernel's, one search per width) chooses with it too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import positive_grid
+from .kernels import median_sigma
+
+#: Nine widths from 1/8 to 2 times the median pairwise distance, log-spaced.
+DEFAULT_SIGMA_FACTORS = 2.0 ** np.linspace(-3, 1, 9)
+#: Nine lambdas log-spaced in [1e-3, 10].
+DEFAULT_LAMS = np.logspace(-3, 1, 9)
+#: Mean CV scores closer than this (relative) are ties: far above the round-off of a mean
+#: of fold scores (a few eps per fold), far below 1/n, the smallest real difference of two
+#: error rates.
+TIE_RTOL = 1e-12
+
+
+def sigma_grid(X, factors=None):
+    """Gaussian widths relative to the data: ``factors`` times the median pairwise
+    distance of ``X`` (:func:`kclf.kernels.median_sigma`).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    factors : array-like of positive floats or None, default=None
+        None: :data:`DEFAULT_SIGMA_FACTORS`.
+
+    Returns
+    -------
+    sigmas : ndarray of shape (n_factors,)
+    """
+    factors = DEFAULT_SIGMA_FACTORS if factors is None else positive_grid(factors, "sigma_factors")
+    return median_sigma(X) * factors
+
+
+def best_index(scores, scoring, sigma, lam):
+    """Index of the best setting, NaN scores ignored; ties go to the smoother model.
+
+    Scores within :data:`TIE_RTOL` (relative) of the best tie; among them the largest
+    ``sigma`` wins, then the largest ``lam``: the smoothest fit the data do not argue
+    against.
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_settings,)
+        Mean CV scores of the settings.
+    scoring : {"error", "log_loss", "auc"}
+        Lower is better for "error" and "log_loss", higher for "auc".
+    sigma, lam : array-like of shape (n_settings,)
+        The settings' widths (NaN for a kernel without one) and lambdas.
+
+    Returns
+    -------
+    index : int
+    """
+    s = np.asarray(scores, dtype=float)
+    if scoring == "auc":
+        s = -s  # higher is better
+    s = np.where(np.isnan(s), np.inf, s)
+    best = s.min()
+    tie = s == best if not np.isfinite(best) else s <= best + TIE_RTOL * max(abs(best), 1.0)
+    cand = np.flatnonzero(tie)
+    sig = np.nan_to_num(np.asarray(sigma, dtype=float)[cand], nan=0.0)
+    return int(cand[np.lexsort((np.asarray(lam, dtype=float)[cand], sig))[-1]])
+
+
+__all__ = ["DEFAULT_LAMS", "DEFAULT_SIGMA_FACTORS", "TIE_RTOL", "best_index", "sigma_grid"]
