@@ -50,7 +50,7 @@ from kclf.features.hmm_kernel import (
     hmm_divergence,
     project_psd,
 )
-from kclf.repro.experiments.multitask_auc import fit_predict
+from kclf.repro.experiments.multitask_auc import TrialOptions, fit_predict
 
 DATA = Path(os.environ.get("KCLF_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared/data"))
 CACHE = Path(os.environ.get("KCLF_PARITY_CACHE", "/tmp/kclf_parity_cache"))
@@ -224,13 +224,15 @@ def run(problem, method, factors, lams, scoring, options, seed):
             Ks[:, : tr.size],
             Ytr[:, ok],
             Ks[:, tr.size :],
-            kernel="precomputed",
-            taus=taus,
-            lams=lams,
-            cv=2,
-            scoring=scoring,
+            TrialOptions(
+                kernel="precomputed",
+                taus=taus,
+                lams=lams,
+                cv=2,
+                scoring=scoring,
+                variants={"lspc_new": options} if options else {},
+            ),
             random_state=seed + trial,
-            options={"lspc_new": options} if options else None,
         )
         secs += s
         for j, t in enumerate(ok):

@@ -6,6 +6,6 @@
 graph.
 """
 
-from .corrlog import CorrLog
+from .corrlog import BP_WARN_FRACTION, MAX_EXACT_LABELS, CorrLog
 
-__all__ = ["CorrLog"]
+__all__ = ["BP_WARN_FRACTION", "MAX_EXACT_LABELS", "CorrLog"]

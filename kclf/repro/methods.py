@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..klr import KernelLogisticRegression, KernelLogisticRegressionCV
-from ..lspc import LSPC, LSPCCV
+from .. import LSPC, LSPCCV, KernelLogisticRegression, KernelLogisticRegressionCV
 
 #: family -> {slug: display name}, in table order
 FAMILIES = {

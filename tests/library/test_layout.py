@@ -104,3 +104,58 @@ def test_the_library_never_imports_the_reproduction_machinery():
         if any("repro" in m for m in _imports(p))
     }
     assert not bad, bad
+
+
+def _kclf_imports(path):
+    """``(module, name)`` of every import of a kclf module in ``path`` (relative imports
+    resolved against its package; ``name`` None for ``import kclf.x``)."""
+    package = list(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            out += [(module, a.name) for a in node.names]
+        elif isinstance(node, ast.Import):
+            out += [(a.name, None) for a in node.names]
+    return [(m, n) for m, n in out if m == "kclf" or m.startswith("kclf.")]
+
+
+def _private(module, name):
+    parts = module.split(".")[1:] + ([name] if name else [])
+    return any(p.startswith("_") and not p.startswith("__") for p in parts)
+
+
+def test_the_reproduction_layer_calls_the_public_api_only():
+    """Nothing under kclf/repro (nor the workflow's scripts) imports a private module or
+    name of the library (``kclf._search``, ``kclf.lspc._solver``, ``_fit``, ...), nor
+    calls a private attribute of another object: what the workflow runs, a user can."""
+    files = sorted((ROOT / "kclf" / "repro").rglob("*.py"))
+    files += sorted((ROOT / "workflow" / "scripts").glob("*.py"))
+    assert len(files) > 40
+    bad = {}
+    for path in files:
+        private = [f"{m}.{n}" if n else m for m, n in _kclf_imports(path) if _private(m, n)]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+                and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
+            ):
+                private.append(f"... .{node.attr}")
+        if private:
+            bad[str(path.relative_to(ROOT))] = private
+    assert not bad, bad
+
+
+def test_the_private_check_sees_relative_and_private_imports():
+    """The check above resolves relative imports and flags a private module or name."""
+    path = ROOT / "kclf" / "repro" / "experiments" / "multitask_auc.py"
+    found = _kclf_imports(path)
+    assert ("kclf", "PlattScaled") in found and ("kclf.model_selection", "best_index") in found
+    assert _private("kclf._search", "best_index") and _private("kclf.lspc._solver", None)
+    assert _private("kclf.lspc", "_fit") and not _private("kclf.model_selection", "sigma_grid")

@@ -6,7 +6,7 @@ import pytest
 from kclf._search import cv_folds, score_proba
 from kclf.features.hmm_kernel import project_psd
 from kclf.lspc import LSPC
-from kclf.repro.experiments.multitask_auc import fit_predict
+from kclf.repro.experiments.multitask_auc import TrialOptions, fit_predict
 
 
 def smoothest_best(means, taus, lams):
@@ -44,12 +44,8 @@ def test_tau_search_equals_naive_per_tau_refits(options):
         Ks[:, train][:, :, train],
         Y[train],
         Ks[:, test][:, :, train],
-        kernel="precomputed",
-        taus=taus,
-        lams=lams,
-        cv=2,
+        TrialOptions(kernel="precomputed", taus=taus, lams=lams, cv=2, variants=options or {}),
         random_state=4,
-        options=options,
     )
     extra = (options or {}).get("lspc_new", {})
     folds = cv_folds(Y[train], 2, 4)
@@ -92,11 +88,9 @@ def test_tau_search_runs_for_every_method_and_reports_tau():
             Ks[:, tr][:, :, tr],
             Y[tr],
             Ks[:, te][:, :, tr],
-            kernel="precomputed",
-            taus=taus,
-            lams=[0.01, 1.0],
-            svc_Cs=[1.0, 100.0],
-            cv=2,
+            TrialOptions(
+                kernel="precomputed", taus=taus, lams=[0.01, 1.0], svc_Cs=[1.0, 100.0], cv=2
+            ),
             random_state=0,
         )
         assert P.shape == (14, 2) and secs > 0
@@ -107,6 +101,5 @@ def test_tau_search_runs_for_every_method_and_reports_tau():
             Ks[0][np.ix_(tr, tr)],
             Y[tr],
             Ks[0][np.ix_(te, tr)],
-            kernel="precomputed",
-            taus=taus,
+            TrialOptions(kernel="precomputed", taus=taus),
         )

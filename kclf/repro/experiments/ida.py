@@ -27,9 +27,8 @@ import numpy as np
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.svm import SVC
 
+from ... import MAPLP, PlattScaled
 from ...kernels import median_sigma
-from ...maplp import MAPLP
-from ...platt import PlattScaled
 from ..datasets import breiman, user_data
 from ..datasets import ida as data
 from ..methods import check_method, family_methods, kernel_estimator, kernel_search, svc_grid

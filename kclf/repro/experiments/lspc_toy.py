@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import copy
 import time
 
 import numpy as np
 
-from ...lspc import LSPCCV
-from ...lspc.lspc import round_outputs
+from ... import LSPCCV
 from ..datasets import lspc_toy
 from ..methods import ROUNDING, family_methods
 from ..records import calibration_records, record
@@ -49,7 +49,10 @@ def calibration_proba(model, X):
     P = model.predict_proba(X)
     if model.rounding != "none":
         return P, 0
-    fixed = round_outputs(model.best_estimator_._raw_outputs(X), "outputs")
+    # LSPC-new's rounding reads the same unrounded alpha~ (Eq. 6 rounds the outputs, not
+    # the parameters): the fitted model with rounding="outputs" predicts it
+    repaired = copy.copy(model.best_estimator_).set_params(rounding="outputs")
+    fixed = repaired.predict_proba(X)
     return fixed, int(np.count_nonzero(np.abs(fixed - P).max(axis=1) > 1e-12))
 
 

@@ -36,9 +36,9 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import StratifiedKFold
 from sklearn.preprocessing import StandardScaler
 
+from ... import ManifoldGPC, WeightedRidgeLogistic
 from ...features.image_repr import represent
 from ...kernels import median_sigma
-from ...mgpc import ManifoldGPC, WeightedRidgeLogistic
 from ..datasets import user_data
 from ..datasets.mulan import load_scene
 from ..methods import check_method, family_methods

@@ -24,8 +24,8 @@ from sklearn.datasets import load_digits
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.svm import SVC
 
+from ... import KernelLogisticRegression
 from ...kernels import median_sigma
-from ...klr import KernelLogisticRegression
 from ..datasets import user_data
 from ..datasets.isolet import load_isolet_mat, read_isolet
 from ..methods import (

@@ -48,9 +48,9 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
-from ...corrlog.corrlog import MAX_EXACT_LABELS, CorrLog
+from ... import CorrLog, PlattScaled
+from ...corrlog import MAX_EXACT_LABELS
 from ...metrics import multilabel_scores
-from ...platt import PlattScaled
 from ..datasets import user_data
 from ..datasets.corrlog_toy import make_corrlog_toy
 from ..methods import family_methods

@@ -6,9 +6,9 @@ a random training/test split per trial, hyper-parameters by K-fold CV on the tra
 part only, AUC per task on the test part.
 
 Methods: ``lspc_new`` (LSPC-new) and ``lspc`` (LSPC) via :class:`kclf.LSPCCV`, ``klr``
-via :class:`kclf.klr.klr_cv.KernelLogisticRegressionCV` (each searches sigma x lambda for
+via :class:`kclf.KernelLogisticRegressionCV` (each searches sigma x lambda for
 all tasks at once), and ``svc``: scikit-learn's SVC with (C, gamma) by ``GridSearchCV``
-on ROC AUC per task, then Platt scaling by ``CalibratedClassifierCV(ensemble=False)``
+on ROC AUC per task, then Platt scaling by :class:`kclf.PlattScaled`
 for probabilities.  A multi-task fit's time is shared equally by its tasks in the
 records' ``fit_seconds``.  A task whose training part holds one class gets the
 training prevalence as its constant prediction (no fit); a task whose test part holds
@@ -19,15 +19,15 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass, field
 
 import numpy as np
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.svm import SVC
 
-from ..._search import DEFAULT_LAMS, best_index, default_sigmas
-from ...kernels import median_sigma
-from ...platt import PlattScaled
+from ... import PlattScaled
+from ...model_selection import best_index, sigma_grid
 from ..methods import ROUNDING, family_methods, gamma_of, kernel_search
 from ..records import calibration_records, record
 from ..seeding import rng_for, seed_for
@@ -36,6 +36,35 @@ logger = logging.getLogger(__name__)
 
 METHODS = family_methods("auc")
 DEFAULT_SVC_CS = np.logspace(-2, 3, 6)
+
+
+@dataclass(frozen=True)
+class TrialOptions:
+    """How a multi-task trial fits and scores its methods.
+
+    ``kernel``: "rbf" (``X`` features) or "precomputed" (``X`` a kernel); ``cv`` the folds of
+    every search; ``sigma_factors`` the Gaussian widths as multiples of the median pairwise
+    distance of the trial's training inputs (None: the library's default grid,
+    :data:`kclf.model_selection.DEFAULT_SIGMA_FACTORS`); ``lams`` the kernel methods'
+    lambdas (None: the library's default); ``scoring`` their CV criterion; ``svc_Cs`` the
+    SVC's ``C`` grid (None: :data:`DEFAULT_SVC_CS`); ``n_basis`` LSPC's low-rank basis
+    (LSPC-new and LSPC only; None: the exact model); ``n_bins`` the reliability bins of the
+    calibration records; ``taus`` the widths of a kernel given per width (``X`` then a
+    stack, one kernel per width: :func:`fit_predict`); ``variants`` ``{slug: {parameter:
+    value}}``, further parameters of a kernel method's search (e.g. ``{"lspc_new":
+    {"basis": "classwise"}}``).
+    """
+
+    kernel: str = "rbf"
+    cv: object = 2
+    sigma_factors: tuple | None = None
+    lams: tuple | None = None
+    scoring: str = "auc"
+    svc_Cs: tuple | None = None
+    n_basis: int | None = None
+    n_bins: int = 10
+    taus: tuple | None = None
+    variants: dict = field(default_factory=dict)
 
 
 def make_splits(n_samples, n_train, trials, seed, dataset):
@@ -60,35 +89,24 @@ def _split(X, train, test, kernel):
     return X[train], X[test]
 
 
-def _svc_fit_predict(Xtr, ytr, Xte, kernel, sigmas, Cs, cv, random_state):
-    folds = KFold(cv, shuffle=True, random_state=random_state)
-    grid = {"C": list(Cs)}
-    if kernel == "rbf":
-        grid["gamma"] = list(gamma_of(sigmas))
-    search = GridSearchCV(SVC(kernel=kernel), grid, scoring="roc_auc", cv=folds, error_score=np.nan)
+def _svc_fit_predict(Xtr, ytr, Xte, options, random_state):
+    """The SVC of one task: ``(C, gamma)`` by ``GridSearchCV`` on ROC AUC (``gamma`` of the
+    widths :func:`kclf.model_selection.sigma_grid` of ``Xtr``), then Platt scaling."""
+    folds = KFold(options.cv, shuffle=True, random_state=random_state)
+    grid = {"C": list(DEFAULT_SVC_CS if options.svc_Cs is None else options.svc_Cs)}
+    if options.kernel == "rbf":
+        grid["gamma"] = list(gamma_of(sigma_grid(Xtr, options.sigma_factors)))
+    search = GridSearchCV(
+        SVC(kernel=options.kernel), grid, scoring="roc_auc", cv=folds, error_score=np.nan
+    )
     search.fit(Xtr, ytr)
-    best = SVC(kernel=kernel, **search.best_params_)
-    model = PlattScaled(best, cv=cv, random_state=random_state).fit(Xtr, ytr)
+    best = SVC(kernel=options.kernel, **search.best_params_)
+    model = PlattScaled(best, cv=options.cv, random_state=random_state).fit(Xtr, ytr)
     params = {k: float(v) for k, v in search.best_params_.items()}
     return model.predict_proba(Xte)[:, 1], params, float(search.best_score_)
 
 
-def _fit_predict_one(
-    method,
-    Xtr,
-    Ytr,
-    Xte,
-    *,
-    kernel="rbf",
-    cv=2,
-    sigmas=None,
-    lams=None,
-    scoring="auc",
-    svc_Cs=None,
-    n_basis=None,
-    random_state=None,
-    options=None,
-):
+def _fit_predict_one(method, Xtr, Ytr, Xte, options, random_state):
     """:func:`fit_predict` at one kernel; also returns each task's best mean CV score
     (T,) (NaN for a task not searched)."""
     T = Ytr.shape[1]
@@ -102,21 +120,22 @@ def _fit_predict_one(
         params[t] = {"constant": float(prevalence[t])}
     if not fit:
         return P, 0.0, params, best
-    if kernel == "rbf" and sigmas is None:
-        sigmas = default_sigmas(Xtr)
     t0 = time.perf_counter()
     if method in ("lspc_new", "lspc", "klr"):
-        low_rank = {} if n_basis is None or method not in ROUNDING else {"n_basis": n_basis}
-        variant = (options or {}).get(method, {})
+        low_rank = {}
+        if options.n_basis is not None and method in ROUNDING:
+            low_rank = {"n_basis": options.n_basis}
+        variant = options.variants.get(method, {})
         low_rank.update(variant)
         model = kernel_search(
             method,
-            sigmas,
-            lams,
-            cv=cv,
+            None,
+            options.lams,
+            cv=options.cv,
             random_state=random_state,
-            scoring=scoring,
-            kernel=kernel,
+            scoring=options.scoring,
+            kernel=options.kernel,
+            sigma_factors=options.sigma_factors if options.kernel == "rbf" else None,
             **low_rank,
         )
         Yfit = Ytr[:, fit]
@@ -136,44 +155,41 @@ def _fit_predict_one(
                 **variant,  # the variant that ran (basis, class_weight), in the records
             }
     elif method == "svc":
-        Cs = DEFAULT_SVC_CS if svc_Cs is None else svc_Cs
         for t in fit:
             P[:, t], params[t], best[t] = _svc_fit_predict(
-                Xtr, Ytr[:, t], Xte, kernel, sigmas, Cs, cv, random_state
+                Xtr, Ytr[:, t], Xte, options, random_state
             )
     else:
         raise ValueError(f"unknown method {method!r}; expected one of {sorted(METHODS)}")
     return P, time.perf_counter() - t0, params, best
 
 
-def fit_predict(method, Xtr, Ytr, Xte, *, taus=None, scoring="auc", **kwargs):
-    """Fit ``method`` on the (n_train, T) 0/1 matrix ``Ytr``; return
-    (P of shape (n_test, T), seconds, list of per-task chosen parameters).
+def fit_predict(method, Xtr, Ytr, Xte, options=TrialOptions(), random_state=None):
+    """Fit ``method`` on the (n_train, T) 0/1 matrix ``Ytr`` as ``options``
+    (:class:`TrialOptions`) say, its folds seeded by ``random_state``; return (P of shape
+    (n_test, T), seconds, list of per-task chosen parameters).
 
-    ``n_basis`` (LSPC-new and LSPC only): the low-rank model, ``LSPCCV(n_basis=...)``;
-    None = the exact model.  ``options``: ``{slug: {parameter: value}}``, further
-    parameters of a kernel method's search (e.g. ``{"lspc_new": {"basis": "classwise"}}``).
-
-    ``taus`` (with ``kernel="precomputed"``): the widths of a kernel given per width,
-    ``Xtr`` (n_taus, n_train, n_train) and ``Xte`` (n_taus, n_test, n_train), e.g. the
-    HMM kernel ``exp(-D / tau)`` PSD-projected per tau.  The width is then searched
+    ``options.taus`` (with ``kernel="precomputed"``): the widths of a kernel given per
+    width, ``Xtr`` (n_taus, n_train, n_train) and ``Xte`` (n_taus, n_test, n_train), e.g.
+    the HMM kernel ``exp(-D / tau)`` PSD-projected per tau.  The width is then searched
     jointly with lambda on the same folds: the method's search runs once per width (for
     LSPC one eigendecomposition per (tau, fold), every lambda and task on top), and each
     task takes the width whose best lambda scores best in CV (ties: the larger width,
-    the smoother kernel, the library's tie rule), with that width's model.
-    The parameters then hold ``tau``; the seconds are the whole search's.
+    the smoother kernel, the library's tie rule :func:`kclf.model_selection.best_index`),
+    with that width's model.  The parameters then hold ``tau``; the seconds are the whole
+    search's.
     """
-    if taus is None:
-        return _fit_predict_one(method, Xtr, Ytr, Xte, scoring=scoring, **kwargs)[:3]
-    taus = np.asarray(taus, dtype=float)
+    if options.taus is None:
+        return _fit_predict_one(method, Xtr, Ytr, Xte, options, random_state)[:3]
+    taus = np.asarray(options.taus, dtype=float)
     if Xtr.ndim != 3 or Xtr.shape[0] != taus.size or Xte.shape[0] != taus.size:
         raise ValueError(f"taus: {taus.size} widths need one kernel each, got {Xtr.shape}")
     runs = [
-        _fit_predict_one(method, Xtr[k], Ytr, Xte[k], scoring=scoring, **kwargs)
+        _fit_predict_one(method, Xtr[k], Ytr, Xte[k], options, random_state)
         for k in range(taus.size)
     ]
     # the SVC's grid search scores ROC AUC whatever ``scoring`` says
-    rule = "auc" if method == "svc" else scoring
+    rule = "auc" if method == "svc" else options.scoring
     P = np.empty_like(runs[0][0])
     params = []
     for t in range(P.shape[1]):
@@ -189,56 +205,21 @@ def fit_predict(method, Xtr, Ytr, Xte, *, taus=None, scoring="auc", **kwargs):
 
 
 def multitask_trial(
-    X,
-    Y,
-    train,
-    test,
-    methods,
-    *,
-    dataset,
-    trial,
-    seed,
-    task_names=None,
-    kernel="rbf",
-    cv=2,
-    sigmas=None,
-    lams=None,
-    scoring="auc",
-    svc_Cs=None,
-    n_basis=None,
-    n_bins=10,
-    taus=None,
-    options=None,
+    X, Y, train, test, methods, *, dataset, trial, seed, task_names=None, options=TrialOptions()
 ):
-    """Run every method on one split; return tidy records (AUC and calibration metrics
-    per task, see :func:`kclf.repro.records.calibration_records`).  ``taus``: ``X`` is a
-    stack of precomputed kernels, one per width (:func:`fit_predict`); ``options``: the
-    kernel methods' further parameters (:func:`fit_predict`)."""
+    """Run every method on one split as ``options`` (:class:`TrialOptions`) say; return
+    tidy records (AUC and calibration metrics per task, see
+    :func:`kclf.repro.records.calibration_records`)."""
     Y = np.asarray(Y).astype(int)
     if Y.ndim != 2:
         raise ValueError(f"Y must be a (n_samples, n_tasks) 0/1 matrix, got shape {Y.shape}")
     task_names = list(task_names) if task_names is not None else [str(t) for t in range(Y.shape[1])]
-    Xtr, Xte = _split(np.asarray(X, dtype=float), train, test, kernel)
+    Xtr, Xte = _split(np.asarray(X, dtype=float), train, test, options.kernel)
     Ytr, Yte = Y[train], Y[test]
     rows = []
     for method in methods:
         rs = seed_for(seed, dataset, "cv", trial)
-        P, secs, params = fit_predict(
-            method,
-            Xtr,
-            Ytr,
-            Xte,
-            kernel=kernel,
-            cv=cv,
-            sigmas=sigmas,
-            lams=lams,
-            scoring=scoring,
-            svc_Cs=svc_Cs,
-            n_basis=n_basis,
-            random_state=rs,
-            taus=taus,
-            options=options,
-        )
+        P, secs, params = fit_predict(method, Xtr, Ytr, Xte, options, random_state=rs)
         per_task = secs / Y.shape[1]
         name = METHODS[method]
         for t, task in enumerate(task_names):
@@ -254,14 +235,14 @@ def multitask_trial(
                 task=task,
                 method=name,
                 trial=trial,
-                n_bins=n_bins,
+                n_bins=options.n_bins,
                 fit_seconds=per_task,
                 params=params[t],
             )
     return rows
 
 
-def method_options(experiment):
+def method_variants(experiment):
     """``{slug: parameters}`` of the methods' variants an experiment config sets: its
     ``lspc_new`` block (``basis``, ``class_weight`` of LSPC-new's search)."""
     return {"lspc_new": dict(experiment["lspc_new"])} if experiment.get("lspc_new") else {}
@@ -288,7 +269,7 @@ def feature_trials(
     training samples, or, when the data set has its own split (``own_n_train``: its first
     ``own_n_train`` samples train), that split for trial 0 and seeded re-splits of the same
     training size after it.  The sigma grid is ``median_sigma(X[train]) *
-    experiment["sigma_factors"]`` (None: :class:`kclf.LSPCCV`'s default grid); ``lams``
+    experiment["sigma_factors"]`` (None: the library's default grid); ``lams``
     or ``svc_Cs`` as the experiment gives them, ``n_basis`` (LSPC-new, LSPC) when it
     gives one.  ``family`` names the config block in the
     error messages; ``source`` the data file.
@@ -303,12 +284,18 @@ def feature_trials(
     splits = make_splits(n, n_train, max(trials) + 1, seed, dataset)
     if own_n_train is not None:
         splits[0] = (np.arange(n_train), np.arange(n_train, n))
+    options = TrialOptions(
+        cv=experiment["folds"],
+        sigma_factors=experiment["sigma_factors"],
+        lams=experiment.get("lams"),
+        svc_Cs=experiment.get("svc_Cs"),
+        n_basis=experiment.get("n_basis"),
+        n_bins=n_bins,
+        variants=method_variants(experiment),
+    )
     rows = []
     for trial in trials:
         train, test = splits[trial]
-        sigmas = None
-        if experiment["sigma_factors"] is not None:
-            sigmas = median_sigma(X[train]) * np.asarray(experiment["sigma_factors"], dtype=float)
         got = multitask_trial(
             X,
             Y,
@@ -319,13 +306,7 @@ def feature_trials(
             trial=trial,
             seed=seed,
             task_names=classes,
-            cv=experiment["folds"],
-            sigmas=sigmas,
-            lams=experiment.get("lams"),
-            svc_Cs=experiment.get("svc_Cs"),
-            n_basis=experiment.get("n_basis"),
-            n_bins=n_bins,
-            options=method_options(experiment),
+            options=options,
         )
         scored = {r["task"] for r in got if r["metric"] == "auc"}
         if not scored:
@@ -357,14 +338,14 @@ def kernel_trials(
     source=None,
     factor=False,
     taus=None,
-    options=None,
+    variants=None,
 ):
     """Records of ``method`` on ``trials`` of a precomputed kernel ``K`` (audio tagging).
 
     ``taus``: ``K`` is (n_taus, n, n), the kernel at each width, and every trial
     searches the width jointly with lambda on the same folds (:func:`fit_predict`);
-    not with ``factor``.  ``options``: the methods' further parameters
-    (:func:`fit_predict`).
+    not with ``factor``.  ``variants``: the methods' further parameters
+    (:class:`TrialOptions`; None: the experiment's).
 
     With ``factor=True`` ``K`` is an (n, r) factor ``Phi`` of the kernel ``Phi Phi^T``
     (Nystroem features of the landmark HMM kernel); a trial then forms only its
@@ -392,6 +373,15 @@ def kernel_trials(
         logger.warning("only %d clips: %d train / %d test per trial", n, n_train, n_test)
     splits = make_splits(n, n_train, max(trials) + 1, seed, dataset)
     lams, m = experiment["lams"], experiment["min_positives"]
+    options = TrialOptions(
+        kernel="precomputed",
+        cv=experiment["folds"],
+        lams=lams,
+        svc_Cs=None if lams is None else [1.0 / v for v in lams],
+        n_bins=n_bins,
+        taus=taus,
+        variants=method_variants(experiment) if variants is None else variants,
+    )
     rows = []
     for trial in trials:
         train, test = splits[trial]
@@ -433,13 +423,7 @@ def kernel_trials(
             trial=trial,
             seed=seed,
             task_names=[tags[k] for k in ok],
-            kernel="precomputed",
-            cv=experiment["folds"],
-            lams=lams,
-            svc_Cs=None if lams is None else [1.0 / v for v in lams],
-            n_bins=n_bins,
-            taus=taus,
-            options=method_options(experiment) if options is None else options,
+            options=options,
         )
         logger.info(
             "trial %d: %d train, %d test, %d of %d tags",
@@ -454,7 +438,7 @@ def kernel_trials(
 
 __all__ = [
     "METHODS",
-    "DEFAULT_LAMS",
+    "TrialOptions",
     "make_splits",
     "fit_predict",
     "multitask_trial",
