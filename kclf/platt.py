@@ -117,7 +117,7 @@ class PlattScaled(ClassifierMixin, BaseEstimator):
         The fitted calibration (its ``estimator`` fitted on all the data).
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Only when ``X`` had string column names (a DataFrame); the prediction methods
         refuse a frame with other or reordered columns.
 
