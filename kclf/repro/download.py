@@ -25,7 +25,6 @@ There is no default: every caller states a hash or asks for it to be printed.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import re
@@ -35,14 +34,13 @@ from urllib.parse import unquote, urlparse
 
 import pooch
 
-from .records import atomic_write, default_file_mode
+from .files import atomic_write, default_file_mode, file_hash, file_sha256
 
 __all__ = [
     "ChecksumError",
     "DownloadError",
     "check_md5",
     "fetch",
-    "file_sha256",
     "untar",
     "unzip",
 ]
@@ -73,10 +71,7 @@ class ChecksumError(DownloadError):
 def check_md5(path, md5, source):
     """Check ``path`` against the published ``md5``; a mismatch deletes the file and raises
     :class:`DownloadError` naming ``source``, the expected and the actual hash."""
-    h = hashlib.md5()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
+    h = file_hash(path, "md5")
     if h.hexdigest() != md5.lower():
         Path(path).unlink()
         raise DownloadError(
@@ -84,11 +79,6 @@ def check_md5(path, md5, source):
             "(file deleted)"
         )
     return Path(path)
-
-
-def file_sha256(path):
-    """SHA-256 (lower-case hex) of the file at ``path``."""
-    return pooch.file_hash(str(path), alg="sha256")
 
 
 def untar(members=None, extract_dir=None):

@@ -12,23 +12,13 @@ per cent of the feature extraction (``benchmarks/bench_manifest_hash.py``).
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 
+from .files import atomic_write, file_sha256
 from .readers import damaged, read_text
-from .records import atomic_write
 
 COLUMNS = ("id", "path", "size", "mtime_ns", "sha256")
-
-
-def file_sha256(path, block=1 << 20):
-    """SHA-256 hex digest of a file's content."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(block), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def manifest_rows(ids, paths, extra=None):

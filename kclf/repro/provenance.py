@@ -34,8 +34,8 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+from .files import atomic_write
 from .readers import damaged, read_text
-from .records import atomic_write
 
 THREAD_ENV_VARS = (
     "OMP_NUM_THREADS",

@@ -9,15 +9,13 @@ from __future__ import annotations
 import io
 import json
 import os
-import secrets
-import shutil
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..metrics import EPS, calibration_by_task
+from .files import atomic_write
 from .readers import damaged, reading
 
 COLUMNS = ["dataset", "task", "method", "trial", "metric", "value", "fit_seconds", "params"]
@@ -38,87 +36,6 @@ def record(dataset, task, method, trial, metric, value, fit_seconds=float("nan")
         "fit_seconds": float(fit_seconds),
         "params": json.dumps(params or {}, sort_keys=True, default=float),
     }
-
-
-def _umask():
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-def default_file_mode():
-    """Mode of a new regular file under the process's umask (0o644 under umask 022)."""
-    return 0o666 & ~_umask()
-
-
-def _temp_beside(path):
-    """Create an empty, unique ``.<name>.<random>.tmp`` next to ``path``; return its path.
-
-    ``os.open(..., 0o666)`` lets the umask decide the mode, as for any new file (not the
-    0600 of :func:`tempfile.mkstemp`: results on a shared file system stay readable by
-    the group when the umask says so)."""
-    for _ in range(100):
-        tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        except FileExistsError:
-            continue
-        os.close(fd)
-        return tmp
-    raise FileExistsError(f"no free temporary name beside {path}")
-
-
-def atomic_write(path, write):
-    """Call ``write(tmp_path)`` then rename onto ``path``: a crash never leaves a half file.
-
-    The file gets the mode a plain ``open(path, "w")`` would give (``0o666`` less the
-    umask), whatever ``write`` does to the temporary file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _temp_beside(path)
-    try:
-        write(str(tmp))
-        os.chmod(tmp, default_file_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
-
-
-def atomic_directory(path, fill):
-    """Call ``fill(tmp_dir)`` on an empty folder beside ``path``, then rename it onto
-    ``path``: a crash never leaves a half-filled folder (an archive half extracted).
-
-    The folder gets the mode of a plain ``mkdir`` (``0o777`` less the umask); a folder
-    already at ``path`` (left by an older run) is replaced."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
-    try:
-        fill(tmp)
-        os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp's folder is 0o700
-        if path.exists():
-            shutil.rmtree(path)
-        os.replace(tmp, path)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return path
-
-
-def save_npz(path, **arrays):
-    """:func:`numpy.savez` of ``arrays`` to ``path``, atomically (:func:`atomic_write`).
-
-    The arrays go through an open file handle, closed on return: given a name, ``savez``
-    would append ``.npz`` to the temporary file's."""
-
-    def write(tmp):
-        with open(tmp, "wb") as f:
-            np.savez(f, **arrays)
-
-    return atomic_write(path, write)
 
 
 def write_records(rows, path, source=None):

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from kclf.repro.records import calibration_records, record, write_records
-from kclf.repro.reports.auc import TIME_ROW, time_table, write_auc_report
+from kclf.repro.reports.auc import TIME_ROW, auc_time_table, write_auc_report
 
 METHODS = ["LSPC-new", "KLR", "SVC"]
 TASKS = ["aeroplane", "bicycle", "bird"]
@@ -119,7 +119,7 @@ def test_time_table_one_row_per_method_with_paper_seconds(tmp_path, reference):
 
 
 def test_time_table_without_reference_has_no_paper_column():
-    t = time_table(pd.DataFrame(_records(1)), METHODS)
+    t = auc_time_table(pd.DataFrame(_records(1)), METHODS)
     assert "paper_seconds" not in t and len(t) == len(METHODS)
 
 

@@ -156,7 +156,8 @@ def test_esc50_layout(tmp_path):
 
 
 def test_fetch_esc50_from_a_mirror_archive(tmp_path):
-    from kclf.repro.download import ChecksumError, file_sha256
+    from kclf.repro.download import ChecksumError
+    from kclf.repro.files import file_sha256
 
     _esc50_tree(tmp_path / "src" / "ESC-50-master")
     mirror = tmp_path / "mirror"

@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kclf.repro.records import atomic_directory, atomic_write, record, save_npz
+from kclf.repro.files import atomic_directory, atomic_write, save_npz
+from kclf.repro.records import record
 from kclf.repro.seeding import chunk_trials
 
 ROOT = Path(__file__).resolve().parents[2]

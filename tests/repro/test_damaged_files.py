@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 
 from kclf.repro.datasets.audio_collections import read_tag_file, write_tag_file
+from kclf.repro.files import save_npz
 from kclf.repro.manifests import read_manifest, write_manifest
 from kclf.repro.provenance import read_benchmark
 from kclf.repro.readers import load_json, load_npz, read_text
-from kclf.repro.records import read_records, record, save_npz, write_records
+from kclf.repro.records import read_records, record, write_records
 
 
 def assert_one_clear_line(exc, path):

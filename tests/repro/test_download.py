@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from kclf.repro.download import ChecksumError, DownloadError, fetch, file_sha256, untar
+from kclf.repro.download import ChecksumError, DownloadError, fetch, untar
+from kclf.repro.files import file_sha256
 
 PAYLOAD = b"x1,x2,y\n0.5,1.5,1\n-0.5,0.25,-1\n"
 SHA = hashlib.sha256(PAYLOAD).hexdigest()

@@ -22,8 +22,8 @@ from kclf.repro.records import read_records, write_records
 from kclf.repro.reports.multiclass import (
     multiclass_table,
     predicted_cost,
+    write_multiclass_time,
     write_tables,
-    write_time_table,
 )
 
 CALIBRATION = {"log_loss", "brier", "ece", "ece_mass", "n_clipped", "n_scored"}
@@ -148,7 +148,9 @@ def test_cost_curve_and_table(tmp_path):
     assert md.loc["paper ISOLET: kLOGREG pairwise", "test error [%]"] == "3.00"
     assert set(summary["metric"]) == {"error", "log_loss"}  # no seconds: same bytes per config
     assert "3-fold" in caption
-    csv, md, tex = write_time_table(pd.DataFrame(recs), REFERENCE, "digits", 3, 20, tmp_path / "d")
+    csv, md, tex = write_multiclass_time(
+        pd.DataFrame(recs), REFERENCE, "digits", 3, 20, tmp_path / "d"
+    )
     time = pd.read_csv(csv).set_index("method")
     assert list(time.index) == ["klr_ovr", "lspc_new"] and (time["n_trials"] == 2).all()
     assert (time[["fit_seconds_mean", "search_seconds_mean"]] > 0).all(axis=None)
@@ -156,7 +158,7 @@ def test_cost_curve_and_table(tmp_path):
     assert re.search(paper, md.read_text())
     assert "3-fold" in tex.read_text()
     with pytest.raises(ValueError, match="no time records"):
-        write_time_table(pd.DataFrame(recs[:1]), REFERENCE, "digits", 3, 20, tmp_path / "d")
+        write_multiclass_time(pd.DataFrame(recs[:1]), REFERENCE, "digits", 3, 20, tmp_path / "d")
 
 
 @pytest.fixture(scope="module")

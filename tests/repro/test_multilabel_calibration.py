@@ -100,7 +100,7 @@ def test_report_writes_calibration_and_time_companions(records, tmp_path):
     stem = tmp_path / "multilabel_toy"
     mlr.write_table(records, "toy", f"{stem}.csv")
     mlr.write_calibration(records, "toy", stem, tmp_path / "rel.png")
-    mlr.write_time_table(records, "toy", stem)
+    mlr.write_multilabel_time(records, "toy", stem)
 
     cal = pd.read_csv(tmp_path / "multilabel_toy_calibration.csv")
     assert sorted(cal["method"]) == sorted(ml.METHODS.values())  # one row per method

@@ -11,7 +11,7 @@ import json
 import logging
 from pathlib import Path
 
-from kclf.repro.records import atomic_write, save_npz
+from kclf.repro.files import atomic_write, save_npz
 from kclf.repro.shards.audio import assemble_kernel
 
 p = snakemake.params

@@ -7,7 +7,7 @@ to_rule_log(snakemake)
 
 import logging
 
-from kclf.repro.records import save_npz
+from kclf.repro.files import save_npz
 from kclf.repro.shards.audio import loglik_rows
 
 p = snakemake.params

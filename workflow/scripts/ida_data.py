@@ -8,7 +8,7 @@ import numpy as np
 
 from kclf.repro.datasets.user_data import load_user_dataset
 from kclf.repro.experiments.ida import prepare, prepare_user
-from kclf.repro.records import save_npz
+from kclf.repro.files import save_npz
 from kclf.repro.seeding import chunk_trials
 
 p, w = snakemake.params, snakemake.wildcards

@@ -6,7 +6,7 @@ log = to_rule_log(snakemake)
 
 
 from kclf.repro.experiments.lspc_toy import make_samples
-from kclf.repro.records import save_npz
+from kclf.repro.files import save_npz
 from kclf.repro.seeding import chunk_trials
 
 p = snakemake.params

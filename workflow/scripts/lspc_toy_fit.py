@@ -6,8 +6,9 @@ log = to_rule_log(snakemake)
 
 
 from kclf.repro.experiments.lspc_toy import fit_method
+from kclf.repro.files import save_npz
 from kclf.repro.readers import load_npz
-from kclf.repro.records import save_npz, write_records
+from kclf.repro.records import write_records
 
 p = snakemake.params
 samples = load_npz(snakemake.input[0])

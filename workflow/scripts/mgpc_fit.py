@@ -8,8 +8,9 @@ log = to_rule_log(snakemake)
 import numpy as np
 
 from kclf.repro.experiments.mgpc import make_splits, run
+from kclf.repro.files import save_npz
 from kclf.repro.readers import load_npz, reading
-from kclf.repro.records import save_npz, write_records
+from kclf.repro.records import write_records
 from kclf.repro.seeding import chunk_trials
 
 w, p = snakemake.wildcards, snakemake.params

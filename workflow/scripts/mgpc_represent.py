@@ -5,8 +5,8 @@ to_rule_log(snakemake)
 import logging
 
 from kclf.repro.experiments.mgpc import features
+from kclf.repro.files import save_npz
 from kclf.repro.readers import load_npz
-from kclf.repro.records import save_npz
 
 data = load_npz(snakemake.input[0])
 X = features(data, snakemake.wildcards.mgpc_repr, snakemake.params.gabor)

@@ -9,8 +9,8 @@ import pandas as pd
 
 from kclf.kernels import median_sigma
 from kclf.repro.experiments.multiclass import cost_curve
+from kclf.repro.files import atomic_write
 from kclf.repro.readers import reading
-from kclf.repro.records import atomic_write
 from kclf.repro.seeding import seed_for
 
 cfg = snakemake.params.cfg

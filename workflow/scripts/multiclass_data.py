@@ -10,7 +10,7 @@ import numpy as np
 
 from kclf.repro.datasets.user_data import load_user_dataset
 from kclf.repro.experiments.multiclass import prepare, prepare_user
-from kclf.repro.records import save_npz
+from kclf.repro.files import save_npz
 
 inp, p, dataset = snakemake.input, snakemake.params, snakemake.wildcards.dataset
 if p.user is not None:  # the user's data set (config datasets:)

@@ -6,8 +6,9 @@ import logging
 import warnings
 
 from kclf.repro.experiments.multilabel import fit_method
+from kclf.repro.files import save_npz
 from kclf.repro.readers import load_npz
-from kclf.repro.records import save_npz, write_records
+from kclf.repro.records import write_records
 
 warnings.simplefilter("default")
 data = load_npz(snakemake.input[0])

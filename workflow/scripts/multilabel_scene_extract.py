@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from kclf.repro.datasets.mulan import SCENE_FILES, extract_rar, find_scene_root, verify_scene
-from kclf.repro.records import atomic_write
+from kclf.repro.files import atomic_write
 
 out = Path(snakemake.output.train).parent
 with tempfile.TemporaryDirectory(dir=out.parent if out.parent.is_dir() else None) as tmp:

@@ -8,7 +8,7 @@ to_rule_log(snakemake)
 import logging
 
 from kclf.repro.records import read_records
-from kclf.repro.reports.multilabel import write_calibration, write_table, write_time_table
+from kclf.repro.reports.multilabel import write_calibration, write_multilabel_time, write_table
 
 out = snakemake.output
 dataset = snakemake.params.dataset
@@ -16,5 +16,5 @@ records = read_records(snakemake.input)
 stem = str(out.csv)[: -len(".csv")]
 write_table(records, dataset, out.csv)
 write_calibration(records, dataset, stem, out.reliability)
-write_time_table(records, dataset, stem)
+write_multilabel_time(records, dataset, stem)
 logging.info("%s: %d records from %d files", dataset, len(records), len(snakemake.input))

@@ -8,7 +8,7 @@ import logging
 
 from kclf.repro.datasets.user_data import load_user_dataset
 from kclf.repro.experiments.multilabel import user_trials
-from kclf.repro.records import save_npz
+from kclf.repro.files import save_npz
 from kclf.repro.seeding import chunk_trials
 
 w, p = snakemake.wildcards, snakemake.params

@@ -6,8 +6,8 @@ import logging
 
 import numpy as np
 
+from kclf.repro.files import save_npz
 from kclf.repro.readers import reading
-from kclf.repro.records import save_npz
 from kclf.repro.seeding import rng_for
 
 with reading(snakemake.input[0], "data archive"), np.load(snakemake.input[0]) as z:

@@ -4,7 +4,7 @@ to_rule_log(snakemake)
 
 import logging
 
-from kclf.repro.records import atomic_write
+from kclf.repro.files import atomic_write
 from kclf.repro.shards.images import load_shard
 
 bad = sorted(b for path in snakemake.input for b in load_shard(path)["bad"])

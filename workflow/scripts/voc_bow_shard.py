@@ -7,8 +7,8 @@ import logging
 import numpy as np
 
 from kclf.features.surf_bow import bag_of_words
+from kclf.repro.files import save_npz
 from kclf.repro.readers import reading
-from kclf.repro.records import save_npz
 from kclf.repro.shards.images import load_shard
 
 shard = load_shard(snakemake.input.shard)

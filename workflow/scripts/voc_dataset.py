@@ -8,8 +8,8 @@ import numpy as np
 
 from kclf.repro.datasets.audio_collections import degenerate_tags
 from kclf.repro.datasets.voc import voc_dataset
+from kclf.repro.files import save_npz
 from kclf.repro.readers import reading
-from kclf.repro.records import save_npz
 
 p = snakemake.params
 rows = {}

@@ -1,6 +1,6 @@
 """Table 1 of the LSPC-new paper from records (VOC; MULAN scene with the same layout), the
 paper's figures beside ours when a reference is given, the per-class figure, and the
-calibration companions (kclf.repro.reports.auc, shared with the audio table)."""
+calibration companions (kclf.repro.reports.auc)."""
 
 from _joblog import to_rule_log
 

@@ -7,7 +7,7 @@ import logging
 import numpy as np
 
 from kclf.features.surf_bow import fit_vocabulary
-from kclf.repro.records import save_npz
+from kclf.repro.files import save_npz
 from kclf.repro.seeding import rng_for, seed_for
 from kclf.repro.shards.images import sample_descriptors
 

@@ -429,7 +429,7 @@ def fetch_freesound_by_tags(
 
     import requests
 
-    from ..records import atomic_write
+    from ..files import atomic_write
 
     token = os.environ.get(token_env)
     if not token:

@@ -61,4 +61,3 @@ def load_isolet_mat(path):
     if X.shape != (y.size, N_FEATURES):
         raise ValueError(f"{path}: fea has shape {X.shape}, expected ({y.size}, {N_FEATURES})")
     return X, y
-

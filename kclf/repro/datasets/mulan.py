@@ -17,13 +17,14 @@ who extracted the archive themselves pass that folder to :func:`load_scene`.
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import subprocess
 from pathlib import Path
 
 import numpy as np
 from scipy.io import arff
+
+from ..files import file_sha256
 
 SCENE_URL = "https://sourceforge.net/projects/mulan/files/datasets/scene.rar/download"
 SCENE_FILES = ("scene-train.arff", "scene-test.arff")
@@ -198,15 +199,6 @@ def load_arff_multilabel(path, n_labels=None, *, labels=None):
     return X, Y, feature_names, label_names
 
 
-def sha256_file(path, chunk=1 << 20):
-    """SHA-256 hex digest of a file."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(chunk), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def verify_scene(root):
     """Check both scene ARFF files under ``root`` against :data:`SCENE_SHA256`."""
     root = Path(root)
@@ -214,7 +206,7 @@ def verify_scene(root):
         p = root / name
         if not p.is_file():
             raise FileNotFoundError(f"root: {root} has no {name} (expected {SCENE_FILES})")
-        digest = sha256_file(p)
+        digest = file_sha256(p)
         if digest != SCENE_SHA256[name]:
             raise ValueError(
                 f"{p}: SHA-256 {digest} differs from the published {SCENE_SHA256[name]}"

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..files import write_if_changed
 from ..seeding import rng_for
 
 EVENT_KINDS = ("tone", "chirp", "noise", "harmonic")
@@ -128,17 +129,6 @@ def _wav_bytes(x, sr, subtype):
     return buf.getvalue()
 
 
-def _write_if_changed(path, data):
-    path = Path(path)
-    if path.is_file() and path.read_bytes() == data:
-        return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
-    return True
-
-
 def _check_range(duration_range):
     lo, hi = duration_range
     if not 0.5 <= lo <= hi:
@@ -154,7 +144,7 @@ def write_clips(root, ids, seed=0, duration_range=(3.0, 6.0)):
     for cid in ids:
         x, sr, tags, subtype = synth_clip(seed, cid, duration_range)
         rel = f"audio/{cid}.wav"
-        _write_if_changed(root / rel, _wav_bytes(x, sr, subtype))
+        write_if_changed(root / rel, _wav_bytes(x, sr, subtype))
         rows.append(
             {
                 "id": cid,
@@ -180,5 +170,5 @@ def make_synthetic_collection(root, n_clips, seed=0, duration_range=(3.0, 6.0)):
         raise ValueError(f"n_clips must be >= 1, got {n_clips}")
     rows = write_clips(root, clip_ids(int(n_clips)), seed, duration_range)
     meta = pd.DataFrame(rows)
-    _write_if_changed(Path(root) / "metadata.csv", meta.to_csv(index=False).encode("utf-8"))
+    write_if_changed(Path(root) / "metadata.csv", meta.to_csv(index=False).encode("utf-8"))
     return meta

@@ -22,6 +22,7 @@ from xml.sax.saxutils import escape
 import numpy as np
 from PIL import Image, ImageDraw
 
+from ..files import write_if_changed
 from ..seeding import rng_for
 from .voc import VOC_CLASSES, parse_annotation
 
@@ -173,19 +174,6 @@ def annotation_xml(image_id, filename, width, height, depth, objects):
     return "\n".join(parts) + "\n"
 
 
-def _write_if_changed(path, data):
-    path = Path(path)
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    if path.is_file() and path.read_bytes() == data:
-        return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
-    return True
-
-
 def _encode(rgb, mode):
     buf = io.BytesIO()
     pil = Image.fromarray(rgb, "RGB")
@@ -250,10 +238,10 @@ def write_images(
         mode = image_mode(seed, image_id, grey_fraction, cmyk_fraction, png_fraction)
         name = f"{image_id}.png" if mode == "png" else f"{image_id}.jpg"
         path = root / "JPEGImages" / name
-        _write_if_changed(path, _encode(rgb, mode))
+        write_if_changed(path, _encode(rgb, mode))
         depth = 1 if mode == "grey" else 3
         xml = annotation_xml(image_id, name, size[0], size[1], depth, objects)
-        _write_if_changed(root / "Annotations" / f"{image_id}.xml", xml)
+        write_if_changed(root / "Annotations" / f"{image_id}.xml", xml)
         paths.append(path)
     return paths
 
@@ -272,10 +260,10 @@ def write_image_sets(root, ids, classes=VOC_CLASSES, image_set="trainval"):
             labels[c].append(f"{image_id} {lab:2d}")
     main = root / "ImageSets" / "Main"
     written = [main / f"{image_set}.txt"]
-    _write_if_changed(written[0], "\n".join(ids) + "\n")
+    write_if_changed(written[0], "\n".join(ids) + "\n")
     for c in classes:
         written.append(main / f"{c}_{image_set}.txt")
-        _write_if_changed(written[-1], "\n".join(labels[c]) + "\n")
+        write_if_changed(written[-1], "\n".join(labels[c]) + "\n")
     return written
 
 

@@ -23,7 +23,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..records import atomic_write
+from ..files import atomic_write
+from .figures import save_figure, subplots
 from .tables import md_escape
 
 __all__ = [
@@ -180,14 +181,18 @@ def reliability_figure(records, path, *, by="method", title=None, ncols=4):
     -------
     pathlib.Path
     """
-    from matplotlib.figure import Figure  # no pyplot: no global state, no GUI backend
-
     pooled = pool_reliability(records, by=(by,))
     groups = list(pooled.groupby(by, sort=True))
     ncols = max(1, min(ncols, len(groups)))
     nrows = -(-len(groups) // ncols)
-    fig = Figure(figsize=(3.2 * ncols, 3.3 * nrows + (0.4 if title else 0)), layout="constrained")
-    axes = np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False)).ravel()
+    fig, axes = subplots(
+        nrows,
+        ncols,
+        figsize=(3.2 * ncols, 3.3 * nrows + (0.4 if title else 0)),
+        layout="constrained",
+        squeeze=False,
+    )
+    axes = axes.ravel()
     for ax, (name, g) in zip(axes, groups):
         n_bins = int(g["bin"].max()) + 1
         width = 1.0 / n_bins
@@ -213,8 +218,4 @@ def reliability_figure(records, path, *, by="method", title=None, ncols=4):
         ax.set_axis_off()
     if title:
         fig.suptitle(title)
-    path = Path(path)
-    atomic_write(
-        path, lambda tmp: fig.savefig(tmp, dpi=120, format=path.suffix.lstrip(".") or "png")
-    )
-    return path
+    return save_figure(fig, path)

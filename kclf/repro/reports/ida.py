@@ -6,16 +6,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import matplotlib
+import matplotlib.ticker
 import numpy as np
 import pandas as pd
 
+from ..files import atomic_write
 from ..methods import family_methods
 from ..readers import reading
-from ..records import atomic_write, read_records
+from ..records import read_records
 from .calibration import reliability_figure, write_calibration_table
+from .figures import save_figure, subplots
 from .tables import (
     add_reference,
-    save_figure,
     summarize,
     variant_note,
     wide_table,
@@ -142,7 +145,7 @@ def error_table(records, reference, stem, methods, origins, folds=5, n_select=5,
     return summary, agree
 
 
-def time_table(records, reference_time, stem, methods, folds=5, user=()):
+def write_ida_time(records, reference_time, stem, methods, folds=5, user=()):
     """``<stem>.{csv,md,tex}``: seconds per realisation (learning + classification), CV
     excluded and included, beside the paper's seconds (none when every dataset is in
     ``user``, the user's own)."""
@@ -191,17 +194,11 @@ def time_table(records, reference_time, stem, methods, folds=5, user=()):
 def error_figure(summary, reference, path, methods, user=()):
     """Dot plot per dataset: our mean ± std per method (filled) and the paper's MAPLP and
     SVM (open markers; left out when every dataset is in ``user``, the user's own)."""
-    import matplotlib
-    import matplotlib.ticker
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     ref = reference.set_index("dataset")
     datasets = sorted(set(summary["dataset"]))
     order = _ordered(summary, methods)
-    fig, ax = plt.subplots(figsize=(7, 0.45 * len(datasets) + 1.5))
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    fig, ax = subplots(figsize=(7, 0.45 * len(datasets) + 1.5))
+    colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
     n_series = len(order) + 2
     for k, m in enumerate(order):
         s = summary[summary["method"] == m].set_index("dataset")
@@ -326,7 +323,7 @@ def write_report(
         user,
     )
     time_stem = str(Path(outputs["time_csv"]).with_suffix(""))
-    time_table(records, ref_time, time_stem, methods, folds, user)
+    write_ida_time(records, ref_time, time_stem, methods, folds, user)
     error_figure(summary, ref_err, outputs["figure"], methods, user)
     if "calibration_csv" in outputs.keys():
         path = str(outputs["calibration_csv"])

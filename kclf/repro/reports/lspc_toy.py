@@ -6,19 +6,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import matplotlib
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-from ..datasets import lspc_toy  # noqa: E402
-from ..methods import family_methods  # noqa: E402
-from ..readers import load_npz  # noqa: E402
-from ..records import atomic_write, read_records  # noqa: E402
-from .calibration import reliability_figure, write_calibration_table  # noqa: E402
-from .tables import (  # noqa: E402
-    save_figure,
+from ..datasets import lspc_toy
+from ..methods import family_methods
+from ..readers import load_npz
+from ..records import atomic_write, read_records
+from .calibration import reliability_figure, write_calibration_table
+from .figures import save_figure, subplots
+from .tables import (
     summarize,
     variant_note,
     wide_table,
@@ -112,7 +108,7 @@ def write_report(record_files, curve_files, out):
         key = re.sub(r"(_\d+-\d+)?_curves\.npz$", "", str(f).rsplit("/", 1)[-1])
         curves[key] = load_npz(f, "curves archive")
     grid = next(iter(curves.values()))["grid"]
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = subplots(figsize=(6, 4))
     ax.plot(grid, lspc_toy.true_posterior(grid)[:, 0], "k-", lw=2, label="true")
     styles = {"lspc_new": "r-", "lspc": "b--", "lspc_prime": "g:"}
     for key, name in NAMES.items():
@@ -123,7 +119,7 @@ def write_report(record_files, curve_files, out):
     ax.legend()
     save_figure(fig, out.posterior)
 
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = subplots(figsize=(6, 4))
     for key, style in (("lspc", "b-"), ("lspc_new", "r:")):
         if key not in curves:
             continue

@@ -6,19 +6,16 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import matplotlib
+import numpy as np
+import pandas as pd
+from sklearn.metrics import roc_curve
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from sklearn.metrics import roc_curve  # noqa: E402
-
-from ..methods import family_methods  # noqa: E402
-from ..readers import load_npz, reading  # noqa: E402
-from ..records import atomic_write, read_records  # noqa: E402
-from .calibration import reliability_figure, write_calibration_table  # noqa: E402
-from .tables import save_figure, summarize, wide_table, write_table  # noqa: E402
+from ..methods import family_methods
+from ..readers import load_npz, reading
+from ..records import atomic_write, read_records
+from .calibration import reliability_figure, write_calibration_table
+from .figures import save_figure, subplots
+from .tables import summarize, wide_table, write_table
 
 METHODS = family_methods("mgpc")
 ORDER = list(METHODS.values())
@@ -179,7 +176,7 @@ def plot_roc(curve_files, path):
     panels = sorted({(d, t) for d, t, _ in curves})
     ncol = min(3, len(panels))
     nrow = int(np.ceil(len(panels) / ncol))
-    fig, axes = plt.subplots(nrow, ncol, figsize=(4 * ncol, 3.6 * nrow), squeeze=False)
+    fig, axes = subplots(nrow, ncol, figsize=(4 * ncol, 3.6 * nrow), squeeze=False)
     for ax, (d, t) in zip(axes.ravel(), panels):
         for key, label in METHODS.items():
             c = curves.get((d, t, key))
@@ -206,12 +203,12 @@ def plot_lambda(curve_files, path):
     panels = sorted({(d, t) for d, t, _ in curves})
     solvers = [m for m in ("ridge_newton", "ridge_gradient") if any(k[2] == m for k in curves)]
     if not panels:
-        fig, ax = plt.subplots(figsize=(4, 2))
+        fig, ax = subplots(figsize=(4, 2))
         ax.text(0.5, 0.5, "no ridge baseline configured", ha="center", va="center")
         ax.axis("off")
         save_figure(fig, path)
         return
-    fig, axes = plt.subplots(
+    fig, axes = subplots(
         len(panels), len(solvers), figsize=(4.2 * len(solvers), 2.8 * len(panels)), squeeze=False
     )
     for r, (d, t) in enumerate(panels):

@@ -13,11 +13,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..files import atomic_write
 from ..methods import family_methods
-from ..records import atomic_write
 from .calibration import reliability_figure, write_calibration_table
-from .tables import summarize, time_table, variant_note, wide_table, write_table
-from .tables import write_time_table as _write_time_table
+from .figures import save_figure, subplots
+from .tables import (
+    summarize,
+    time_table,
+    variant_note,
+    wide_table,
+    write_table,
+    write_time_table,
+)
 
 METHODS = family_methods("multiclass")
 
@@ -31,9 +38,11 @@ def predicted_cost(c, per_class, strategy):
     return 2.0 * (c**2 - c) * per_class**2
 
 
-def plot_cost(df, ax):
+def cost_figure(df, path):
     """Measured seconds against c for both strategies, with the Section 3 predictions
-    scaled to the measured largest-c point of each strategy (log-log axes)."""
+    scaled to the measured largest-c point of each strategy (log-log axes), into
+    ``path``."""
+    fig, ax = subplots(figsize=(5.5, 4))
     colors = {"pairwise": "C0", "ovr": "C3"}
     labels = {"pairwise": "pairwise coupling", "ovr": "one-vs-rest"}
     formula = {"pairwise": r"$2(c^2-c)N_c^2$", "ovr": r"$c^3 N_c^2$"}
@@ -61,7 +70,7 @@ def plot_cost(df, ax):
     ax.set_ylabel("training time [s]")
     ax.set_title(f"kLOGREG training cost, $N_c$ = {per_class} per class")
     ax.legend(fontsize=8)
-    return ax
+    return save_figure(fig, path)
 
 
 #: metric -> (column label, scale, digits); lower is better for all
@@ -114,7 +123,7 @@ def multiclass_table(records, reference, dataset, folds, per_class=None, trials=
     """Summary (csv) and the md / tex tables of one dataset: methods x (test error, log
     loss) (:data:`TABLE_METRICS`), mean (std) over trials, best per metric in bold; the
     paper's ISOLET rows below (none when ``reference`` is empty).  The same bytes for the
-    same config: the seconds are in :func:`write_time_table`'s table.
+    same config: the seconds are in :func:`write_multiclass_time`'s table.
 
     ``source``: for the user's own data set, how the caption names it (``text``: its entry
     and files) and whether it is a fixed split (``fixed``); ``per_class`` does not apply.
@@ -165,7 +174,9 @@ def multiclass_table(records, reference, dataset, folds, per_class=None, trials=
     return summary, md, tex, caption
 
 
-def write_time_table(records, reference, dataset, folds, per_class, stem, trials=None, source=None):
+def write_multiclass_time(
+    records, reference, dataset, folds, per_class, stem, trials=None, source=None
+):
     """``<stem>_time.{csv,md,tex}`` (:func:`kclf.repro.reports.tables.write_time_table`):
     per method the mean (std) over trials of the seconds of the final fit and of the whole
     CV search, the paper's ISOLET times below."""
@@ -187,7 +198,7 @@ def write_time_table(records, reference, dataset, folds, per_class, stem, trials
             else "."
         )
     )
-    return _write_time_table(stem, table, TIME_METRICS, caption, names=METHODS, rows=rows, tex=True)
+    return write_time_table(stem, table, TIME_METRICS, caption, names=METHODS, rows=rows, tex=True)
 
 
 def calibration_caption(dataset):
@@ -220,7 +231,7 @@ def write_tables(
         records, reference, dataset, folds, per_class, trials=trials, source=source
     )
     write_table(stem, summary, md, tex, caption)
-    write_time_table(records, reference, dataset, folds, per_class, stem, trials, source)
+    write_multiclass_time(records, reference, dataset, folds, per_class, stem, trials, source)
     named = records.assign(method=records["method"].map(lambda m: METHODS.get(m, m)))
     _, md_path = write_calibration_table(named, stem)
     named_as = dataset if source is None else source["text"]

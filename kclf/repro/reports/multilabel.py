@@ -6,26 +6,21 @@ from __future__ import annotations
 
 import json
 
-import matplotlib
+import numpy as np
+import pandas as pd
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-from ...metrics import MULTILABEL_METRICS  # noqa: E402
-from ..experiments.multilabel import (  # noqa: E402
+from ...metrics import MULTILABEL_METRICS
+from ..experiments.multilabel import (
     ALSO_MAP,
     ALSO_MARGINAL,
     MAP_SUFFIX,
     MARGINAL_SUFFIX,
 )
-from ..methods import family_methods  # noqa: E402
-from .calibration import reliability_figure, write_calibration_table  # noqa: E402
-from .tables import save_figure, summarize, wide_table  # noqa: E402
-from .tables import time_table as _time_table  # noqa: E402
-from .tables import write_table as _write  # noqa: E402
-from .tables import write_time_table as _write_time_table  # noqa: E402
+from ..methods import family_methods
+from .calibration import reliability_figure, write_calibration_table
+from .figures import save_figure, subplots
+from .tables import summarize, time_table, wide_table, write_time_table
+from .tables import write_table as _write
 
 METHODS = family_methods("multilabel")
 
@@ -123,12 +118,12 @@ def write_calibration(records, dataset, stem, reliability=None):
     return paths
 
 
-def time_table(records):
+def multilabel_time_table(records):
     """Seconds per trial (one fit of all labels with its CV) per method: ``dataset``,
     ``method`` (display name), ``n_trials``, ``seconds_mean``, ``seconds_std``."""
     sel = records[records["metric"] == "subset_accuracy"]  # one row per (method, trial)
     per_trial = sel.groupby(["method", "trial"], sort=False, as_index=False)["fit_seconds"].first()
-    table = _time_table(
+    table = time_table(
         per_trial.rename(columns={"fit_seconds": "seconds"}),
         ["seconds"],
         [*METHODS, *per_trial["method"]],
@@ -142,14 +137,14 @@ def time_table(records):
     return table
 
 
-def write_time_table(records, dataset, stem):
+def write_multilabel_time(records, dataset, stem):
     """``<stem>_time.{csv,md}``: wall-clock training seconds, kept out of the main table
     (timings differ between runs; every other table is byte-identical across runs)."""
     caption = (
         f"Multilabel {dataset}: wall-clock training seconds per trial (all labels, CV "
         "included), mean (std) over trials; machine- and load-dependent."
     )
-    return _write_time_table(stem, time_table(records), {"seconds": "seconds"}, caption)
+    return write_time_table(stem, multilabel_time_table(records), {"seconds": "seconds"}, caption)
 
 
 LABEL_PAIRS = {(1, 1): "++", (1, 0): "+-", (0, 1): "-+", (0, 0): "--"}
@@ -158,7 +153,7 @@ LABEL_PAIRS = {(1, 1): "++", (1, 0): "+-", (0, 1): "-+", (0, 0): "--"}
 def toy_figure(X, Y_true, Y_ilr, Y_corrlog, shift, path):
     """Fig. 1 of the paper: the test points coloured by label pair, truth / ILR / CorrLog."""
     colours = {"++": "tab:red", "+-": "tab:orange", "-+": "tab:blue", "--": "tab:green"}
-    fig, axes = plt.subplots(1, 3, figsize=(12, 4.2), sharex=True, sharey=True)
+    fig, axes = subplots(1, 3, figsize=(12, 4.2), sharex=True, sharey=True)
     panels = [("(a) true labels", Y_true), ("(b) ILR", Y_ilr), ("(c) CorrLog", Y_corrlog)]
     t = np.linspace(0, 2 * np.pi, 200)
     for ax, (title, Y) in zip(axes, panels):

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..records import atomic_write
+from ..files import atomic_write
 
 ALPHA = 0.05
 AVERAGE = "Average"
@@ -200,23 +200,6 @@ def write_table(stem, summary, md_table, tex_table, caption):
     )
     atomic_write(stem.with_suffix(".tex"), lambda p: Path(p).write_text(tex, encoding="utf-8"))
     return stem
-
-
-def save_figure(fig, path, dpi=120):
-    """Save a matplotlib figure atomically (PNG or PDF by suffix), then close it."""
-    import matplotlib.pyplot as plt
-
-    path = Path(path)
-    fmt = path.suffix.lstrip(".")
-    # no timestamps or versions in the file, so reruns give identical bytes
-    meta = (
-        {"Software": None}
-        if fmt == "png"
-        else {"Creator": None, "Producer": None, "CreationDate": None}
-    )
-    atomic_write(path, lambda p: fig.savefig(p, dpi=dpi, format=fmt, metadata=meta))
-    plt.close(fig)
-    return path
 
 
 def time_table(per_trial, timings, methods=None):

@@ -11,7 +11,6 @@ per clip instead of ``n``; the kernel rule then stores Nystroem features ``Phi``
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 from dataclasses import asdict, fields
@@ -35,8 +34,8 @@ from ...features.landmarks import (
     landmark_tau,
     nystroem_features,
 )
+from ..files import atomic_write, file_hash
 from ..readers import load_npz, reading
-from ..records import atomic_write
 from ..seeding import seed_for
 from . import row_shards
 
@@ -60,10 +59,7 @@ def _bank_arrays(bank):
 
 def _clip_key(path, feature_config, hmm_params, seed):
     """Cache key: the file's content hash and every setting the features and HMM depend on."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
+    h = file_hash(path)
     settings = {"features": asdict(feature_config), "hmm": hmm_params, "seed": int(seed)}
     h.update(json.dumps(settings, sort_keys=True, default=str).encode())
     return h.hexdigest()[:20]

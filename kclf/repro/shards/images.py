@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 
 from ...features.surf_bow import BadImageError, descriptor_dim, extract_descriptors, read_grey
+from ..files import atomic_write
 from ..readers import reading
-from ..records import atomic_write
 
 logger = logging.getLogger(__name__)
 
