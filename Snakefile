@@ -13,6 +13,7 @@ report: "workflow/report/workflow.rst"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/download.smk"
+include: "workflow/rules/manifest.smk"
 include: "workflow/rules/lspc_toy.smk"
 include: "workflow/rules/voc.smk"
 include: "workflow/rules/scene.smk"

@@ -10,6 +10,7 @@ import soundfile as sf
 
 from kclf.repro.datasets.audio_collections import (
     COLUMNS,
+    ESC50_ARCHIVE,
     fetch_esc50,
     load_collection,
     load_esc50,
@@ -36,7 +37,7 @@ def test_synthetic_collection_layout_and_variety(tmp_path):
         assert info.duration == pytest.approx(row.duration, abs=1e-4)
         tags = row.tags.split()
         assert 1 <= len(tags) <= 3 and set(tags) <= set(EVENT_KINDS)
-    # the brief's variety: mixed rates, some stereo, several WAV sample formats
+    # the collection's variety: mixed rates, some stereo, several WAV sample formats
     assert meta["sample_rate"].nunique() >= 3
     assert (meta["channels"] == 2).any() and (meta["channels"] == 1).any()
     assert meta["subtype"].nunique() >= 2
@@ -162,15 +163,16 @@ def test_fetch_esc50_from_a_mirror_archive(tmp_path):
     _esc50_tree(tmp_path / "src" / "ESC-50-master")
     mirror = tmp_path / "mirror"
     mirror.mkdir()
-    archive = mirror / "ESC-50.zip"
+    archive = mirror / ESC50_ARCHIVE
     with zipfile.ZipFile(archive, "w") as z:
         for p in sorted((tmp_path / "src").rglob("*")):
             z.write(p, p.relative_to(tmp_path / "src"))
-    root = fetch_esc50(tmp_path / "cache", file_sha256(archive), mirror=mirror)
+    url = "https://example.invalid/ESC-50-master.zip"  # never contacted: the mirror has it
+    root = fetch_esc50(tmp_path / "cache", file_sha256(archive), url, mirror=mirror)
     assert root.name == "ESC-50-master"
     assert len(load_esc50(root)) == 3
     with pytest.raises(ChecksumError):
-        fetch_esc50(tmp_path / "cache2", "0" * 64, mirror=mirror)
+        fetch_esc50(tmp_path / "cache2", "0" * 64, url, mirror=mirror)
 
 
 def test_urbansound8k_real_sample(shared_data):

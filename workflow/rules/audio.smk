@@ -24,7 +24,7 @@ include: "audio_common.smk"
 
 if AUDIO_ARCHIVE:
     download_file(
-        AUDIO_ARCHIVE_NAME,
+        AUDIO_PLAN.archive_name,
         url=AUDIO["download"]["url"],
         sha256=AUDIO["download"]["sha256"],
         mirror_relpath=AUDIO["download"]["mirror_relpath"],
@@ -37,7 +37,7 @@ if AUDIO_ARCHIVE:
         input:
             AUDIO_ARCHIVE,
         output:
-            directory(AUDIO_EXTRACTED),
+            directory(AUDIO_PLAN.extract_dir),
         log:
             "results/logs/audio_extract/all.log",
         conda:
@@ -65,7 +65,7 @@ if AUDIO["source"] == "synthetic":
             runtime=10,
         params:
             root=AUDIO_SYNTH_ROOT,
-            ids=lambda wildcards: audio_generated_ids(wildcards.k),
+            ids=lambda wildcards: checked(AUDIO_PLAN.generated_ids, wildcards.k),
             seed=config["seed"],
             duration_range=[
                 AUDIO["synthetic"]["min_seconds"],
@@ -76,7 +76,7 @@ if AUDIO["source"] == "synthetic":
 
     rule audio_synthetic_metadata:
         input:
-            expand(f"{AUDIO_DIR}/manifests/shard_{{k}}.tsv", k=AUDIO_FEATURE_SHARDS),
+            expand(f"{AUDIO_DIR}/manifests/shard_{{k}}.tsv", k=AUDIO_PLAN.feature_shards),
         output:
             f"{AUDIO_SYNTH_ROOT}/metadata.csv",
         log:
@@ -90,31 +90,12 @@ if AUDIO["source"] == "synthetic":
             "../scripts/audio_synthetic_metadata.py"
 
 else:
-
-    rule audio_manifest:
-        input:
-            audio_shard_files,
-        output:
-            f"{AUDIO_DIR}/manifests/shard_{{k}}.tsv",
-        log:
-            "results/logs/audio_manifest/{k}.log",
-        wildcard_constraints:
-            k=r"\d+",
-        conda:
-            CORE_ENV
-        resources:
-            mem_mb=500,
-            runtime=10,
-        params:
-            ids=lambda wildcards: audio_shard_ids(wildcards.k),
-            signature=lambda wildcards: file_signature(audio_shard_files(wildcards)),
-        script:
-            "../scripts/manifest.py"
+    manifest_rule("audio", AUDIO_DIR, audio_shard_files, audio_shard_ids)
 
 
 rule audio_clips:
     input:
-        audio_metadata,
+        lambda wildcards: checked(AUDIO_PLAN.metadata_files, audio_root()),
     output:
         clips=f"{AUDIO_DIR}/clips.csv",
         tags=f"{AUDIO_DIR}/tags.json",
@@ -127,15 +108,15 @@ rule audio_clips:
         mem_mb=1000,
         runtime=10,
     params:
-        layout=AUDIO_LAYOUT,
+        layout=AUDIO_PLAN.layout,
         root=lambda wildcards, input: (
-            AUDIO["root"] if AUDIO_LAYOUT == "folder" else audio_root_of(input[0])
+            AUDIO["root"] if AUDIO_PLAN.layout == "folder" else AUDIO_PLAN.root_of(input[0])
         ),
         missing=AUDIO["missing_files"],
         # a listed clip deleted or restored changes the clip list, not the metadata
-        dropped=lambda wildcards: _audio_listing(audio_root())[1],
+        dropped=lambda wildcards: audio_listing().dropped,
         selection=AUDIO["selection"],
-        title=AUDIO_TITLE,
+        title=AUDIO_PLAN.title,
     script:
         "../scripts/audio_clips.py"
 
@@ -144,7 +125,7 @@ rule audio_hmm_shard:
     input:
         manifest=f"{AUDIO_DIR}/manifests/shard_{{k}}.tsv",
         # the shard's clip ids (params) are known once an archive is unpacked
-        extracted=AUDIO_EXTRACTED if AUDIO_ARCHIVE else [],
+        extracted=AUDIO_PLAN.extract_dir if AUDIO_ARCHIVE else [],
     output:
         f"{AUDIO_DIR}/hmm/shard_{{k}}.npz",
     log:
@@ -171,7 +152,7 @@ rule audio_hmm_shard:
 
 rule audio_bad_clips:
     input:
-        expand(f"{AUDIO_DIR}/hmm/shard_{{k}}.npz", k=AUDIO_FEATURE_SHARDS),
+        expand(f"{AUDIO_DIR}/hmm/shard_{{k}}.npz", k=AUDIO_PLAN.feature_shards),
     output:
         "results/logs/bad_audio.txt",
     log:
@@ -187,7 +168,7 @@ rule audio_bad_clips:
 
 rule audio_loglik_shard:
     input:
-        expand(f"{AUDIO_DIR}/hmm/shard_{{k}}.npz", k=AUDIO_FEATURE_SHARDS),
+        expand(f"{AUDIO_DIR}/hmm/shard_{{k}}.npz", k=AUDIO_PLAN.feature_shards),
     output:
         f"{AUDIO_DIR}/loglik/rows_{{r}}.npz",
     log:
@@ -202,16 +183,16 @@ rule audio_loglik_shard:
         mem_mb=4000,
         runtime=120,
     params:
-        **AUDIO_LANDMARK_PARAMS,
-        n_shards=len(AUDIO_KERNEL_SHARDS),
+        **AUDIO_PLAN.landmark_params,
+        n_shards=len(AUDIO_PLAN.kernel_shards),
     script:
         "../scripts/audio_loglik_shard.py"
 
 
 rule audio_kernel:
     input:
-        shards=expand(f"{AUDIO_DIR}/hmm/shard_{{k}}.npz", k=AUDIO_FEATURE_SHARDS),
-        rows=expand(f"{AUDIO_DIR}/loglik/rows_{{r}}.npz", r=AUDIO_KERNEL_SHARDS),
+        shards=expand(f"{AUDIO_DIR}/hmm/shard_{{k}}.npz", k=AUDIO_PLAN.feature_shards),
+        rows=expand(f"{AUDIO_DIR}/loglik/rows_{{r}}.npz", r=AUDIO_PLAN.kernel_shards),
     output:
         kernel=f"{AUDIO_DIR}/kernel.npz",
         summary=f"{AUDIO_DIR}/kernel_summary.json",
@@ -225,8 +206,8 @@ rule audio_kernel:
         mem_mb=4000,
         runtime=30,
     params:
-        **AUDIO_LANDMARK_PARAMS,
-        **AUDIO_TAU_PARAMS,
+        **AUDIO_PLAN.landmark_params,
+        **AUDIO_PLAN.tau_params,
         tau=AUDIO["kernel"]["tau"],
     script:
         "../scripts/audio_kernel.py"
@@ -278,7 +259,7 @@ rule audio_table:
         bad="results/logs/bad_audio.txt",
         tags=f"{AUDIO_DIR}/tags.json",
         dropped=f"{AUDIO_DIR}/dropped.txt",
-        reference=AUDIO_REFERENCE,
+        reference=AUDIO_PLAN.reference,
     output:
         csv=report(
             "results/tables/audio_auc.csv",
@@ -317,7 +298,7 @@ rule audio_table:
         mem_mb=1000,
         runtime=5,
     params:
-        dataset=AUDIO_TITLE,
+        dataset=AUDIO_PLAN.title,
         methods=list(AUDIO_METHODS),
     script:
         "../scripts/audio_table.py"
@@ -325,5 +306,5 @@ rule audio_table:
 
 if enabled("audio"):
     if not AUDIO_ARCHIVE:  # listed now: collection and config errors before any job
-        _audio_listing(audio_root())
+        audio_listing()
     FINAL_OUTPUTS += rules.audio_table.output

@@ -31,7 +31,7 @@ rule ida_data:
 
 rule ida_select:
     input:
-        lambda wildcards: f"results/data/ida/{wildcards.dataset}/{ida_select_chunk(wildcards.dataset)}.npz",
+        lambda wildcards: f"results/data/ida/{wildcards.dataset}/{IDA_PLAN.select_chunk(wildcards.dataset)}.npz",
     output:
         "results/records/ida/{dataset}/{method}_selection.json",
     log:
@@ -47,7 +47,7 @@ rule ida_select:
         runtime=240,
     params:
         seed=config["seed"],
-        grids=lambda wildcards: ida_grids(wildcards.method),
+        grids=lambda wildcards: IDA_PLAN.grids(wildcards.method),
     script:
         "../scripts/ida_select.py"
 
@@ -73,7 +73,7 @@ rule ida_fit:
     params:
         seed=config["seed"],
         n_bins=config["calibration_bins"],
-        grids=lambda wildcards: ida_grids(wildcards.method),
+        grids=lambda wildcards: IDA_PLAN.grids(wildcards.method),
     script:
         "../scripts/ida_fit.py"
 
@@ -84,9 +84,9 @@ rule ida_report:
             f"results/records/ida/{d}/{m}_{c}.csv"
             for d in IDA["datasets"]
             for m in IDA["methods"]
-            for c in IDA_CHUNKS[d]
+            for c in IDA_PLAN.chunks[d]
         ],
-        data=[f"results/data/ida/{d}/{c}.npz" for d in IDA["datasets"] for c in IDA_CHUNKS[d]],
+        data=[f"results/data/ida/{d}/{c}.npz" for d in IDA["datasets"] for c in IDA_PLAN.chunks[d]],
         reference_error=existing_file(IDA["reference_error"]),
         reference_time=existing_file(IDA["reference_time"]),
     output:

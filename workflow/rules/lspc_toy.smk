@@ -1,9 +1,11 @@
 # LSPC toy experiment (LSPC-new paper, Sec. 3.1 and Figure 1): the samples of each chunk of
 # trials, every method on every chunk, the table and Figure 1 (from chunk 0's trial 0).
 
-LT = config["lspc_toy"]
-LSPC_TOY_METHODS = [m for m in METHOD_REGISTRY.family_methods("lspc_toy") if m in LT["methods"]]
-LSPC_TOY_CHUNKS = trial_chunks(LT["trials"], LT["trials_per_job"])
+LSPC_TOY = config["lspc_toy"]
+LSPC_TOY_METHODS = [
+    m for m in METHOD_REGISTRY.family_methods("lspc_toy") if m in LSPC_TOY["methods"]
+]
+LSPC_TOY_CHUNKS = trial_chunks(LSPC_TOY["trials"], LSPC_TOY["trials_per_job"])
 
 
 rule lspc_toy_data:
@@ -20,8 +22,8 @@ rule lspc_toy_data:
         runtime=5,
     params:
         seed=config["seed"],
-        n_train_per_class=LT["n_train_per_class"],
-        n_test_per_class=LT["n_test_per_class"],
+        n_train_per_class=LSPC_TOY["n_train_per_class"],
+        n_test_per_class=LSPC_TOY["n_test_per_class"],
     script:
         "../scripts/lspc_toy_data.py"
 
@@ -46,10 +48,10 @@ rule lspc_toy_fit:
         runtime=10,
     params:
         seed=config["seed"],
-        folds=LT["folds"],
-        sigmas=LT["sigmas"],
-        lams=LT["lams"],
-        variant=lambda wildcards: LT["lspc_new"] if wildcards.method == "lspc_new" else {},
+        folds=LSPC_TOY["folds"],
+        sigmas=LSPC_TOY["sigmas"],
+        lams=LSPC_TOY["lams"],
+        variant=lambda wildcards: LSPC_TOY["lspc_new"] if wildcards.method == "lspc_new" else {},
         n_bins=config["calibration_bins"],
     script:
         "../scripts/lspc_toy_fit.py"

@@ -11,7 +11,7 @@ rule multiclass_data:
     log:
         "results/logs/multiclass_data/{dataset}.log",
     wildcard_constraints:
-        dataset=MC_DATASETS,
+        dataset=MULTICLASS_PLAN.dataset_pattern,
     conda:
         CORE_ENV
     resources:
@@ -19,7 +19,7 @@ rule multiclass_data:
         runtime=10,
     params:
         seed=config["seed"],
-        per_class=MC["per_class"],
+        per_class=MULTICLASS["per_class"],
         user=lambda wildcards: user_entry(wildcards.dataset),
     script:
         "../scripts/multiclass_data.py"
@@ -35,7 +35,7 @@ rule multiclass_fit:
     benchmark:
         "results/benchmarks/multiclass_fit/{dataset}/{method}_{trials}.tsv"
     wildcard_constraints:
-        dataset=MC_DATASETS,
+        dataset=MULTICLASS_PLAN.dataset_pattern,
         method=METHOD_REGISTRY.wildcard("multiclass"),
         trials=CHUNK,
     conda:
@@ -45,8 +45,8 @@ rule multiclass_fit:
         runtime=240,
     params:
         seed=config["seed"],
-        folds=MC["folds"],
-        cfg=lambda wildcards: mc_fit_params(wildcards.method),
+        folds=MULTICLASS["folds"],
+        cfg=lambda wildcards: MULTICLASS_PLAN.fit_params(wildcards.method),
         n_bins=config["calibration_bins"],
     script:
         "../scripts/multiclass_fit.py"
@@ -57,10 +57,12 @@ rule multiclass_table:
         records=lambda wc: expand(
             "results/records/multiclass/{dataset}/{method}_{trials}.csv",
             dataset=wc.dataset,
-            method=MC["methods"],
-            trials=mc_chunks(wc.dataset),
+            method=MULTICLASS["methods"],
+            trials=MULTICLASS_PLAN.chunks(wc.dataset),
         ),
-        reference=lambda wc: [] if wc.dataset in MC_USER else existing_file(MC["reference"]),
+        reference=lambda wc: (
+            [] if wc.dataset in MULTICLASS_USER else existing_file(MULTICLASS["reference"])
+        ),
     output:
         csv=report(
             "results/tables/{dataset}.csv",
@@ -90,24 +92,26 @@ rule multiclass_table:
     log:
         "results/logs/multiclass_table/{dataset}.log",
     wildcard_constraints:
-        dataset=MC_DATASETS,
+        dataset=MULTICLASS_PLAN.dataset_pattern,
     conda:
         CORE_ENV
     resources:
         mem_mb=500,
         runtime=5,
     params:
-        folds=MC["folds"],
-        per_class=MC["per_class"],
-        trials=lambda wildcards: mc_trials(wildcards.dataset),
-        source=lambda wildcards: mc_source(wildcards.dataset),
+        folds=MULTICLASS["folds"],
+        per_class=MULTICLASS["per_class"],
+        trials=lambda wildcards: MULTICLASS_PLAN.trials(wildcards.dataset),
+        source=lambda wildcards: MULTICLASS_PLAN.source(
+            wildcards.dataset, user_caption(wildcards.dataset)
+        ),
     script:
         "../scripts/multiclass_table.py"
 
 
 rule multiclass_cost:
     input:
-        f"results/data/{MC['cost']['dataset']}/multiclass.npz",
+        f"results/data/{MULTICLASS['cost']['dataset']}/multiclass.npz",
     output:
         "results/records/multiclass/cost.csv",
     log:
@@ -121,7 +125,7 @@ rule multiclass_cost:
         runtime=120,
     params:
         seed=config["seed"],
-        cfg={k: v for k, v in MC["cost"].items() if k != "dataset"},  # dataset: the input
+        cfg={k: v for k, v in MULTICLASS["cost"].items() if k != "dataset"},  # dataset: the input
     script:
         "../scripts/multiclass_cost.py"
 
@@ -152,7 +156,7 @@ if enabled("multiclass"):
             "results/tables/{dataset}.{ext}",
             "results/tables/{dataset}_time.{ext}",
         ],
-        dataset=MC["datasets"],
+        dataset=MULTICLASS["datasets"],
         ext=["csv", "md", "tex"],
     )
     FINAL_OUTPUTS += expand(
@@ -160,7 +164,7 @@ if enabled("multiclass"):
             "results/tables/{dataset}_calibration.{ext}",
             "results/figures/{dataset}_reliability.png",
         ],
-        dataset=MC["datasets"],
+        dataset=MULTICLASS["datasets"],
         ext=["csv", "md"],
     )
     FINAL_OUTPUTS += ["results/figures/coupling_cost.png"]

@@ -4,12 +4,14 @@
 include: "multilabel_common.smk"
 
 
-from kclf.repro.datasets.mulan import SCENE_URL
+from kclf.repro.datasets.mulan import SCENE_ARCHIVE, SCENE_URL
 
 # MULAN's scene.rar through the one download path (a local rule; the archive has no
 # published checksum: its SHA-256 is printed to the download's log, and the extracted
 # ARFF files are verified against their known hashes)
-SCENE_RAR = download_file("mulan/scene.rar", SCENE_URL, None, mirror_relpath="mulan/scene.rar")
+SCENE_RAR = download_file(
+    f"mulan/{SCENE_ARCHIVE}", SCENE_URL, None, mirror_relpath=f"mulan/{SCENE_ARCHIVE}"
+)
 
 
 rule multilabel_scene_extract:
@@ -43,9 +45,9 @@ rule multilabel_toy_data:
         runtime=5,
     params:
         seed=config["seed"],
-        n_train=ML["toy"]["n_train"],
-        n_test=ML["toy"]["n_test"],
-        shift=ML["toy"]["shift"],
+        n_train=MULTILABEL["toy"]["n_train"],
+        n_test=MULTILABEL["toy"]["n_test"],
+        shift=MULTILABEL["toy"]["shift"],
     script:
         "../scripts/multilabel_toy_data.py"
 
@@ -83,7 +85,7 @@ rule multilabel_user_data:
     params:
         seed=config["seed"],
         user=lambda wildcards: user_entry(wildcards.dataset),
-        test_size=ML["test_size"],
+        test_size=MULTILABEL["test_size"],
     script:
         "../scripts/multilabel_user_data.py"
 
@@ -108,7 +110,7 @@ rule multilabel_voc_data:
 
 rule multilabel_fit:
     input:
-        ml_data,
+        lambda wildcards: MULTILABEL_PLAN.data_file(wildcards.dataset, wildcards.trials),
     output:
         records="results/records/multilabel/{dataset}/{method}_{trials}.csv",
         predictions="results/records/multilabel/{dataset}/{method}_{trials}_predictions.npz",
@@ -117,7 +119,7 @@ rule multilabel_fit:
     benchmark:
         "results/benchmarks/multilabel_fit/{dataset}_{method}_{trials}.tsv"
     wildcard_constraints:
-        dataset=ML_DATASET_PATTERN,
+        dataset=MULTILABEL_PLAN.dataset_pattern,
         method=METHOD_REGISTRY.wildcard("multilabel"),
         trials=CHUNK,
     conda:
@@ -127,7 +129,7 @@ rule multilabel_fit:
         runtime=30,
     params:
         seed=config["seed"],
-        cfg=lambda wildcards: pick(ML, ML_FIT_KEYS[wildcards.method]),
+        cfg=lambda wildcards: pick(MULTILABEL, MULTILABEL_FIT_KEYS[wildcards.method]),
         n_bins=config["calibration_bins"],
     script:
         "../scripts/multilabel_fit.py"
@@ -138,8 +140,8 @@ rule multilabel_table:
         lambda wildcards: expand(
             "results/records/multilabel/{dataset}/{method}_{trials}.csv",
             dataset=wildcards.dataset,
-            method=ML["methods"],
-            trials=ml_chunks(wildcards.dataset),
+            method=MULTILABEL["methods"],
+            trials=MULTILABEL_PLAN.chunks(wildcards.dataset),
         ),
     output:
         csv=report(
@@ -169,7 +171,7 @@ rule multilabel_table:
     log:
         "results/logs/multilabel_table/{dataset}.log",
     wildcard_constraints:
-        dataset=ML_DATASET_PATTERN,
+        dataset=MULTILABEL_PLAN.dataset_pattern,
     conda:
         CORE_ENV
     resources:
@@ -183,9 +185,9 @@ rule multilabel_table:
 
 rule multilabel_toy_figure:
     input:
-        data=f"results/data/multilabel_toy/data_{ML_TOY_CHUNKS[0]}.npz",
-        ilr=f"results/records/multilabel/toy/ilr_{ML_TOY_CHUNKS[0]}_predictions.npz",
-        corrlog=f"results/records/multilabel/toy/corrlog_{ML_TOY_CHUNKS[0]}_predictions.npz",
+        data=f"results/data/multilabel_toy/data_{MULTILABEL_PLAN.toy_chunks[0]}.npz",
+        ilr=f"results/records/multilabel/toy/ilr_{MULTILABEL_PLAN.toy_chunks[0]}_predictions.npz",
+        corrlog=f"results/records/multilabel/toy/corrlog_{MULTILABEL_PLAN.toy_chunks[0]}_predictions.npz",
     output:
         report(
             "results/figures/corrlog_toy.png",
@@ -200,15 +202,15 @@ rule multilabel_toy_figure:
         mem_mb=500,
         runtime=5,
     params:
-        shift=ML["toy"]["shift"],
+        shift=MULTILABEL["toy"]["shift"],
     script:
         "../scripts/multilabel_toy_figure.py"
 
 
-if ML["enabled"]:
+if MULTILABEL["enabled"]:
     FINAL_OUTPUTS += expand(
         "results/tables/multilabel_{dataset}{suffix}",
-        dataset=ML_DATASETS,
+        dataset=MULTILABEL_PLAN.datasets,
         suffix=[
             ".csv",
             ".md",
@@ -220,7 +222,7 @@ if ML["enabled"]:
         ],
     )
     FINAL_OUTPUTS += expand(
-        "results/figures/multilabel_{dataset}_reliability.png", dataset=ML_DATASETS
+        "results/figures/multilabel_{dataset}_reliability.png", dataset=MULTILABEL_PLAN.datasets
     )
-    if "toy" in ML["datasets"] and {"corrlog", "ilr"} <= set(ML["methods"]):
+    if "toy" in MULTILABEL["datasets"] and {"corrlog", "ilr"} <= set(MULTILABEL["methods"]):
         FINAL_OUTPUTS += rules.multilabel_toy_figure.output

@@ -31,7 +31,7 @@ checkpoint voc_extract:
     input:
         VOC_TAR,
     output:
-        directory(VOC_EXTRACT_DIR),
+        directory(VOC_PLAN.extract_dir),
     log:
         "results/logs/voc_extract/all.log",
     conda:
@@ -43,7 +43,7 @@ checkpoint voc_extract:
         "../scripts/voc_extract.py"
 
 
-if voc_source() == "synthetic":
+if VOC_PLAN.source == "synthetic":
 
     rule voc_synthetic_shard:
         output:
@@ -67,26 +67,7 @@ if voc_source() == "synthetic":
             "../scripts/voc_synthetic_shard.py"
 
 else:
-
-    rule voc_manifest:
-        input:
-            voc_shard_files,
-        output:
-            f"{VOC_DIR}/manifests/shard_{{k}}.tsv",
-        log:
-            "results/logs/voc_manifest/{k}.log",
-        wildcard_constraints:
-            k=r"\d+",
-        conda:
-            CORE_ENV
-        resources:
-            mem_mb=500,
-            runtime=10,
-        params:
-            ids=lambda wildcards: voc_shard_ids(wildcards.k),
-            signature=lambda wildcards: file_signature(voc_shard_files(wildcards)),
-        script:
-            "../scripts/manifest.py"
+    manifest_rule("voc", VOC_DIR, voc_shard_files, voc_shard_ids)
 
 
 rule voc_synthetic_labels:
@@ -104,7 +85,7 @@ rule voc_synthetic_labels:
         runtime=5,
     params:
         root=lambda wildcards, output: str(Path(output[0]).parents[2]),
-        ids=lambda wildcards: _voc_listing(VOC_SYNTH_ROOT)[0],
+        ids=lambda wildcards: voc_listing(VOC_SYNTH_ROOT).ids,
         classes=VOC_CLASS_NAMES,
         image_set=VOC["image_set"],
     script:
@@ -198,7 +179,7 @@ rule voc_bow_shard:
 rule voc_dataset:
     input:
         bow=voc_all(f"{VOC_DIR}/bow/shard_{{k}}.npz"),
-        labels=voc_label_files,
+        labels=lambda wildcards: VOC_PLAN.label_files(voc_root()),
         bad="results/logs/bad_images.txt",
     output:
         f"{VOC_DIR}/dataset.npz",
@@ -210,13 +191,13 @@ rule voc_dataset:
         mem_mb=2000,
         runtime=5,
     params:
-        **VOC_SPLIT_PARAMS,
+        **VOC_PLAN.split_params,
         root=lambda wildcards: voc_root(),
         image_set=VOC["image_set"],
         classes=VOC_CLASS_NAMES,
         difficult=VOC["difficult"],
-        folder=voc_source() == "folder",
-        title=VOC_TITLE,
+        folder=VOC_PLAN.source == "folder",
+        title=VOC_PLAN.title,
     script:
         "../scripts/voc_dataset.py"
 
@@ -240,7 +221,7 @@ rule voc_fit:
         runtime=120,
     params:
         seed=config["seed"],
-        dataset=VOC_DATASET,
+        dataset=VOC_PLAN.dataset,
         experiment=lambda wildcards: pick(
             VOC["experiment"],
             fit_keys(
@@ -266,7 +247,7 @@ rule voc_table:
             method=VOC_METHODS.values(),
             trials=VOC_CHUNKS,
         ),
-        reference=voc_reference(),
+        reference=VOC_PLAN.reference(),
         bad="results/logs/bad_images.txt",
     output:
         csv=report(
@@ -304,12 +285,12 @@ rule voc_table:
     params:
         methods=list(VOC_METHODS),
         tasks=VOC_CLASS_NAMES,
-        title=VOC_TITLE,
+        title=VOC_PLAN.title,
     script:
         "../scripts/voc_table.py"
 
 
 if enabled("voc"):
-    if voc_source() != "download":  # listed now: config errors before any job
-        _voc_listing(voc_root())
+    if VOC_PLAN.source != "download":  # listed now: config errors before any job
+        voc_listing()
     FINAL_OUTPUTS += rules.voc_table.output

@@ -51,7 +51,9 @@ METADATA_FILES = {
     "urbansound8k": "metadata/UrbanSound8K.csv",
 }
 
-ESC50_URL = "https://github.com/karolpiczak/ESC-50/archive/refs/heads/master.zip"
+#: the file name of the ESC-50 GitHub archive in a cache (its URL: the config's
+#: ``audio.download.url``)
+ESC50_ARCHIVE = "ESC-50-master.zip"
 
 _TAG_SPLIT = re.compile(r"[\s,]+")
 
@@ -373,7 +375,7 @@ def tag_matrix(df, tags):
     return Y
 
 
-def fetch_esc50(cache_dir, sha256, url=ESC50_URL, mirror=None, mirror_relpath=None):
+def fetch_esc50(cache_dir, sha256, url, mirror=None, mirror_relpath=None):
     """Download (or take from ``mirror``) the ESC-50 GitHub archive, verify and unpack it.
 
     Returns the ESC-50 root (the folder holding ``audio/`` and ``meta/``).  ``sha256``
@@ -387,7 +389,7 @@ def fetch_esc50(cache_dir, sha256, url=ESC50_URL, mirror=None, mirror_relpath=No
         cache_dir=cache_dir,
         mirror=mirror,
         mirror_relpath=mirror_relpath,
-        filename="ESC-50.zip",
+        filename=ESC50_ARCHIVE,
         processor=unzip(extract_dir="ESC-50"),
     )
     metas = sorted(Path(f) for f in files if str(f).endswith("meta/esc50.csv"))

@@ -31,7 +31,6 @@ from . import breiman
 
 __all__ = [
     "BENCHMARKS_DOI",
-    "BENCHMARKS_URL",
     "PUBLISHED",
     "asc_split_indices",
     "check_binary",
@@ -44,9 +43,6 @@ __all__ = [
     "stratified_splits",
 ]
 
-BENCHMARKS_URL = (
-    "https://github.com/tdiethe/gunnar_raetsch_benchmark_datasets/raw/master/benchmarks.mat"
-)
 BENCHMARKS_DOI = "10.5281/zenodo.18110"
 
 #: Published (n_train, n_test, n_realisations) of the 13 IDA benchmarks.

@@ -28,6 +28,8 @@ from ..files import file_sha256
 
 SCENE_URL = "https://sourceforge.net/projects/mulan/files/datasets/scene.rar/download"
 SCENE_FILES = ("scene-train.arff", "scene-test.arff")
+#: the file name of MULAN's scene archive (SCENE_URL) in a cache or mirror
+SCENE_ARCHIVE = "scene.rar"
 SCENE_SHA256 = {
     "scene-train.arff": "b0557a75da7e4b93c83ab686adc6aae9c674cba7466f2cddd7b9594153b99a06",
     "scene-test.arff": "77d0f5ca0a48c1d787574f497a1619c405cf58c41436647960515e989faca418",
@@ -319,6 +321,6 @@ def fetch_scene(cache_dir, mirror=None):
     import pooch
 
     # The archive has no published checksum; the extracted files are verified instead.
-    archive = pooch.retrieve(SCENE_URL, known_hash=None, fname="scene.rar", path=cache_dir)
+    archive = pooch.retrieve(SCENE_URL, known_hash=None, fname=SCENE_ARCHIVE, path=cache_dir)
     extract_rar(archive, cache_dir / "scene")
     return verify_scene(find_scene_root(cache_dir / "scene"))
