@@ -1,5 +1,5 @@
-"""HMM kernel with m landmarks against the full HMM kernel on real short clips (issue 17,
-item 3).  Not a test.
+"""HMM kernel with m landmarks against the full HMM kernel on real short clips.  Not a
+test.
 
 Data: the UrbanSound8K sample of the data mirror (``--root``): 15 real clips (Freesound
 recordings, 44.1 kHz, at most 4 s) of 5 classes, 3 clips per class, the clips of one class

@@ -149,7 +149,7 @@ def print_table(results, methods):
 
 
 def print_targets(results, methods):
-    """The issue's targets per task: MEP accuracy >= sklearn's - 0.3 points, MEP log loss
+    """The targets per task: MEP accuracy >= sklearn's - 0.3 points, MEP log loss
     <= GPy EP's, MEP time <= GPy EP's (ratio MEP / GPy)."""
     print("\ntargets: acc(MEP) >= acc(sklearn) - 0.3; logloss(MEP) <= logloss(GPy EP);")
     print("         time(MEP) / time(GPy EP) <= 1   (time: fits + predictions of all splits)")

@@ -1,4 +1,5 @@
-"""Scale (issue 17): every ratio of the issue, printed in one process.  Not a test.
+"""Scale: the low-rank and Nystroem paths against their limits and peers, every ratio
+printed in one process.  Not a test.
 
 1. Exact ``LSPCCV`` (20 tasks x 9 sigma x 9 lambda, 2-fold, n = 1000, d = 500) against the
    exact-CV limit: per (sigma, fold) the training part's kernel and its eigh plus the
@@ -20,7 +21,7 @@
    ``--klr-sigmas`` width(s) (all 9 lambdas, both folds) and scaled to 20 x 9 (its tasks
    and widths are independent fits, so the cost is linear in both).
 
-The HMM kernel with landmarks against the full kernel (the issue's third figure) is
+The HMM kernel with landmarks against the full kernel is
 ``benchmarks/bench_landmarks.py`` (real clips, its own command).
 
 Data (items 1, 3-5): n rows of d = 500 word counts from a 10-topic model with 20 binary

@@ -159,3 +159,35 @@ def test_the_private_check_sees_relative_and_private_imports():
     assert ("kclf", "PlattScaled") in found and ("kclf.model_selection", "best_index") in found
     assert _private("kclf._search", "best_index") and _private("kclf.lspc._solver", None)
     assert _private("kclf.lspc", "_fit") and not _private("kclf.model_selection", "sigma_grid")
+
+
+#: where each estimator's numerics live: one private module per estimator, beside it in
+#: its family's folder (the meta-estimators wrap another estimator's)
+SOLVERS = {
+    "LSPC": "kclf/lspc/_solver.py",
+    "LSPCCV": "kclf/lspc/_solver.py",
+    "KernelLogisticRegression": "kclf/klr/_solver.py",
+    "KernelLogisticRegressionCV": "kclf/klr/_solver.py",
+    "CorrLog": "kclf/corrlog/_solver.py",
+    "ManifoldGPC": "kclf/mgpc/_solver.py",
+    "WeightedRidgeLogistic": "kclf/mgpc/_ridge_solver.py",
+    "MAPLP": "kclf/maplp/_solver.py",
+}
+META_ESTIMATORS = {"PairwiseCoupling", "PlattScaled"}
+
+
+def test_every_estimator_has_its_solver_in_one_file_of_its_family():
+    """A newcomer's question "where is this estimator's solver?" has one answer per
+    estimator: the private module its public module imports, in the same folder, named on
+    the layout page."""
+    import inspect
+
+    classes = {n for n in kclf.__all__ if inspect.isclass(getattr(kclf, n))}
+    assert classes - META_ESTIMATORS == set(SOLVERS)
+    for name, solver in SOLVERS.items():
+        module = Path(inspect.getfile(getattr(kclf, name)))
+        assert (ROOT / solver).is_file() and (ROOT / solver).parent == module.parent, name
+        stem = Path(solver).stem
+        assert any(m.endswith(f".{stem}") for m in _imports(module)), (name, stem)
+        family = Path(solver).parent.name
+        assert f"  {family}/" in LAYOUT_PAGE and f"    {stem}.py" in LAYOUT_PAGE, solver

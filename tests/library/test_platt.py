@@ -90,7 +90,7 @@ BINARY = [
 ]
 
 
-def _issue_data(n):
+def _rounded_data(n):
     """Two informative features and two noise ones, 5% flipped labels: LSPC-new rounds
     many posteriors to exactly 0, so its log-odds are infinite there."""
     X, y = make_classification(n, 4, random_state=0)
@@ -103,7 +103,7 @@ def test_platt_wraps_every_binary_estimator(est):
     the refitted estimator's finite score (platt_scores): rows sorted by the score have
     non-decreasing probabilities (the fitted slope is negative on these data), and rows
     with equal scores equal probabilities."""
-    X, y = _issue_data(80)
+    X, y = _rounded_data(80)
     Xin = rbf_kernel(X, X, 0.5) if getattr(est, "kernel", None) == "precomputed" else X
     model = kclf.PlattScaled(est, cv=3, random_state=0).fit(Xin, y)
     P = model.predict_proba(Xin)
@@ -121,7 +121,7 @@ def test_platt_wraps_every_binary_estimator(est):
 def test_platt_on_lspc_is_not_a_coin_flip():
     """LSPC-new's infinite log-odds once made the sigmoid fit NaN: 0.5 / 0.5 or NaN rows and
     accuracy 0.50 on the training rows where LSPC alone gets 0.945."""
-    X, y = _issue_data(200)
+    X, y = _rounded_data(200)
     for est in (kclf.LSPC(), kclf.LSPCCV(random_state=0)):
         with warnings.catch_warnings():
             warnings.simplefilter("error", RuntimeWarning)
@@ -136,7 +136,7 @@ def test_platt_fits_lspc_on_its_posterior_itself(est):
     """LSPC's sigmoid is of the posterior estimate p (least squares on the probability
     scale): the calibrated log-odds are an affine function A' p + B' of the refitted
     LSPC's p, exactly up to round-off, and so stay finite where p is exactly 0 or 1."""
-    X, y = _issue_data(120)
+    X, y = _rounded_data(120)
     model = kclf.PlattScaled(est, cv=3, random_state=0).fit(X, y)
     p = model.calibrated_.calibrated_classifiers_[0].estimator.estimator_.predict_proba(X)[:, 1]
     assert ((p == 0) | (p == 1)).any()  # LSPC-new's rounding of Eq. (6)
@@ -157,7 +157,7 @@ def test_platt_matches_sklearn_sigmoid_calibration_on_svc():
     from 30 on), so each (A, B) is within sqrt(2) 1e-6 / mu of the optimum (mu: the
     Hessian's smallest eigenvalue there) and the two within twice that; a probability
     moves by at most 1/4 |(f, 1)| times it."""
-    X, y = _issue_data(150)
+    X, y = _rounded_data(150)
     folds = StratifiedKFold(5, shuffle=True, random_state=3)
     ref = CalibratedClassifierCV(SVC(), method="sigmoid", ensemble=False, cv=folds).fit(X, y)
     got = kclf.PlattScaled(SVC(), cv=5, random_state=3).fit(X, y)
@@ -174,7 +174,7 @@ def test_platt_matches_sklearn_sigmoid_calibration_on_svc():
 
 
 def test_platt_validates_its_input_as_scikit_learn_does():
-    X, y = _issue_data(60)
+    X, y = _rounded_data(60)
     frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
     model = kclf.PlattScaled(kclf.LSPC(), cv=3, random_state=0).fit(frame, y)
     assert model.n_features_in_ == 4 and list(model.feature_names_in_) == list("abcd")
