@@ -9,6 +9,7 @@ None of them imports Snakemake, so each is unit-tested on its own
 
 * :mod:`~kclf.repro.plans.common`: shared by every family (the config's validation and
   key order, trial chunks, params, mirror and user files, manifests' params);
-* one module per family with data sources to choose or list: :mod:`~.voc`,
-  :mod:`~.audio`, :mod:`~.ida`, :mod:`~.multiclass`, :mod:`~.multilabel`.
+* one module per family with data sources to choose or list: :mod:`~kclf.repro.plans.voc`,
+  :mod:`~kclf.repro.plans.audio`, :mod:`~kclf.repro.plans.ida`,
+  :mod:`~kclf.repro.plans.multiclass`, :mod:`~kclf.repro.plans.multilabel`.
 """
