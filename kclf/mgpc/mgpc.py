@@ -97,9 +97,10 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         Multiples of the median pairwise distance of ``psi(X)`` searched when
         ``length_scale=None``.
     max_iter : int, default=200
-        Newton iterations (Laplace) or EP sweeps (parallel updates, one factorisation each;
-        see :func:`ep_sites`; at most 95 were needed from a cold start on 1000 random
-        problems with amplitudes up to 1e5).
+        Newton iterations (Laplace) or EP sweeps (every site updated at once, one
+        factorisation per sweep, Anderson-accelerated and damped where the residual grows;
+        at most 95 were needed from a cold start on 1000 random problems with amplitudes
+        up to 1e5).
     tol : float, default=1e-8
         Convergence tolerance: objective change for Newton; for EP the largest change of a
         site parameter (relative to the largest site parameter) that the fixed-point
