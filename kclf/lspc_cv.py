@@ -15,6 +15,7 @@ from ._lowrank import (
     row_atoms,
     rows_of,
     serial_blas,
+    symmetric_eigh,
 )
 from ._search import (
     BinaryFoldScores,
@@ -269,9 +270,7 @@ class LSPCCV(KernelGridSearch):
                 Ktr = K[np.ix_(tr, tr)]
                 if symmetric:
                     with serial_blas(m <= SERIAL_EIGH_MAX):
-                        s, V = scipy.linalg.eigh(
-                            Ktr, driver="evd", overwrite_a=True, check_finite=False
-                        )
+                        s, V = symmetric_eigh(Ktr)
                     U = V
                 else:
                     U, s, Vt = scipy.linalg.svd(Ktr, overwrite_a=True, check_finite=False)

@@ -19,7 +19,14 @@ CFG = {
     "folds": 5,
     "inner_folds": 3,
     "exact_max": 2000,
-    "subsample": 1000,
+    "subsample": {
+        "MAPLP": 1000,
+        "MGPC-EP": 1000,
+        "SVC": 1000,
+        "GPC": 1000,
+        "GPy-EP": 1000,
+        "KLR": 2000,
+    },
     "n_basis": 50,
     "n_components": 40,
     "grids": {
@@ -126,7 +133,7 @@ def test_folds_are_a_stratified_partition_fixed_by_the_seed_and_the_name():
 
 def test_subsamples_are_stratified_seeded_and_shared_by_the_methods():
     y = np.repeat([0, 1], [1500, 900])
-    cfg = dict(CFG, exact_max=2000, subsample=600)
+    cfg = dict(CFG, exact_max=2000, subsample=dict(CFG["subsample"], SVC=600, GPC=600))
     rows, path = bm.training_rows(y, "SVC", cfg, "magic", 3, seed=1)
     same, _ = bm.training_rows(y, "GPC", cfg, "magic", 3, seed=1)
     assert path == "subsample" and len(rows) == 600 and np.array_equal(rows, same)
@@ -136,7 +143,7 @@ def test_subsamples_are_stratified_seeded_and_shared_by_the_methods():
     assert bm.training_rows(y, "LR", cfg, "magic", 3, 1)[1] == "exact"
     y3 = np.repeat([0, 1, 2], 800)
     rows3, path3 = bm.training_rows(y3, "KLR", cfg, "letter", 0, 1)
-    assert path3 == "subsample" and len(rows3) == 2000  # pairwise KLR: exact_max rows
+    assert path3 == "subsample" and len(rows3) == 2000  # pairwise KLR: subsample["KLR"]
     small = np.repeat([0, 1], 200)
     assert bm.training_rows(small, "MAPLP", cfg, "sonar", 0, 1)[1] == "exact"
 
@@ -314,3 +321,29 @@ def test_fold_table_has_the_columns_of_the_target_and_compare_counts():
         0,
     )
     assert (binary["wins"], binary["ties"], binary["losses"]) == (0, 2, 0)
+
+
+def test_the_tuning_half_is_fixed_by_the_seed_and_holds_both_kinds_of_set():
+    half = bm.tuning_half(20101122)
+    assert half == bm.tuning_half(20101122) and half != bm.tuning_half(1)
+    assert len(half) == 22 and set(half) <= set(keel.SETS)
+    assert len(set(half) & set(keel.BINARY)) == 13
+    assert len(set(half) & set(keel.MULTICLASS)) == 9
+
+
+@pytest.mark.shared
+def test_lspccv_searches_the_width_where_lapacks_divide_and_conquer_failed(shared_data):
+    """On movement_libras' fold 1 (duplicate rows) at median / 16, dsyevd failed to converge
+    in the search's inner fold; the search falls back to another LAPACK driver."""
+    from kclf import LSPCCV
+    from kclf.kernels import median_sigma
+    from kclf.repro.seeding import seed_for
+
+    seed, name = 20101122, "movement_libras"
+    data = keel.load_keel(shared_data / "keel" / keel.WHEEL, name)
+    train, _ = bm.outer_folds(data.y, name, seed, 10)[1]
+    Z = bm.preprocessor(list(data.X.columns), ()).fit_transform(data.X.iloc[train])
+    rs = seed_for(seed, "benchmark", name, "LSPC-new", 1)
+    search = LSPCCV(sigmas=[median_sigma(Z) / 16], lams=[0.1], cv=2, random_state=rs)
+    search.fit(Z, data.y[train])
+    assert np.isfinite(search.best_score_)

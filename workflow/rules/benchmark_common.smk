@@ -56,9 +56,9 @@ def benchmark_fit_keys(method):
     keys = ["folds", "inner_folds"]
     if method in _benchmark.SCALABLE:
         keys += ["exact_max", "n_components" if method == "KLR" else "n_basis"]
-    if method in _benchmark.SUBSAMPLED:
-        keys += ["subsample"]
     out = pick(BENCHMARK, keys)
+    if method in (*_benchmark.SUBSAMPLED, "KLR"):
+        out["subsample"] = {method: BENCHMARK["subsample"][method]}
     grid = BENCHMARK["grids"].get(method)
     if grid:
         out["grids"] = {method: grid}
