@@ -32,8 +32,10 @@ docs: $(DOCS_STAMP)
 clean-docs:
 	rm -rf docs/_build docs/api/generated docs/auto_examples docs/config docs/sg_execution_times.rst
 
+# snakemake --cores $(CORES) --rerun-incomplete, first removing the lock a killed run
+# left (kclf/repro/resume.py; docs/user_guide/caching.md, "After a crash")
 run: $(STAMP)
-	$(BIN)/snakemake --cores $(CORES)
+	$(BIN)/python -m kclf.repro.resume --cores $(CORES)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q

@@ -16,7 +16,7 @@ from .mgpc import ManifoldGPC
 from .platt import PlattScaled
 from .ridge_logistic import WeightedRidgeLogistic
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"  # the one source: pyproject.toml reads it (setuptools dynamic)
 
 __all__ = [
     "LSPC",

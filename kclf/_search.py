@@ -60,8 +60,11 @@ def search_grids(X, sigmas, lams, kernel):
 
 
 def cv_folds(y, cv, random_state):
-    """Seeded shuffled folds: stratified for one task when every class has ``cv`` members."""
+    """Seeded shuffled folds: stratified for one task when every class has ``cv`` members.
+    ``ValueError`` naming ``cv`` when there are fewer rows than folds."""
     n = y.shape[0]
+    if cv > n:
+        raise ValueError(f"cv={cv} folds need at least {cv} training rows, got {n}")
     if y.ndim == 1 and np.min(np.unique(y, return_counts=True)[1]) >= cv:
         splitter = StratifiedKFold(cv, shuffle=True, random_state=random_state)
         return list(splitter.split(np.zeros(n), y))
@@ -314,7 +317,11 @@ class KernelGridSearch(ClassifierMixin, BaseEstimator):
     * ``_refit(X, y, reuse)``: the single-task model at ``sigma_``, ``lam_``;
     * ``_refit_tasks(X, Y, fit_tasks, sigmas, lams, reuse)``: the searched tasks' models
       at their chosen settings, and ``_tasks_proba(X)`` / ``_tasks_decision(X)`` (n,
-      n_tasks) of all tasks.
+      n_tasks) of all tasks (``X`` the array :meth:`_test_inputs` checked).
+
+    The search keeps ``n_features_in_`` (and ``feature_names_in_`` when ``fit`` had a
+    DataFrame) itself and checks test inputs against them in its own name; every model
+    inside is fitted on, and given, plain arrays.
     """
 
     #: The grid and the folds; a subclass adds its model's parameters.
@@ -404,6 +411,16 @@ class KernelGridSearch(ClassifierMixin, BaseEstimator):
         self._refit_tasks(X, y, fit_tasks, grid_s[best], grid_l[best], reuse)
         return self
 
+    def _test_inputs(self, X):
+        """``X`` checked in this search's own name, as scikit-learn's
+        ``validate_data(reset=False)`` does (its width, and its column names when ``fit``
+        had a DataFrame: other or reordered columns are refused), as the float array every
+        model of the search was fitted on and is given."""
+        check_is_fitted(self)
+        if self.kernel == "precomputed":
+            check_precomputed(X, n_train=self.n_features_in_)
+        return validate_data(self, X, dtype=np.float64, reset=False)
+
     def predict_proba(self, X):
         """Class probabilities of the chosen model(s): ``best_estimator_``'s (LSPC: Eq. 4,
         5 or 6 by ``rounding``; kernel logistic regression: Eq. 2, coupled by Eq. 10-11).
@@ -419,7 +436,7 @@ class KernelGridSearch(ClassifierMixin, BaseEstimator):
             Single task: posteriors in ``classes_`` order.  Multi-task: estimates of
             P(task positive | x) (a one-class task: its label).
         """
-        check_is_fitted(self)
+        X = self._test_inputs(X)
         if self.n_tasks_ is None:
             return self.best_estimator_.predict_proba(X)
         return self._tasks_proba(X)
@@ -436,10 +453,11 @@ class KernelGridSearch(ClassifierMixin, BaseEstimator):
         -------
         scores : ndarray of shape (n_samples,), (n_samples, n_classes) or (n_samples, n_tasks)
             Single task: ``best_estimator_.decision_function``.  Multi-task: the log-odds
-            per task (LSPC with ``rounding="none"``: ``2 p - 1``; a one-class task of
-            kernel logistic regression: +-inf).
+            per task (LSPC with ``rounding="none"``: ``2 p - 1``; a posterior of exactly 0
+            or 1, and a one-class task of kernel logistic regression:
+            ``-+CERTAIN_LOG_ODDS = -+745``).
         """
-        check_is_fitted(self)
+        X = self._test_inputs(X)
         if self.n_tasks_ is None:
             return self.best_estimator_.decision_function(X)
         return self._tasks_decision(X)
@@ -457,7 +475,7 @@ class KernelGridSearch(ClassifierMixin, BaseEstimator):
         y : ndarray of shape (n_samples,) or (n_samples, n_tasks)
             Single task: class labels.  Multi-task: 0/1 decisions at p > 1/2.
         """
-        check_is_fitted(self)
+        X = self._test_inputs(X)
         if self.n_tasks_ is None:
             return self.best_estimator_.predict(X)
-        return (self.predict_proba(X) > 0.5).astype(int)
+        return (self._tasks_proba(X) > 0.5).astype(int)

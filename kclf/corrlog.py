@@ -88,9 +88,8 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         couplings' penalty at the shared choice and moves the weights' over the grid;
         each label takes the setting of its best held-out log-likelihood there: of its
         marginal ``P(y_i = 1 | x)`` up to :data:`MAX_EXACT_LABELS` labels (exact), of the
-        label given the others, Eq. (11), beyond (ties to the smoother model; why:
-        :mod:`kclf._corrlog_search`). Costs about twice the shared model's CV. Without CV
-        the two coincide.
+        label given the others, Eq. (11), beyond (ties to the smoother model). Costs
+        about twice the shared model's CV. Without CV the two coincide.
     coupling_scale : float >= 0, default=1.0
         Multiplies both penalties on the couplings (``lambda_2 / lambda_1`` of Eq. (8)).
     couplings : bool, default=True
@@ -127,7 +126,8 @@ class CorrLog(ClassifierMixin, BaseEstimator):
     whiten_eps : float > 0, default=1e-2
     step : {"lipschitz", "backtracking"}, default="backtracking"
         Step ``1/L``: ``L`` the upper bound on the Lipschitz constant of the gradient
-        (:mod:`kclf._corrlog_solver`), or backtracking starting from that bound.
+        (from the spectral norm of the design matrix, by Lanczos), or backtracking starting
+        from that bound.
     monotone : bool, default=True
         Monotone FISTA with adaptive restarts (the objective never increases); False: plain.
     tol : float, default=1e-7
@@ -140,7 +140,7 @@ class CorrLog(ClassifierMixin, BaseEstimator):
     cv : int, splitter or iterable, default=3
         The folds of the CV: an integer, that many shuffled folds seeded by
         ``random_state``; or a splitter (``split(X, Y)``) or an iterable of ``(train,
-        test)`` index arrays, as in scikit-learn's searches (:func:`kclf._search.cv_splits`).
+        test)`` index arrays, as in scikit-learn's searches.
     rho1_grid, rho2_grid : sequences of float, default=None
         Grids for the CV (None or empty: :data:`RHO1_GRID`, :data:`RHO2_GRID`).
     n_jobs : int or None, default=None
@@ -196,8 +196,7 @@ class CorrLog(ClassifierMixin, BaseEstimator):
     References
     ----------
     Q. Li, B. Xie, J. You, W. Bian, D. Tao. Correlated Logistic Model With Elastic Net
-    Regularization for Multilabel Image Classification. IEEE TIP 25(8), 2016 (the
-    solver's references: :mod:`kclf._corrlog_solver`).
+    Regularization for Multilabel Image Classification. IEEE TIP 25(8), 2016.
 
     Examples
     --------

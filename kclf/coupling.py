@@ -105,11 +105,9 @@ def _newton(P, R, W, tol, max_iter):
 def couple(R, N=None, tol=1e-10, max_iter=1000, method="newton", return_n_iter=False):
     """Couple pairwise probabilities ``r_ij = P(i | i or j)`` into class probabilities.
 
-    Minimises the weighted Kullback-Leibler divergence of Eq. (10),
-    ``sum_{i<j} n_ij [r_ij log(r_ij / mu_ij) + (1 - r_ij) log((1 - r_ij) / (1 - mu_ij))]``
-    with ``mu_ij = p_i / (p_i + p_j)``, over the simplex, by the iteration after Eq. (11):
-    ``p_i <- p_i sum_j n_ij r_ij / sum_j n_ij mu_ij``, renormalise, recompute ``mu``,
-    started from ``p_i`` proportional to ``sum_j n_ij r_ij``.
+    Minimises the weighted Kullback-Leibler divergence of Eq. (10) over the simplex by the
+    iteration after Eq. (11) (each update renormalised and ``mu`` recomputed), started
+    from ``p_i`` proportional to ``sum_j n_ij r_ij``.
     The classes are updated one at a time (a cyclic sweep), the order for which the
     iteration is proven to converge (Hunter 2004; Wu, Lin & Weng 2004); at its fixed
     point the score equations (11) hold.

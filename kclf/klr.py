@@ -114,7 +114,7 @@ class KernelLogisticRegression(ClassifierMixin, PairBatching, BaseEstimator):
         Linear solver of each IRLS step: conjugate gradients (the paper's; a problem
         whose CG cannot reach ``cg_tol`` within its iteration cap, as at very small
         ``lam``, continues with the direct solve), a direct LAPACK solve, or ``"auto"``
-        (direct below 128 training samples).  See :func:`kclf._irls.irls`.
+        (direct below 128 training samples).
     random_state : int or None, default=None
         Seed of the Nystroem landmark sample.
 

@@ -7,7 +7,6 @@ import warnings
 import numpy as np
 from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import validate_data
 
 from ._irls import irls, irls_primal
 from ._search import KernelGridSearch, score_proba
@@ -15,6 +14,7 @@ from ._validation import warn_convergence
 from .coupling import couple
 from .kernels import gram
 from .klr import KernelLogisticRegression, nystroem_design, nystroem_map
+from .lspc import CERTAIN_LOG_ODDS
 
 # the parameters passed on to every KernelLogisticRegression of the search
 MODEL_PARAMS = (
@@ -39,7 +39,7 @@ class KernelLogisticRegressionCV(KernelGridSearch):
 
     Fast path: for every (sigma, fold) the kernel is computed once (on all of ``X``, then
     cut into the folds); all lambdas of the grid and all tasks (or one-vs-rest classes)
-    are then fitted by one call of :func:`kclf._irls.irls`, whose conjugate-gradient
+    are then fitted by one call of the IRLS solver, whose conjugate-gradient
     iterations apply the shared kernel to all (task, lambda) columns as one matrix
     product.  Each setting is fitted to the same tolerance as a separate
     :class:`KernelLogisticRegression` would be, so the choice equals the naive loop's up
@@ -49,7 +49,7 @@ class KernelLogisticRegressionCV(KernelGridSearch):
     (``ConvergenceWarning``), as the final fit does for itself.
 
     Ties of the mean CV score (within round-off) go to the smoother model: the largest
-    sigma, then the largest lambda (:func:`kclf._search.best_index`).
+    sigma, then the largest lambda.
 
     A task of a 2-D ``Y`` with one class only is not searched: it predicts that class with
     probability 1 (and ``fit`` warns, naming it); its ``sigma_``, ``lam_`` and
@@ -65,8 +65,7 @@ class KernelLogisticRegressionCV(KernelGridSearch):
     cv : int, splitter or iterable, default=2
         An integer: the number of folds (shuffled, stratified for one task when possible;
         the same folds as ``LSPCCV`` for the same ``random_state``).  Otherwise a
-        scikit-learn splitter or an iterable of ``(train, validation)`` index arrays
-        (:func:`kclf._search.cv_splits`).
+        scikit-learn splitter or an iterable of ``(train, validation)`` index arrays.
     scoring : {"error", "log_loss", "auc"}, default="error"
     multi_class : {"pairwise", "ovr"}, default="pairwise"
     random_state : int or None
@@ -79,7 +78,7 @@ class KernelLogisticRegressionCV(KernelGridSearch):
         (the landmarks drawn with ``random_state``, as the final
         ``KernelLogisticRegression(n_components=m, random_state=random_state)`` fit on
         ``X`` draws them), and every fold, lambda and task is fitted in those features by
-        :func:`kclf._irls.irls_primal`.  Pairwise multi-class mode fits each pair's own
+        one primal IRLS call.  Pairwise multi-class mode fits each pair's own
         feature map (as the final model does), one fit per setting and fold.
 
     Attributes
@@ -219,6 +218,16 @@ class KernelLogisticRegressionCV(KernelGridSearch):
         c, n_tasks = self.classes_.size, labels.shape[1]
         conv = []  # converged flags of every IRLS fit of the search
         naive = self.n_components is not None and c > 2 and self.multi_class == "pairwise"
+        if c > 2 and self.multi_class == "pairwise" and not naive:
+            for k, (tr, _) in enumerate(folds):
+                missing = np.setdiff1d(np.arange(c), labels[tr, 0])
+                if missing.size:
+                    raise ValueError(
+                        f"KernelLogisticRegressionCV: the training part of fold {k} holds no "
+                        f"example of class {self.classes_[missing[0]].item()!r}; pairwise coupling "
+                        "needs every class in every fold (give at least cv examples of each "
+                        "class, or multi_class='ovr')"
+                    )
         for si, sigma in enumerate(sigmas if n_tasks else ()):
             if naive:
                 K = None
@@ -268,18 +277,18 @@ class KernelLogisticRegressionCV(KernelGridSearch):
 
     def _tasks_proba(self, X):
         """P(task positive | x) of every task's model (Eq. 2)."""
-        X = validate_data(self, X, dtype=np.float64, reset=False)
         out = np.empty((X.shape[0], self.n_tasks_))
         for t, est in enumerate(self.estimators_):
             out[:, t] = self.task_constant_[t] if est is None else est.predict_proba(X)[:, 1]
         return out
 
     def _tasks_decision(self, X):
-        """The log-odds ``f(x)`` of every task's model (+-inf for a one-class task)."""
-        n = validate_data(self, X, dtype=np.float64, reset=False).shape[0]
+        """The log-odds ``f(x)`` of every task's model (``+-CERTAIN_LOG_ODDS`` for a
+        one-class task, as LSPC's for a posterior of exactly 1 or 0)."""
+        n = X.shape[0]
         return np.column_stack(
             [
-                np.full(n, np.inf if self.task_constant_[t] else -np.inf)
+                np.full(n, CERTAIN_LOG_ODDS if self.task_constant_[t] else -CERTAIN_LOG_ODDS)
                 if e is None
                 else e.decision_function(X)
                 for t, e in enumerate(self.estimators_)

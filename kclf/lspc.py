@@ -159,16 +159,9 @@ def effective_alpha(alpha, rounding):
 class LSPC(ClassifierMixin, BaseEstimator):
     """Least-squares probabilistic classifier.
 
-    The class-posterior ``p(y|x)`` is modelled as ``alpha_y^T phi(x)`` with Gaussian
-    kernels centred at the training points (Eq. 2, "LSPC(full)").  The parameters
-    minimise the regularised squared error of Eq. (3), whose minimiser is
-
-        alpha~_y = (H + lam I_n)^{-1} h_y,
-        H = (1/n) sum_i phi(x_i) phi(x_i)^T,  h_y = (1/n) sum_{i: y_i = y} phi(x_i).
-
-    (The closed form printed below Eq. (3) is used; it is the exact minimiser of Eq. (3)
-    with the regulariser written ``(lam/2) alpha^T alpha``.)  All classes share one
-    Cholesky factorisation of ``H + lam I``.
+    The paper's "LSPC(full)" (kernels at all training points, Eq. 2); its fit uses the
+    closed form printed below Eq. (3), the exact minimiser of Eq. (3) with the regulariser
+    written ``(lam/2) alpha^T alpha``.
 
     Parameters
     ----------
@@ -193,7 +186,7 @@ class LSPC(ClassifierMixin, BaseEstimator):
         ``None``: kernels at all ``n`` training points (Eq. 2), O(n^3) time and O(n^2)
         memory.  An integer ``b``: low-rank LSPC, kernels at ``min(b, n)`` centres only;
         ``H = K^T K / n`` with the (n, b) design matrix ``K``, so the fit costs
-        O(n b^2 + b^3) time and O(n b) memory (:mod:`kclf._lowrank`).  ``b >= n`` with
+        O(n b^2 + b^3) time and O(n b) memory.  ``b >= n`` with
         ``centers="random"`` is the exact model.  Not available with
         ``kernel="precomputed"``.
     centers : {"random", "kmeans"}, default="random"
@@ -389,8 +382,10 @@ class LSPC(ClassifierMixin, BaseEstimator):
         -------
         scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
             Two classes: the log-odds ``log p(classes_[1]|x) - log p(classes_[0]|x)``
-            (infinite where a posterior is exactly 0, as LSPC-new's rounding of Eq. (6)
-            allows; ``p1 - p0`` for ``rounding="none"``, whose outputs may be negative).
+            (``-+CERTAIN_LOG_ODDS = -+745``, beyond every other value, where a posterior is
+            exactly 0 or 1, as LSPC-new's rounding of Eq. (6) allows: finite, ranked like
+            the posteriors; ``p1 - p0`` for ``rounding="none"``, whose outputs may be
+            negative).
             More classes: the posterior estimates of :meth:`predict_proba`.
         """
         P = self.predict_proba(X)
@@ -415,7 +410,15 @@ class LSPC(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
 
+#: The log-odds given to a posterior of exactly 0 (-) or 1 (+): beyond every finite
+#: log-odds of a float64 probability in (0, 1), from ``log(5e-324) = -744.4`` to
+#: ``-log(2**-53) = 36.7``, so the scores keep the posteriors' order (ties included) and
+#: stay finite, as scikit-learn's scorers (``roc_auc``, ...) need.
+CERTAIN_LOG_ODDS = 745.0
+
+
 def log_odds(p):
-    """``log p - log(1 - p)`` computed without cancellation, +-inf at exactly 1 or 0."""
+    """``log p - log(1 - p)`` computed without cancellation; ``-+CERTAIN_LOG_ODDS`` at
+    exactly 0 or 1."""
     with np.errstate(divide="ignore"):
-        return np.log(p) - np.log1p(-p)
+        return np.clip(np.log(p) - np.log1p(-p), -CERTAIN_LOG_ODDS, CERTAIN_LOG_ODDS)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.linalg
-from sklearn.utils.validation import validate_data
 
 from ._lowrank import (
     FoldSystems,
@@ -23,7 +22,6 @@ from ._search import (
     binary_fold_scores,
     fold_scores,
 )
-from ._validation import check_precomputed
 from .kernels import gram, squared_distances
 from .lspc import (
     LSPC,
@@ -86,21 +84,14 @@ class LSPCCV(KernelGridSearch):
     (n_samples, n_tasks) selects and fits one binary LSPC per task (each with its own sigma
     and lambda); all tasks share X, the folds, and the kernel computations.
 
-    For every (sigma, fold) the training-fold Gram matrix is decomposed once,
-    ``K = U diag(s) V^T`` (an eigendecomposition ``U = V`` when ``K`` is symmetric, its
-    eigenvalues ``s`` of either sign; a singular value decomposition otherwise); then, for
-    every lambda and every class indicator column ``y`` of every task at the same time,
-
-        alpha~ = (K^T K / m + lam I)^{-1} K^T y / m = V diag((s/m) / (s^2/m + lam)) U^T y,
-
-    since ``K^T K = V diag(s^2) V^T`` and ``K^T = V diag(s) U^T``.  This is exactly the
-    solution of Eq. (3) of the LSPC-new paper on the fold for any kernel matrix (an
-    indefinite precomputed or callable one too), so the search scores what the naive
-    loop over settings would.  The final fit per task uses a Cholesky factorisation per
-    distinct (sigma, lambda) chosen.
+    The search decomposes each (sigma, fold) Gram matrix once, an eigendecomposition when
+    it is symmetric (its eigenvalues of either sign), a singular value decomposition
+    otherwise, so it is exact for any kernel matrix (an indefinite precomputed or callable
+    one too).  The final fit per task uses a Cholesky factorisation per distinct (sigma,
+    lambda) chosen.
 
     Ties of the mean CV score (within round-off) go to the smoother model: the largest
-    sigma, then the largest lambda (:func:`kclf._search.best_index`).
+    sigma, then the largest lambda.
 
     A task of a 2-D ``Y`` with one class only is not searched: it predicts that class with
     probability 1 (and ``fit`` warns, naming it); its ``sigma_``, ``lam_`` and
@@ -117,7 +108,7 @@ class LSPCCV(KernelGridSearch):
         An integer: the number of folds (shuffled by ``random_state``; stratified for a
         single task when every class has that many samples).  Otherwise a scikit-learn
         splitter (its ``split(X, y)`` is used) or an iterable of ``(train, validation)``
-        index arrays, as in scikit-learn's searches (:func:`kclf._search.cv_splits`).
+        index arrays, as in scikit-learn's searches.
     rounding : {"outputs", "parameters", "none"}, default="outputs"
         As in :class:`kclf.LSPC` (LSPC-new, LSPC, LSPC').
     scoring : {"error", "log_loss", "auc"}, default="error"
@@ -450,9 +441,6 @@ class LSPCCV(KernelGridSearch):
 
     def _tasks_proba(self, X):
         """P(task positive | x) of every task (Eq. 4, 5 or 6 by ``rounding``)."""
-        if self.kernel == "precomputed":
-            check_precomputed(X, n_train=self.X_fit_.shape[0])
-        X = validate_data(self, X, dtype=np.float64, reset=False)
         out = np.empty((X.shape[0], self.n_tasks_))
         const = ~np.isnan(self.task_constant_)
         out[:, const] = self.task_constant_[const]
@@ -468,5 +456,5 @@ class LSPCCV(KernelGridSearch):
 
     def _tasks_decision(self, X):
         """The log-odds of :meth:`_tasks_proba` (``2 p - 1`` for ``rounding="none"``)."""
-        P = self.predict_proba(X)
+        P = self._tasks_proba(X)
         return log_odds(P) if self.rounding != "none" else 2.0 * P - 1.0

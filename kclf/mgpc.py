@@ -382,7 +382,11 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         feature maps searched, jointly with the covariance's hyper-parameters, by the
         approximate log marginal likelihood: the default lets the evidence decide between
         the paper's 20-centre map and the identity (see Notes); ``20`` is the paper's
-        model alone.
+        model alone.  ``m`` is capped at the number of distinct training rows, the most
+        centres k-means can place: there the centres are the training points themselves,
+        the representer theorem's own expansion that Eq. (1) restricts to ``m`` centres,
+        so the default fits any training set of two or more rows (``n_centers_`` says
+        which ``m`` was used).
     sigma : float, sequence of float or None, default=None
         Width of the Gaussian kernel ``K`` of the feature map; ``None`` is half the median
         pairwise distance of the training inputs (the evidence's choice among 0.5, 1, 2
@@ -565,9 +569,10 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         self.n_init = n_init
         self.random_state = random_state
 
-    def _feature_maps(self, n_samples):
+    def _feature_maps(self, n_distinct):
         """The ``n_centers`` values searched (``_parameter_constraints`` checked the
-        parameter's type; here the entries of a sequence and the rule with the data)."""
+        parameter's type; here the entries of a sequence), each capped at the
+        ``n_distinct`` distinct training rows (repeats after the cap searched once)."""
         maps = list(self.n_centers) if _is_sequence(self.n_centers) else [self.n_centers]
         if not maps:
             raise ValueError("n_centers must not be an empty sequence")
@@ -576,13 +581,9 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
                 continue
             if not isinstance(m, Integral) or isinstance(m, bool) or m < 1:
                 raise ValueError(f"n_centers entries must be ints >= 1 or None, got {m!r}")
-            if m > n_samples:
-                raise ValueError(
-                    f"n_centers={m} must not exceed the number of training samples ({n_samples})"
-                )
         if len(set(maps)) < len(maps):
             raise ValueError(f"n_centers has repeated entries: {list(maps)}")
-        return maps
+        return list(dict.fromkeys(m if m is None else min(int(m), n_distinct) for m in maps))
 
     def _map(self, X):
         if self.centers_ is None:
@@ -698,7 +699,7 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         """
         X, y = validate_data(self, X, y, dtype=float)
         self.classes_, y_idx = binary_labels(y, "ManifoldGPC")
-        maps = self._feature_maps(X.shape[0])
+        maps = self._feature_maps(np.unique(X, axis=0).shape[0])
         ls_fixed = _grid(self.length_scale, "length_scale")
         amp_grid = _grid(self.amplitude, "amplitude")
         if amp_grid is None:

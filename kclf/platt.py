@@ -1,7 +1,9 @@
-"""Platt scaling of a classifier without probabilities (an SVC), shared by the experiments."""
+"""Platt scaling of a classifier's scores (an SVC, or any kclf estimator), shared by the
+experiments."""
 
 from __future__ import annotations
 
+from copy import deepcopy
 from numbers import Integral
 
 import numpy as np
@@ -9,18 +11,99 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.frozen import FrozenEstimator
 from sklearn.model_selection import StratifiedKFold
+from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, Interval
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .lspc import LSPC
+from .lspc_cv import LSPCCV
+from .metrics import EPS
+
+#: The largest decision value Platt's sigmoid is fitted on: the log-odds of a probability
+#: 1 - EPS, log((1 - EPS) / EPS) = 34.54 (EPS: the clip of kclf's log loss).
+MAX_SCORE = float(np.log1p(-EPS) - np.log(EPS))
+
+
+def platt_scores(estimator, X):
+    """The finite scores Platt's sigmoid is fitted on (:class:`PlattScaled`).
+
+    LSPC (:class:`kclf.LSPC`, :class:`kclf.LSPCCV`): its posterior estimates themselves,
+    ``predict_proba(X)`` (the column of ``classes_[1]`` for two classes).  Any other
+    estimator: its ``decision_function`` clipped to ``[-MAX_SCORE, MAX_SCORE]``, or
+    without one its ``predict_proba`` as scikit-learn uses it.  ``ValueError`` naming the
+    estimator for a NaN score.
+    """
+    if isinstance(estimator, (LSPC, LSPCCV)) or not hasattr(estimator, "decision_function"):
+        P = np.asarray(estimator.predict_proba(X), dtype=float)
+        scores = P[:, 1] if P.shape[1] == 2 else P
+    else:
+        scores = np.asarray(estimator.decision_function(X), dtype=float)
+        scores = np.clip(scores, -MAX_SCORE, MAX_SCORE)
+    if np.isnan(scores).any():
+        raise ValueError(f"{type(estimator).__name__} gave NaN scores: nothing to calibrate")
+    return scores
+
+
+class _FiniteScores(ClassifierMixin, BaseEstimator):
+    """``estimator`` refitted as it is, whose ``decision_function`` is
+    :func:`platt_scores` (what ``CalibratedClassifierCV`` fits its sigmoid on)."""
+
+    def __init__(self, estimator):
+        self.estimator = estimator
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags = deepcopy(get_tags(self.estimator).input_tags)
+        return tags
+
+    def fit(self, X, y):
+        self.estimator_ = clone(self.estimator).fit(X, y)
+        self.classes_ = self.estimator_.classes_
+        return self
+
+    def decision_function(self, X):
+        check_is_fitted(self)
+        return platt_scores(self.estimator_, X)
+
+    def predict(self, X):
+        check_is_fitted(self)
+        return self.estimator_.predict(X)
+
+
+class _Frozen(FrozenEstimator):
+    """A fitted model left as it is by ``fit``: every row of a fold is scored from all its
+    columns (a precomputed kernel's too: the model's training samples are all of them)."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = False
+        return tags
 
 
 class PlattScaled(ClassifierMixin, BaseEstimator):
-    """``estimator`` refitted on all the data with a sigmoid on its decision values.
+    """``estimator`` refitted on all the data with a sigmoid on its scores.
 
-    The sigmoid is fitted on out-of-fold decision values of ``cv`` seeded stratified folds
+    The sigmoid is fitted on out-of-fold scores of ``cv`` seeded stratified folds
     (``CalibratedClassifierCV(method="sigmoid", ensemble=False)``), with fewer folds when a
     class has fewer than ``cv`` examples; when a class has a single example, on the
-    training decisions themselves.  The sigmoid is monotone, so rankings (AUC) and the
+    training scores themselves.  The sigmoid is monotone, so rankings (AUC) and the
     refitted estimator's decisions are those of ``estimator`` fitted on all the data.
+
+    The scores (:func:`platt_scores`) are those the estimator fits its outputs on.  LSPC
+    (:class:`kclf.LSPC`, :class:`kclf.LSPCCV`) fits the posterior itself by least squares
+    (Eq. (3)), so its errors are additive on the probability scale, and LSPC-new's
+    rounding (Eq. (6)) sets many posteriors to exactly 0 or 1; its log-odds
+    (``decision_function``) stretch an error of a few hundredths near 0 or 1 without
+    bound (to ``-+745`` at exactly 0 or 1, :data:`kclf.lspc.CERTAIN_LOG_ODDS`; infinite
+    once, which made the fit's gradient ``inf * 0``: NaN probabilities).  Its sigmoid is
+    therefore fitted on the posterior ``p`` itself, and ``1 / (1 + exp(A p + B))`` stays
+    between ``1 / (1 + exp(B))`` and ``1 / (1 + exp(A + B))``, away from 0 and 1.  Every
+    other estimator's score is its ``decision_function``, the scale its loss is additive
+    on (a logistic or probit model's log-odds or latent mean, an SVC's or MAPLP's margin:
+    scikit-learn's choice), clipped to ``+-MAX_SCORE = +-log((1 - EPS) / EPS) = +-34.54``,
+    the log-odds of kclf's log-loss clip, so that Platt's maximum-likelihood fit only
+    sees finite scores; without one, its ``predict_proba``.
 
     Parameters
     ----------
@@ -34,6 +117,10 @@ class PlattScaled(ClassifierMixin, BaseEstimator):
     calibrated_ : CalibratedClassifierCV
         The fitted calibration (its ``estimator`` fitted on all the data).
     classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Only when ``X`` had string column names (a DataFrame); the prediction methods
+        refuse a frame with other or reordered columns.
 
     References
     ----------
@@ -55,13 +142,32 @@ class PlattScaled(ClassifierMixin, BaseEstimator):
         self.cv = cv
         self.random_state = random_state
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        inner = get_tags(self.estimator).input_tags
+        tags.input_tags.sparse = inner.sparse
+        tags.input_tags.pairwise = inner.pairwise
+        tags.input_tags.allow_nan = inner.allow_nan
+        return tags
+
+    def _validate(self, X, y="no_validation", reset=False):
+        """``validate_data`` with what the inner estimator accepts (sparse, NaN)."""
+        tags = self.__sklearn_tags__().input_tags
+        kw = dict(
+            accept_sparse=["csr", "csc"] if tags.sparse else False,
+            ensure_all_finite="allow-nan" if tags.allow_nan else True,
+            dtype=None,
+        )
+        return validate_data(self, X, y, reset=reset, **kw)
+
     @_fit_context(prefer_skip_nested_validation=False)
     def fit(self, X, y):
-        """Fit ``estimator`` and the sigmoid on its out-of-fold decision values.
+        """Fit ``estimator`` and the sigmoid on its out-of-fold scores.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Sparse only if ``estimator`` takes sparse input.
         y : array-like of shape (n_samples,)
             Class labels.
 
@@ -70,25 +176,29 @@ class PlattScaled(ClassifierMixin, BaseEstimator):
         self : PlattScaled
             The fitted estimator.
         """
+        X, y = self._validate(X, y, reset=True)
+        check_classification_targets(y)
+        scored = _FiniteScores(self.estimator)
         fewest = int(np.unique(y, return_counts=True)[1].min())
         if fewest >= 2:
             folds = StratifiedKFold(
                 min(self.cv, fewest), shuffle=True, random_state=self.random_state
             )
-            model = CalibratedClassifierCV(clone(self.estimator), ensemble=False, cv=folds)
+            model = CalibratedClassifierCV(scored, ensemble=False, cv=folds)
         else:
-            fitted = clone(self.estimator).fit(X, y)
-            model = CalibratedClassifierCV(FrozenEstimator(fitted))
+            # one "fold" holding every row: the training scores of the model fitted on all
+            rows = np.arange(X.shape[0])
+            model = CalibratedClassifierCV(_Frozen(scored.fit(X, y)), cv=[(rows, rows)])
         self.calibrated_ = model.fit(X, y)
         self.classes_ = self.calibrated_.classes_
         return self
 
     def predict_proba(self, X):
-        """The sigmoid of the refitted estimator's decision values.
+        """The sigmoid of the refitted estimator's scores.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or sparse matrix of shape (n_samples, n_features)
 
         Returns
         -------
@@ -96,14 +206,14 @@ class PlattScaled(ClassifierMixin, BaseEstimator):
             Columns in ``classes_`` order; rows sum to one.
         """
         check_is_fitted(self)
-        return self.calibrated_.predict_proba(X)
+        return self.calibrated_.predict_proba(self._validate(X))
 
     def predict(self, X):
         """The class of largest calibrated probability.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or sparse matrix of shape (n_samples, n_features)
 
         Returns
         -------
@@ -111,4 +221,4 @@ class PlattScaled(ClassifierMixin, BaseEstimator):
             Labels from ``classes_``.
         """
         check_is_fitted(self)
-        return self.calibrated_.predict(X)
+        return self.calibrated_.predict(self._validate(X))

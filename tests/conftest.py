@@ -2,10 +2,26 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 SHARED_DATA = SHARED / "data"
+
+
+# The property-based invariant layer (tests/library/test_invariants.py) draws the same
+# examples on every run and machine (derandomize: seeded by each test's name), keeps no
+# example database and has no per-example deadline (a fit's time varies with the load);
+# each test bounds its own number of examples.
+settings.register_profile(
+    "kclf",
+    derandomize=True,
+    database=None,
+    deadline=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile("kclf")
 
 
 @pytest.fixture

@@ -1,11 +1,11 @@
-r"""The papers' equations on the API pages, rendered as math.
+r"""The papers' equations on the API pages, rendered as math: each model is stated here once.
 
-The estimators' docstrings state their models in plain text (``alpha~_y = (H + lam
-I_n)^{-1} h_y``), readable in ``help()``; this extension adds a "Model" section with the
-same equations typeset to each estimator's API page (``autodoc-process-docstring``, after
-numpydoc has turned the docstring into reStructuredText).  Docstrings that already hold
-``.. math::`` (``MAPLP``) are rendered as they are.  The equations are transcribed from the
-docstrings and the modules' docstrings, with the papers' equation numbers.
+This extension adds a "Model" section with the model's equations typeset to each
+estimator's API page (``autodoc-process-docstring``, after numpydoc has turned the
+docstring into reStructuredText).  The docstrings cite the same equation numbers and
+describe the implementation around them, without a second, plain-text copy of the model;
+docstrings that hold ``.. math::`` themselves (``MAPLP``) are rendered as they are.  The
+equations are transcribed from the papers, with their equation numbers.
 """
 
 from __future__ import annotations
@@ -132,9 +132,9 @@ learned by elastic-net regularised maximum pseudo-likelihood (Eq. 10-13), with
 
 .. math::
 
-   \frac{1}{n}\sum_{l=1}^n \sum_{i=1}^m \log\Big(1 + e^{-2 y_{li}
-   (\beta_i^\top x_l + \sum_{j \ne i} \alpha_{ij} y_{lj})}\Big)
-   + \rho_2 \big(\lVert W \rVert_2^2 + c \lVert \alpha \rVert_2^2\big)
+   & \frac{1}{n}\sum_{l=1}^n \sum_{i=1}^m \log\Big(1 + e^{-2 y_{li}
+   (\beta_i^\top x_l + \sum_{j \ne i} \alpha_{ij} y_{lj})}\Big) \\
+   & \quad + \rho_2 \big(\lVert W \rVert_2^2 + c \lVert \alpha \rVert_2^2\big)
    + \rho_1 \big(\lVert W \rVert_1 + c \lVert \alpha \rVert_1\big)
 
 Prediction: the joint MAP label vector (Eq. 21) or the thresholded marginals.

@@ -41,6 +41,16 @@ from pathlib import Path
 
 import numpy as np
 
+__all__ = [
+    "BadAudioError",
+    "AudioFeatureConfig",
+    "load_audio",
+    "check_usable",
+    "frame_features",
+    "clip_features",
+    "features_for_clips",
+]
+
 logger = logging.getLogger(__name__)
 
 DESCRIPTORS = (

@@ -32,6 +32,18 @@ from pathlib import Path
 import numpy as np
 from scipy.special import logsumexp
 
+__all__ = [
+    "HMMBank",
+    "save_bank",
+    "load_bank",
+    "fit_clip_hmm",
+    "cross_loglik",
+    "hmm_divergence",
+    "median_tau",
+    "hmm_kernel",
+    "project_psd",
+]
+
 LOG_2PI = np.log(2.0 * np.pi)
 
 

@@ -15,6 +15,15 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+__all__ = [
+    "gradient_field",
+    "gabor_bank",
+    "gabor_responses",
+    "otsu_threshold",
+    "binarize",
+    "represent",
+]
+
 REPRESENTATIONS = ("gradient", "gabor", "binarization")
 
 

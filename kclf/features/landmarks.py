@@ -18,6 +18,13 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import check_random_state
 
+__all__ = [
+    "choose_landmarks",
+    "landmark_divergence",
+    "landmark_tau",
+    "nystroem_features",
+]
+
 
 def choose_landmarks(n, m, random_state):
     """The seeded rule: ``min(m, n)`` distinct clip indices, sorted, drawn uniformly."""

@@ -25,6 +25,16 @@ import numpy as np
 import PIL
 from PIL import Image, UnidentifiedImageError
 
+__all__ = [
+    "BadImageError",
+    "opencv_surf_available",
+    "read_grey",
+    "descriptor_dim",
+    "extract_descriptors",
+    "fit_vocabulary",
+    "bag_of_words",
+]
+
 DETECTORS = ("surf", "opencv-surf", "sift")
 SURF_DEFAULTS = {
     "nr_octaves": 4,

@@ -16,6 +16,7 @@ import hashlib
 import os
 from pathlib import Path
 
+from .readers import damaged, read_text
 from .records import atomic_write
 
 COLUMNS = ("id", "path", "size", "mtime_ns", "sha256")
@@ -62,19 +63,22 @@ def write_manifest(path, rows):
 
 
 def read_manifest(path):
-    """The rows of a manifest as a list of dicts (``size`` and ``mtime_ns`` as int)."""
-    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    """The rows of a manifest as a list of dicts (``size`` and ``mtime_ns`` as int); a
+    damaged one is one clear line (:func:`kclf.repro.readers.damaged`)."""
+    lines = read_text(path, "manifest").splitlines()
     if not lines or lines[0].split("\t")[:2] != ["id", "path"]:
-        raise ValueError(f"{path}: not a manifest (header must start with id, path)")
+        raise damaged(path, "not a manifest (header must start with id, path)")
     header = lines[0].split("\t")
     rows = []
     for lineno, line in enumerate(lines[1:], 2):
         fields = line.split("\t")
         if len(fields) != len(header):
-            raise ValueError(f"{path}:{lineno}: expected {len(header)} fields, got {len(fields)}")
+            raise damaged(path, f"line {lineno}: expected {len(header)} fields, got {len(fields)}")
         row = dict(zip(header, fields))
         for key in ("size", "mtime_ns"):
             if key in row:
+                if not row[key].isdigit():
+                    raise damaged(path, f"line {lineno}: {key} {row[key]!r} is not a number")
                 row[key] = int(row[key])
         rows.append(row)
     return rows

@@ -23,6 +23,7 @@ import csv
 import datetime as _dt
 import hashlib
 import html
+import io
 import json
 import os
 import platform
@@ -33,6 +34,7 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+from .readers import damaged, read_text
 from .records import atomic_write
 
 THREAD_ENV_VARS = (
@@ -177,9 +179,9 @@ def _float(value):
 
 
 def read_benchmark(path):
-    """Rows of one Snakemake benchmark TSV as dicts of floats (``s``, ``max_rss``, ...)."""
-    with open(path, newline="") as fh:
-        rows = list(csv.DictReader(fh, delimiter="\t"))
+    """Rows of one Snakemake benchmark TSV as dicts of floats (``s``, ``max_rss``, ...);
+    a file cut short is one clear line (:func:`kclf.repro.readers.damaged`)."""
+    rows = list(csv.DictReader(io.StringIO(read_text(path, "benchmark file")), delimiter="\t"))
     return [{k: (v if k == "h:m:s" else _float(v)) for k, v in row.items()} for row in rows]
 
 
@@ -202,7 +204,7 @@ def benchmark_summary(root):
         if not rows:
             continue
         if _BENCH_SECONDS not in rows[0]:
-            raise ValueError(f"{path}: not a Snakemake benchmark file (no 's' column)")
+            raise damaged(path, "not a Snakemake benchmark file (no 's' column)")
         n = len(rows)
         secs = sum(r[_BENCH_SECONDS] for r in rows) / n
         cpu = sum(r.get(_BENCH_CPU, float("nan")) for r in rows) / n

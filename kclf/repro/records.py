@@ -6,15 +6,19 @@ so adding a method or a trial never recomputes the others (README, "Records, tab
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import secrets
+import shutil
+import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..metrics import EPS, calibration_by_task
+from .readers import damaged, reading
 
 COLUMNS = ["dataset", "task", "method", "trial", "metric", "value", "fit_seconds", "params"]
 #: optional last column: what the data the fit read were (the data job's own description,
@@ -36,11 +40,15 @@ def record(dataset, task, method, trial, metric, value, fit_seconds=float("nan")
     }
 
 
-def default_file_mode():
-    """Mode of a new regular file under the process's umask (0o644 under umask 022)."""
+def _umask():
     mask = os.umask(0)
     os.umask(mask)
-    return 0o666 & ~mask
+    return mask
+
+
+def default_file_mode():
+    """Mode of a new regular file under the process's umask (0o644 under umask 022)."""
+    return 0o666 & ~_umask()
 
 
 def _temp_beside(path):
@@ -79,6 +87,27 @@ def atomic_write(path, write):
     return path
 
 
+def atomic_directory(path, fill):
+    """Call ``fill(tmp_dir)`` on an empty folder beside ``path``, then rename it onto
+    ``path``: a crash never leaves a half-filled folder (an archive half extracted).
+
+    The folder gets the mode of a plain ``mkdir`` (``0o777`` less the umask); a folder
+    already at ``path`` (left by an older run) is replaced."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
+    try:
+        fill(tmp)
+        os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp's folder is 0o700
+        if path.exists():
+            shutil.rmtree(path)
+        os.replace(tmp, path)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return path
+
+
 def save_npz(path, **arrays):
     """:func:`numpy.savez` of ``arrays`` to ``path``, atomically (:func:`atomic_write`).
 
@@ -105,25 +134,86 @@ def write_records(rows, path, source=None):
 
 
 def read_records(paths):
-    """Concatenate record files into one DataFrame (columns :data:`COLUMNS`)."""
+    """Concatenate record files into one DataFrame (columns :data:`COLUMNS`).
+
+    A file cut short or otherwise damaged (:func:`check_records`) is a ``ValueError`` of
+    one line naming it and saying to delete it to recompute it."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     frames = []
     for p in paths:
-        df = pd.read_csv(
-            p,
-            dtype={"dataset": str, "task": str, "method": str, "params": str, SOURCE: str},
-            keep_default_na=False,
-            na_values={c: [""] for c in ("value", "fit_seconds")},
-        )
-        missing = set(COLUMNS) - set(df.columns)
-        if missing:
-            raise ValueError(f"{p}: not a records file, missing columns {sorted(missing)}")
+        with reading(p, "records file"):
+            raw = Path(p).read_bytes()
+        if not raw.endswith(b"\n"):
+            what = "empty" if not raw else "cut short (its last line has no end)"
+            raise damaged(p, f"this records file is {what}")
+        with reading(p, "records file"):
+            df = pd.read_csv(
+                io.BytesIO(raw),
+                dtype={"dataset": str, "task": str, "method": str, "params": str, SOURCE: str},
+                keep_default_na=False,
+                na_values={c: [""] for c in ("value", "fit_seconds")},
+            )
+        check_records(df, p)
         if len(df):  # a header alone (a skipped method) would turn the values to objects
             frames.append(df[COLUMNS + [SOURCE]] if SOURCE in df else df[COLUMNS])
     if not frames:
         return pd.DataFrame(columns=COLUMNS)
     return pd.concat(frames, ignore_index=True)
+
+
+def check_records(df, path):
+    """``ValueError`` (:func:`kclf.repro.readers.damaged`) unless the rows read from
+    ``path`` are records: the :data:`COLUMNS`, names that are not empty, an integer
+    trial, numbers for value and fit_seconds, a JSON object of params (as
+    :func:`record` writes them), and a last trial with the metrics of the others
+    (:func:`_check_last_group`)."""
+    missing = set(COLUMNS) - set(df.columns)
+    if missing:
+        raise damaged(path, f"not a records file, missing columns {sorted(missing)}")
+    bad = {}
+    for col in ("dataset", "task", "method", "metric"):
+        bad[col] = df[col].isna().to_numpy() | (df[col].astype(str) == "").to_numpy()
+    trial = pd.to_numeric(df["trial"], errors="coerce")
+    bad["trial"] = (trial.isna() | (trial % 1 != 0)).to_numpy()
+    for col in ("value", "fit_seconds"):
+        number = pd.to_numeric(df[col], errors="coerce")
+        bad[col] = (number.isna() & df[col].notna()).to_numpy()
+    bad["params"] = ~df["params"].map(_json_object).to_numpy(dtype=bool)
+    for col, rows in bad.items():
+        if rows.any():
+            i = int(np.flatnonzero(rows)[0])
+            raise damaged(
+                path,
+                f"line {i + 2}: {col} {df[col].iloc[i]!r} is not what a record holds there",
+            )
+    if len(df):
+        _check_last_group(df, path)
+
+
+def _check_last_group(df, path):
+    """A file cut at the end of a line loses the last metrics (in sorted order) of its
+    last (dataset, task, method, trial): they must include every metric the other trials
+    of that (dataset, task, method) all have."""
+    dataset, task, method, trial = df.iloc[-1][["dataset", "task", "method", "trial"]]
+    same = (df["dataset"] == dataset) & (df["task"] == task) & (df["method"] == method)
+    mine = set(df.loc[same & (df["trial"] == trial), "metric"])
+    others = [set(g) for _, g in df.loc[same & (df["trial"] != trial)].groupby("trial")["metric"]]
+    lacking = sorted(set.intersection(*others) - mine) if others else []
+    if lacking:
+        raise damaged(
+            path,
+            f"this records file is cut short: its last trial ({trial}) of task {task!r}, "
+            f"method {method!r} lacks {len(lacking)} metric(s) its other trials have "
+            f"({', '.join(lacking[:3])}{', ...' if len(lacking) > 3 else ''})",
+        )
+
+
+def _json_object(text):
+    try:
+        return isinstance(json.loads(text), dict)
+    except (TypeError, ValueError):
+        return False
 
 
 def records_source(records, fallback=None):

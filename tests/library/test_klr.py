@@ -394,7 +394,7 @@ def test_klr_cv_one_class_task_predicts_its_constant_and_warns(binary):
     P = cv.predict_proba(X[:7])
     np.testing.assert_array_equal(P[:, 1:], np.c_[np.zeros(7), np.ones(7)])
     np.testing.assert_array_equal(cv.predict(X[:7])[:, 1:], np.c_[np.zeros(7), np.ones(7)])
-    np.testing.assert_array_equal(cv.decision_function(X[:7])[:, 1:], [[-np.inf, np.inf]] * 7)
+    np.testing.assert_array_equal(cv.decision_function(X[:7])[:, 1:], [[-745.0, 745.0]] * 7)
     assert cv.estimators_[1] is None and np.isnan(cv.sigma_[1])
     ref = KernelLogisticRegressionCV(**kw).fit(X, np.c_[y, 1 - y])  # the same folds
     np.testing.assert_allclose(P[:, 0], ref.predict_proba(X[:7])[:, 0], atol=1e-12)

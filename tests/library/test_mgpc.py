@@ -672,6 +672,32 @@ def test_digits_3_vs_8(inference):
 # ---------------------------------------------------------------- input validation
 
 
+def test_centres_capped_at_the_distinct_training_rows():
+    """k-means places at most one centre per distinct row; there the centres are the
+    training points themselves (each its own cluster), the representer theorem's
+    expansion.  The default (20, None) thus fits 8 distinct rows (16 with repeats), and
+    n_centers=(20, 30) searches the one capped map once."""
+    X, y, Xt = _data(8)
+    X, y = np.r_[X, X], np.r_[y, y]
+    kw = dict(length_scale=1.0, amplitude=4.0, random_state=0)
+    capped = ManifoldGPC(n_centers=20, **kw).fit(X, y)
+    assert capped.n_centers_ == 8
+    # each centre the mean of a row and its repeat, by k-means' sums: within an ulp or two
+    np.testing.assert_allclose(
+        np.sort(capped.centers_, axis=0),
+        np.sort(np.unique(X, axis=0), axis=0),
+        rtol=0,
+        atol=4 * np.spacing(np.abs(X).max()),
+    )
+    exact = ManifoldGPC(n_centers=8, **kw).fit(X, y)
+    np.testing.assert_array_equal(capped.predict_proba(Xt), exact.predict_proba(Xt))
+    both = ManifoldGPC(n_centers=(20, 30), **kw).fit(X, y)
+    assert both.hyperparameter_scores_.shape[0] == 1 and both.n_centers_ == 8
+    default = ManifoldGPC(random_state=0).fit(X, y)
+    assert default.n_centers_ in (8, None)
+    assert np.isfinite(default.predict_proba(Xt)).all()
+
+
 def test_bad_input():
     X, y, _ = _data(30)
     with pytest.raises(ValueError, match="exactly two classes.*got one class"):
@@ -682,15 +708,11 @@ def test_bad_input():
     Xn[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         ManifoldGPC(n_centers=3).fit(Xn, y)
-    with pytest.raises(ValueError, match="n_centers=31 must not exceed"):
-        ManifoldGPC(n_centers=31).fit(X, y)
     with pytest.raises(ValueError, match="'n_centers' parameter"):
         ManifoldGPC(n_centers=0).fit(X, y)
     for maps in [(3, 0), (3, "a"), (3, 2.5)]:
         with pytest.raises(ValueError, match="n_centers entries must be ints >= 1 or None"):
             ManifoldGPC(n_centers=maps).fit(X, y)
-    with pytest.raises(ValueError, match="n_centers=31 must not exceed"):
-        ManifoldGPC(n_centers=(None, 31)).fit(X, y)
     with pytest.raises(ValueError, match="repeated entries"):
         ManifoldGPC(n_centers=(3, None, 3)).fit(X, y)
     with pytest.raises(ValueError, match="empty sequence"):

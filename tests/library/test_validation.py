@@ -238,7 +238,6 @@ def test_only_the_first_parameters_are_positional(name):
         (LSPC(n_basis=5, centers="kmeans", basis="classwise"), "X", "classwise"),
         (KernelLogisticRegression(n_components=5, kernel="precomputed"), "gram", "n_components"),
         (KernelLogisticRegressionCV(n_components=5, kernel="precomputed"), "gram", "n_components"),
-        (ManifoldGPC(n_centers=31), "X", "n_centers"),
         (MAPLP(solver_options={"method": "glpk"}), "X", "solver_options"),
     ],
 )

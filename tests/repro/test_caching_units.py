@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kclf.repro.records import atomic_write, record, save_npz
+from kclf.repro.records import atomic_directory, atomic_write, record, save_npz
 from kclf.repro.seeding import chunk_trials
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -93,8 +93,11 @@ def test_manifest_round_trip_with_size_time_and_content_hash(tmp_path):
     assert [r["tags"] for r in back] == ["t1", "", "t3"]
     with pytest.raises(FileNotFoundError):
         manifest_rows(["z"], [tmp_path / "absent.wav"])
-    with pytest.raises(ValueError, match="not a manifest"):
-        read_manifest(tmp_path / "f0.bin")
+    with pytest.raises(ValueError, match="cut short.*delete it"):
+        read_manifest(tmp_path / "f0.bin")  # "abc": no end of line
+    (tmp_path / "other.tsv").write_text("a\tb\n1\t2\n")
+    with pytest.raises(ValueError, match="not a manifest.*delete it"):
+        read_manifest(tmp_path / "other.tsv")
 
 
 # --- modes -------------------------------------------------------------------------------
@@ -122,6 +125,32 @@ def test_atomic_write_failure_leaves_nothing(tmp_path):
     with pytest.raises(RuntimeError):
         atomic_write(tmp_path / "t.csv", boom)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("mask,mode", [(0o022, 0o755), (0o077, 0o700)])
+def test_atomic_directory_appears_whole_or_not_at_all(tmp_path, mask, mode):
+    def fill(folder):
+        (Path(folder) / "a").mkdir()
+        (Path(folder) / "a" / "x.txt").write_text("x\n")
+
+    def half(folder):
+        (Path(folder) / "a.txt").write_text("half")
+        raise RuntimeError("killed mid-extraction")
+
+    out = tmp_path / "extracted"
+    with pytest.raises(RuntimeError):
+        atomic_directory(out, half)
+    assert list(tmp_path.iterdir()) == []
+    out.mkdir()  # an older run's folder is replaced
+    (out / "stale.txt").write_text("old")
+    old = os.umask(mask)
+    try:
+        atomic_directory(out, fill)
+    finally:
+        os.umask(old)
+    assert [p.name for p in tmp_path.iterdir()] == ["extracted"]
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == ["a", "a/x.txt"]
+    assert stat.S_IMODE(out.stat().st_mode) == mode
 
 
 # --- rule logs ---------------------------------------------------------------------------

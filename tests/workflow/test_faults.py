@@ -12,6 +12,7 @@ import base64
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -44,7 +45,23 @@ def _incomplete(work):
     return out
 
 
-def test_sigkill_during_fit_then_plain_rerun(tmp_path, reference):
+def resume_cmd(work):
+    """``make run`` (``python -m kclf.repro.resume --cores 2``) on the test's work folder."""
+    return [sys.executable, "-m", "kclf.repro.resume", *wf.snakemake_cmd(work, cores=2)[1:]]
+
+
+def test_make_run_is_the_resuming_module():
+    dry = subprocess.run(
+        ["make", "-n", "run", "CORES=2"], cwd=wf.ROOT, capture_output=True, text=True, check=True
+    )
+    assert "-m kclf.repro.resume --cores 2" in dry.stdout, dry.stdout
+
+
+def test_sigkill_during_fit_then_make_run_resumes_by_itself(tmp_path, reference):
+    """A Snakemake killed outright leaves its lock and incomplete jobs; ``make run`` then
+    completes in one go (no --unlock, no --rerun-incomplete by hand) and the tables equal
+    an uninterrupted run's.  While the Snakemake started by hand runs, it refuses,
+    naming it."""
     work = wf.make_workdir(tmp_path)
     with open(tmp_path / "killed.log", "w") as log:
         proc = subprocess.Popen(
@@ -62,30 +79,42 @@ def test_sigkill_during_fit_then_plain_rerun(tmp_path, reference):
                 break
             time.sleep(0.05)
         assert running, "no fit job was seen running:\n" + (tmp_path / "killed.log").read_text()
+        os.killpg(proc.pid, signal.SIGSTOP)  # frozen mid-fit while make run looks
+        busy = subprocess.run(resume_cmd(work), capture_output=True, text=True, timeout=120)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
     assert proc.returncode == -signal.SIGKILL
-    assert not all((work / p).exists() for p in running) or _incomplete(work)
+    assert busy.returncode != 0, busy.stdout + busy.stderr
+    assert "is locked by a running Snakemake (pid" in busy.stderr and str(proc.pid) in busy.stderr
+    assert (work / ".snakemake" / "locks").is_dir() and _incomplete(work)
 
-    # Plain re-run; follow Snakemake's advice when it asks (stale lock, incomplete files).
-    asked = []
-    for _ in range(3):
-        done = wf.run(work, cores=2, check=False)
-        out = done.stdout + done.stderr
-        if done.returncode == 0:
-            break
-        if "--unlock" in out:
-            asked.append("--unlock")
-            wf.run(work, "--unlock", cores=None)
-        elif "--rerun-incomplete" in out:
-            asked.append("--rerun-incomplete")
-            done = wf.run(work, "--rerun-incomplete", cores=2, check=False)
-            if done.returncode == 0:
-                break
-        else:
-            break
-    assert done.returncode == 0, f"re-run failed (asked {asked}):\n{out[-5000:]}"
-    assert set(asked) <= {"--unlock", "--rerun-incomplete"}
+    done = subprocess.run(resume_cmd(work), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-5000:]
+    assert "removing the lock a killed Snakemake left" in done.stderr
+    assert wf.table_digests(work) == reference
+    again = subprocess.run(resume_cmd(work), capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr
+
+
+def test_cut_records_file_fails_its_table_in_one_line_and_recomputes(tmp_path, reference):
+    """A records file cut short (a disk that filled during a copy): the table job fails
+    and its log ends with one line naming the file and saying to delete it; deleted, it
+    is recomputed and the tables equal an uninterrupted run's."""
+    work = wf.make_workdir(tmp_path)
+    wf.run(work, cores=2)
+    cut = "results/records/lspc_toy/lspc_new_0-1.csv"
+    raw = (work / cut).read_bytes()
+    (work / cut).write_bytes(raw[: len(raw) // 2 - 7])
+    failed = wf.run(work, cores=2, check=False)
+    assert failed.returncode != 0
+    log = (work / "results/logs/lspc_toy_report/all.log").read_text().strip().splitlines()
+    assert log[-1] == (
+        f"ValueError: {cut}: this records file is cut short (its last line has no end); "
+        "delete it and run again to recompute it"
+    ), log[-5:]
+    assert "JSONDecodeError" not in "\n".join(log)
+    (work / cut).unlink()
+    wf.run(work, cores=2)
     assert wf.table_digests(work) == reference
 
 

@@ -3,6 +3,7 @@ import os
 from pathlib import Path
 
 import jsonschema
+import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
@@ -12,7 +13,22 @@ from kclf.repro import schemas as _schemas
 from kclf.repro.datasets import user_data as _user_data
 from kclf.repro.seeding import chunk_trials
 
-SCHEMAS = Path(workflow.basedir) / "workflow" / "schemas"
+
+def _checkout():
+    """The folder holding this workflow (its Snakefile, schemas, lock). Not
+    ``workflow.basedir``: when another project uses the workflow as a module, that is the
+    other project's folder."""
+    try:
+        return Path(workflow.current_basedir).parents[1]
+    except TypeError:
+        raise WorkflowError(
+            "the kclf workflow runs from a local checkout: give the module's snakefile as "
+            "the path of a clone's Snakefile, not a remote source"
+        ) from None
+
+
+WORKFLOW_ROOT = _checkout()
+SCHEMAS = WORKFLOW_ROOT / "workflow" / "schemas"
 
 
 include: "envs.smk"
@@ -30,6 +46,15 @@ def _check_against(schema_file, cfg, where):
 
 
 _check_against(SCHEMAS / "config.schema.yaml", config, "")
+# A module's config (`module kclf: config: ...`) replaces config.yaml instead of being
+# layered on it: it needs every block of config.yaml, or a family would fail on its key.
+_DEFAULT_CONFIG = WORKFLOW_ROOT / "config.yaml"
+_missing = [k for k in yaml.safe_load(_DEFAULT_CONFIG.read_text()) if k not in config]
+if _missing:
+    raise WorkflowError(
+        f"invalid config: no key {', '.join(map(repr, _missing))}: a config given to the "
+        f"module replaces {_DEFAULT_CONFIG}, so start from a copy of it"
+    )
 for _family, _cfg in config.items():
     if isinstance(_cfg, dict) and (SCHEMAS / f"{_family}.schema.yaml").exists():
         _check_against(SCHEMAS / f"{_family}.schema.yaml", _cfg, _family)
@@ -100,10 +125,13 @@ def user_caption(name):
 # Same numbers whatever --cores is: BLAS threads are fixed by the config, not the job.
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = str(config["blas_threads"])
-# Jobs import kclf from this checkout even in a conda env that holds only its dependencies
-# (an optional variable, extended rather than required, hence no `envvars:`).
+# Jobs import kclf from this checkout even in a conda env that holds only its dependencies,
+# and when the workflow is another project's module (an optional variable, extended rather
+# than required, hence no `envvars:`).
 _PATHVAR = "PYTHONPATH"
-os.environ[_PATHVAR] = os.pathsep.join(p for p in (workflow.basedir, os.environ.get(_PATHVAR)) if p)
+os.environ[_PATHVAR] = os.pathsep.join(
+    p for p in (str(WORKFLOW_ROOT), os.environ.get(_PATHVAR)) if p
+)
 
 FINAL_OUTPUTS = []
 

@@ -9,7 +9,7 @@ PROVENANCE_OUTPUTS = ["results/provenance.json", "results/provenance.html"]
 rule provenance:
     input:
         outputs=lambda wc: [str(f) for f in FINAL_OUTPUTS if str(f) not in PROVENANCE_OUTPUTS],
-        lock=str(Path(workflow.basedir) / "requirements.lock"),
+        lock=str(WORKFLOW_ROOT / "requirements.lock"),
     output:
         json=PROVENANCE_OUTPUTS[0],
         html=report(

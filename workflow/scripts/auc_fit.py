@@ -8,11 +8,12 @@ to_rule_log(snakemake)
 import numpy as np
 
 from kclf.repro.experiments.multitask_auc import feature_trials
+from kclf.repro.readers import reading
 from kclf.repro.records import write_records
 from kclf.repro.seeding import chunk_trials
 
 p, family = snakemake.params, snakemake.rule.removesuffix("_fit")
-with np.load(snakemake.input[0]) as z:
+with reading(snakemake.input[0], "data archive"), np.load(snakemake.input[0]) as z:
     X, Y, classes = z["X"], z["Y"], [str(c) for c in z["classes"]]
     own_n_train = int(z["n_train"]) if "n_train" in z.files else None
     source = str(z["title"]) if "title" in z.files else None

@@ -9,11 +9,12 @@ from pathlib import Path
 
 import numpy as np
 
+from kclf.repro.readers import reading
 from kclf.repro.records import atomic_write
 
 lines = []
 for shard in snakemake.input:
-    with np.load(shard, allow_pickle=False) as z:
+    with reading(shard, "HMM shard"), np.load(shard, allow_pickle=False) as z:
         lines += z["bad"].astype(str).tolist()
 atomic_write(snakemake.output[0], lambda f: Path(f).write_text("".join(s + "\n" for s in lines)))
 logging.info("%d bad clips", len(lines))

@@ -7,11 +7,19 @@ log = to_rule_log(snakemake)
 import zipfile
 from pathlib import Path
 
+from kclf.repro.records import atomic_directory
+
+
+def extract(tmp):
+    with zipfile.ZipFile(snakemake.input[0]) as z:
+        z.extractall(tmp)
+    metas = sorted(Path(tmp).glob("*/meta/esc50.csv"))
+    if not metas:
+        raise ValueError(f"{snakemake.input[0]} holds no <folder>/meta/esc50.csv: not ESC-50")
+    return metas[0].parent.parent.name
+
+
 out = Path(snakemake.output[0])
-out.mkdir(parents=True, exist_ok=True)
-with zipfile.ZipFile(snakemake.input[0]) as z:
-    z.extractall(out)
-metas = sorted(out.glob("*/meta/esc50.csv"))
-if not metas:
-    raise ValueError(f"{snakemake.input[0]} holds no <folder>/meta/esc50.csv: not ESC-50")
-log.info("extracted %s into %s", snakemake.input[0], metas[0].parent.parent)
+found = []
+atomic_directory(out, lambda tmp: found.append(extract(tmp)))
+log.info("extracted %s into %s", snakemake.input[0], out / found[0])

@@ -11,17 +11,20 @@ import pandas as pd
 
 from kclf.repro.datasets.audio_collections import decode_tags, read_tag_file, tag_matrix
 from kclf.repro.experiments.multitask_auc import kernel_trials
+from kclf.repro.readers import reading
 from kclf.repro.records import write_records
 from kclf.repro.seeding import chunk_trials
 
 p, i = snakemake.params, snakemake.input
-with np.load(i.kernel, allow_pickle=False) as z:  # K, or Nystroem features Phi (landmarks)
+# K, or Nystroem features Phi (landmarks)
+with reading(i.kernel, "kernel archive"), np.load(i.kernel, allow_pickle=False) as z:
     factor = "Phi" in z.files
     # with a width grid (audio.kernel.tau_factors) the kernel at every tau: searched
     taus = z["taus"] if "taus" in z.files else None
     K = z["Ks"] if taus is not None else z["Phi" if factor else "K"]
     ids = z["ids"].astype(str).tolist()
-clips = pd.read_csv(i.clips, dtype={"id": str}).set_index("id")
+with reading(i.clips, "clip list"):
+    clips = pd.read_csv(i.clips, dtype={"id": str}).set_index("id")
 unknown = [c for c in ids if c not in clips.index]
 if unknown:
     raise ValueError(f"{i.kernel} holds clips not in {i.clips}: {unknown[:5]}")

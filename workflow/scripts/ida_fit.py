@@ -5,20 +5,18 @@ from _joblog import to_rule_log
 
 log = to_rule_log(snakemake)
 
-import json
-
 import numpy as np
 
 from kclf.repro.experiments.ida import evaluate
+from kclf.repro.readers import load_json, reading
 from kclf.repro.records import write_records
 
 p, w = snakemake.params, snakemake.wildcards
-with np.load(snakemake.input.data) as f:
+with reading(snakemake.input.data, "data archive"), np.load(snakemake.input.data) as f:
     X, y, realisations = f["X"], f["y"], f["realisations"].tolist()
     train = dict(zip(realisations, f["train"]))
     test = dict(zip(realisations, f["test"]))
-with open(snakemake.input.selection) as fh:
-    selection = json.load(fh)
+selection = load_json(snakemake.input.selection, "selection")
 rows = evaluate(
     X,
     y,

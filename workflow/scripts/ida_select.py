@@ -11,10 +11,11 @@ from pathlib import Path
 import numpy as np
 
 from kclf.repro.experiments.ida import select
+from kclf.repro.readers import reading
 from kclf.repro.records import atomic_write
 
 p, w = snakemake.params, snakemake.wildcards
-with np.load(snakemake.input[0]) as f:
+with reading(snakemake.input[0], "data archive"), np.load(snakemake.input[0]) as f:
     X, y, train = f["X"], f["y"], f["train"]
 grids = p.grids
 selection = select(X, y, train, w.method, grids, p.seed, w.dataset, len(train), grids["folds"])

@@ -4,14 +4,13 @@ from _joblog import to_rule_log
 
 log = to_rule_log(snakemake)
 
-import numpy as np
 
 from kclf.repro.experiments.lspc_toy import fit_method
+from kclf.repro.readers import load_npz
 from kclf.repro.records import save_npz, write_records
 
 p = snakemake.params
-with np.load(snakemake.input[0]) as f:
-    samples = dict(f)
+samples = load_npz(snakemake.input[0])
 rows, curves = fit_method(
     samples,
     snakemake.wildcards.method,

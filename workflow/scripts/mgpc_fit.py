@@ -8,13 +8,13 @@ log = to_rule_log(snakemake)
 import numpy as np
 
 from kclf.repro.experiments.mgpc import make_splits, run
+from kclf.repro.readers import load_npz, reading
 from kclf.repro.records import save_npz, write_records
 from kclf.repro.seeding import chunk_trials
 
 w, p = snakemake.wildcards, snakemake.params
-with np.load(snakemake.input.data) as f:
-    data = dict(f)
-with np.load(snakemake.input.features) as f:
+data = load_npz(snakemake.input.data)
+with reading(snakemake.input.features, "features archive"), np.load(snakemake.input.features) as f:
     X = f["X"]
 trials = chunk_trials(w.trials)
 data["train"] = make_splits(

@@ -9,11 +9,12 @@ import pandas as pd
 
 from kclf.kernels import median_sigma
 from kclf.repro.experiments.multiclass import cost_curve
+from kclf.repro.readers import reading
 from kclf.repro.records import atomic_write
 from kclf.repro.seeding import seed_for
 
 cfg = snakemake.params.cfg
-with np.load(snakemake.input[0]) as f:
+with reading(snakemake.input[0], "data archive"), np.load(snakemake.input[0]) as f:
     X, y = f["X"], f["y"]
 sigma = cfg["sigma_factor"] * median_sigma(X)
 rows = cost_curve(

@@ -5,14 +5,12 @@ to_rule_log(snakemake)
 import logging
 import warnings
 
-import numpy as np
-
 from kclf.repro.experiments.multilabel import fit_method
+from kclf.repro.readers import load_npz
 from kclf.repro.records import save_npz, write_records
 
 warnings.simplefilter("default")
-with np.load(snakemake.input[0]) as f:
-    data = {k: f[k] for k in f.files}
+data = load_npz(snakemake.input[0])
 rows, preds = fit_method(
     data,
     snakemake.wildcards.dataset,

@@ -3,15 +3,16 @@ from _joblog import to_rule_log
 to_rule_log(snakemake)
 
 
-import numpy as np
-
+from kclf.repro.readers import load_npz, reading
 from kclf.repro.reports.multilabel import toy_figure
 
-with (
-    np.load(snakemake.input.data) as d,
-    np.load(snakemake.input.ilr) as a,
-    np.load(snakemake.input.corrlog) as b,
-):
-    toy_figure(
-        d["Xt_0"], d["Yt_0"], a["Yp_0"], b["Yp_0"], snakemake.params.shift, snakemake.output[0]
-    )
+d = load_npz(snakemake.input.data)
+a = load_npz(snakemake.input.ilr, "predictions archive")
+b = load_npz(snakemake.input.corrlog, "predictions archive")
+with reading(snakemake.input.data, "data archive"):
+    Xt, Yt = d["Xt_0"], d["Yt_0"]
+with reading(snakemake.input.ilr, "predictions archive"):
+    ilr = a["Yp_0"]
+with reading(snakemake.input.corrlog, "predictions archive"):
+    corrlog = b["Yp_0"]
+toy_figure(Xt, Yt, ilr, corrlog, snakemake.params.shift, snakemake.output[0])

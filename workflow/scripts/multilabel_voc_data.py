@@ -6,10 +6,11 @@ import logging
 
 import numpy as np
 
+from kclf.repro.readers import reading
 from kclf.repro.records import save_npz
 from kclf.repro.seeding import rng_for
 
-with np.load(snakemake.input[0]) as z:
+with reading(snakemake.input[0], "data archive"), np.load(snakemake.input[0]) as z:
     X, Y = z["X"].astype(float), (z["Y"] > 0).astype(int)
     names = z["classes"] if "classes" in z.files else None
 # one seeded half/half split of the image pipeline's images (trial 0)

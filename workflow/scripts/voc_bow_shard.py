@@ -7,11 +7,12 @@ import logging
 import numpy as np
 
 from kclf.features.surf_bow import bag_of_words
+from kclf.repro.readers import reading
 from kclf.repro.records import save_npz
 from kclf.repro.shards.images import load_shard
 
 shard = load_shard(snakemake.input.shard)
-with np.load(snakemake.input.vocabulary) as z:
+with reading(snakemake.input.vocabulary, "vocabulary"), np.load(snakemake.input.vocabulary) as z:
     centres = z["centres"]
 H = bag_of_words(shard["descriptors"], shard["counts"], centres, snakemake.params.normalize)
 ids = np.asarray(shard["ids"], dtype=str)

@@ -8,12 +8,13 @@ import numpy as np
 
 from kclf.repro.datasets.audio_collections import degenerate_tags
 from kclf.repro.datasets.voc import voc_dataset
+from kclf.repro.readers import reading
 from kclf.repro.records import save_npz
 
 p = snakemake.params
 rows = {}
 for path in snakemake.input.bow:
-    with np.load(path) as z:
+    with reading(path, "bag-of-words shard"), np.load(path) as z:
         rows.update(zip(map(str, z["ids"]), z["X"]))
 if p.folder:  # an image folder: image id "<class>/<file>", one-vs-rest labels
     ids = sorted(rows)

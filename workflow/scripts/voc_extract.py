@@ -6,8 +6,9 @@ import logging
 import tarfile
 from pathlib import Path
 
+from kclf.repro.records import atomic_directory
+
 out = Path(snakemake.output[0])
-out.mkdir(parents=True, exist_ok=True)
 with tarfile.open(snakemake.input[0]) as tar:
-    tar.extractall(out, filter="data")
+    atomic_directory(out, lambda tmp: tar.extractall(tmp, filter="data"))
 logging.info("extracted %s into %s", snakemake.input[0], out)

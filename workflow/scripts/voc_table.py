@@ -8,12 +8,13 @@ log = to_rule_log(snakemake)
 
 from pathlib import Path
 
+from kclf.repro.readers import read_text
 from kclf.repro.reports.auc import write_auc_report
 
 out, inp = snakemake.output, snakemake.input
 notes = []
 if "bad" in inp.keys():
-    lines = Path(inp.bad).read_text().splitlines()
+    lines = read_text(inp.bad, "list").splitlines()
     bad = [line.split("\t")[0] for line in lines if line and not line.startswith("#")]
     notes.append(
         f"{len(bad)} image(s) skipped as unreadable"

@@ -38,6 +38,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..readers import damaged, load_json
+
 logger = logging.getLogger(__name__)
 
 COLUMNS = ["id", "path", "duration", "tags"]
@@ -86,8 +88,11 @@ def write_tag_file(path, tags, left_out=None, source=None):
 
 
 def read_tag_file(path):
-    """The dict :func:`write_tag_file` wrote."""
-    return json.loads(Path(path).read_text(encoding="utf-8"))
+    """The dict :func:`write_tag_file` wrote (a damaged file: one clear line)."""
+    doc = load_json(path, "tag file")
+    if not isinstance(doc, dict) or not {"tags", "left_out", "source"} <= doc.keys():
+        raise damaged(path, "not a tag file (a JSON object of tags, left_out, source)")
+    return doc
 
 
 def degenerate_tags(Y, tags, kind="clip"):

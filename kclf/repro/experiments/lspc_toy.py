@@ -21,9 +21,9 @@ KL_EPS = 1e-6
 
 
 def posterior_distances(P_hat, P_true, eps=KL_EPS):
-    """L1 = mean over the grid of sum_y |p^(y|x) - p(y|x)|; KL = mean of
-    sum_y p(y|x) log(p(y|x) / p^(y|x)), with p^ clipped to [eps, 1] (LSPC-new's exact
-    zeros and LSPC''s negative outputs would otherwise make KL infinite)."""
+    """L1 = mean over the grid of ``sum_y |p^(y|x) - p(y|x)|``; KL = mean of
+    ``sum_y p(y|x) log(p(y|x) / p^(y|x))``, with ``p^`` clipped to ``[eps, 1]`` (LSPC-new's
+    exact zeros and LSPC''s negative outputs would otherwise make KL infinite)."""
     l1 = float(np.mean(np.abs(P_hat - P_true).sum(axis=1)))
     q = np.clip(P_hat, eps, 1.0)
     kl = float(np.mean((P_true * np.log(P_true / q)).sum(axis=1)))

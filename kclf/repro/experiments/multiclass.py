@@ -37,6 +37,7 @@ from ..methods import (
     sigma_of,
     svc_grid,
 )
+from ..readers import load_npz, reading
 from ..records import calibration_records, record
 from ..seeding import seed_for
 
@@ -131,13 +132,15 @@ def load_trials(path, dataset, trials, seed, folds):
     """``X``, ``y`` and the ``(train, test)`` indices of ``trials`` (dicts by trial) from
     the data rule's npz ``path``: its fixed split (``train_0`` / ``test_0``, as isolet's
     UCI split: one trial, so only the chunk of trial 0), else :func:`trial_split`."""
-    with np.load(path) as f:
+    f = load_npz(path)
+    with reading(path, "data archive"):
         data = {"X": f["X"], "y": f["y"], "train": {}, "test": {}}
-        if "train_0" in f.files:
-            if list(trials) != [0]:
-                raise ValueError(f"{path} has one fixed split: trial chunk must be 0-0")
+    if "train_0" in f:
+        if list(trials) != [0]:
+            raise ValueError(f"{path} has one fixed split: trial chunk must be 0-0")
+        with reading(path, "data archive"):
             data["train"][0], data["test"][0] = f["train_0"], f["test_0"]
-            return data
+        return data
     for t in trials:
         data["train"][t], data["test"][t] = trial_split(data["y"], dataset, seed, folds, t)
     return data

@@ -168,7 +168,7 @@ def fit_predict(method, Xtr, Ytr, Xte, *, taus=None, scoring="auc", **kwargs):
     jointly with lambda on the same folds: the method's search runs once per width (for
     LSPC one eigendecomposition per (tau, fold), every lambda and task on top), and each
     task takes the width whose best lambda scores best in CV (ties: the larger width,
-    the smoother kernel; :func:`kclf._search.best_index`), with that width's model.
+    the smoother kernel, the library's tie rule), with that width's model.
     The parameters then hold ``tau``; the seconds are the whole search's.
     """
     if taus is None:

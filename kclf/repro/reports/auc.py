@@ -20,6 +20,7 @@ import pandas as pd  # noqa: E402
 
 from ..datasets.audio_collections import read_tag_file  # noqa: E402
 from ..methods import family_methods  # noqa: E402
+from ..readers import load_json, read_text  # noqa: E402
 from ..records import read_records, records_source  # noqa: E402
 from .calibration import reliability_figure, write_calibration_table  # noqa: E402
 from .tables import (  # noqa: E402
@@ -311,8 +312,7 @@ def write_audio_report(
                 summary.loc[sel, "paper_mean"] = ref.loc[r, f"{col}_mean"]
                 summary.loc[sel, "paper_std"] = ref.loc[r, f"{col}_std"]
 
-    with open(kernel_summary) as fh:
-        ks = json.load(fh)
+    ks = load_json(kernel_summary, "kernel summary")
     n_trials = auc["trial"].nunique()
     caption = (
         f"{dataset}: test AUC (%) per tag, mean (std) over {n_trials} trials; "
@@ -339,13 +339,13 @@ def write_audio_report(
             + "; ".join(f"{t!r} ({why})" for t, why in tag_file["left_out"].items())
             + "."
         )
-    dropped = [Path(line).name for line in Path(dropped_file).read_text().splitlines()]
+    dropped = [Path(line).name for line in read_text(dropped_file, "list").splitlines()]
     if dropped:
         caption += (
             f" {len(dropped)} clip(s) listed in the metadata but missing on disk were dropped "
             f"(missing_files: drop): {', '.join(dropped)}."
         )
-    bad = [line for line in Path(bad_file).read_text().splitlines() if line.strip()]
+    bad = [line for line in read_text(bad_file, "list").splitlines() if line.strip()]
     if bad:
         caption += (
             f" Left out as undecodable or unusable (skip_bad): "

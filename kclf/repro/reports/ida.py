@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..methods import family_methods
+from ..readers import reading
 from ..records import atomic_write, read_records
 from .calibration import reliability_figure, write_calibration_table
 from .tables import (
@@ -277,9 +278,10 @@ def data_origins(data_paths):
     base, from_asc = {}, {}
     for path in data_paths:
         name = Path(path).parent.name
-        with np.load(path) as f:
-            base.setdefault(name, str(f["origin"]).split(" (realisation ")[0])
-            from_asc.setdefault(name, []).extend(int(r) for r in f["from_asc"])
+        with reading(path, "data archive"), np.load(path) as f:
+            origin, realisations = str(f["origin"]), f["from_asc"]
+        base.setdefault(name, origin.split(" (realisation ")[0])
+        from_asc.setdefault(name, []).extend(int(r) for r in realisations)
     return {
         name: text
         + (

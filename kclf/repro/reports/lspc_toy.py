@@ -14,6 +14,7 @@ import numpy as np  # noqa: E402
 
 from ..datasets import lspc_toy  # noqa: E402
 from ..methods import family_methods  # noqa: E402
+from ..readers import load_npz  # noqa: E402
 from ..records import atomic_write, read_records  # noqa: E402
 from .calibration import reliability_figure, write_calibration_table  # noqa: E402
 from .tables import (  # noqa: E402
@@ -109,8 +110,7 @@ def write_report(record_files, curve_files, out):
     for f in curve_files:
         # <method>_<first>-<last>_curves.npz (one chunk of trials) or <method>_curves.npz
         key = re.sub(r"(_\d+-\d+)?_curves\.npz$", "", str(f).rsplit("/", 1)[-1])
-        with np.load(f) as z:
-            curves[key] = dict(z)
+        curves[key] = load_npz(f, "curves archive")
     grid = next(iter(curves.values()))["grid"]
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.plot(grid, lspc_toy.true_posterior(grid)[:, 0], "k-", lw=2, label="true")

@@ -15,6 +15,7 @@ import pandas as pd  # noqa: E402
 from sklearn.metrics import roc_curve  # noqa: E402
 
 from ..methods import family_methods  # noqa: E402
+from ..readers import load_npz, reading  # noqa: E402
 from ..records import atomic_write, read_records  # noqa: E402
 from .calibration import reliability_figure, write_calibration_table  # noqa: E402
 from .tables import save_figure, summarize, wide_table, write_table  # noqa: E402
@@ -75,9 +76,10 @@ def skipped_methods(curve_files):
     holding ``skipped``: GPy EP without GPy)."""
     out = {}
     for f in curve_files:
-        with np.load(f) as z:
-            if "skipped" in z:
-                out[METHODS.get(curve_key(f)[2], curve_key(f)[2])] = str(z["skipped"])
+        with reading(f, "curves archive"), np.load(f) as z:
+            skipped = str(z["skipped"]) if "skipped" in z else None
+        if skipped is not None:
+            out[METHODS.get(curve_key(f)[2], curve_key(f)[2])] = skipped
     return out
 
 
@@ -161,8 +163,7 @@ def _load(curve_files):
     """Curves per key, the chunks of one fit merged (their ``lam_errors`` stacked)."""
     out = {}
     for f in curve_files:
-        with np.load(f) as z:
-            new = dict(z)
+        new = load_npz(f, "curves archive")
         if "skipped" in new:  # a method that did not run (GPy EP without GPy)
             continue
         old = out.setdefault(curve_key(f), {})

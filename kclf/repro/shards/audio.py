@@ -35,6 +35,7 @@ from ...features.landmarks import (
     landmark_tau,
     nystroem_features,
 )
+from ..readers import load_npz, reading
 from ..records import atomic_write
 from ..seeding import seed_for
 from . import row_shards
@@ -84,7 +85,8 @@ def clip_model(
         key = _clip_key(path, feature_config, hmm_params, seed)
         cache = Path(cache_dir) / f"{clip_id}-{key}.npz"
         if cache.is_file():
-            with np.load(cache, allow_pickle=False) as z:
+            z = load_npz(cache, "cached clip HMM")
+            with reading(cache, "cached clip HMM"):
                 return z["X"], HMMBank(*(z[f] for f in _FIELDS))
     X = clip_features(path, feature_config)
     hmm = fit_clip_hmm(
@@ -135,7 +137,8 @@ def load_shards(paths):
     """Concatenate shards saved by :func:`save_shard`: ``(bank, ids, features, bad)``."""
     banks, ids, feats, bad = [], [], [], []
     for p in paths:
-        with np.load(p, allow_pickle=False) as z:
+        z = load_npz(p, "HMM shard")
+        with reading(p, "HMM shard"):
             if z["ids"].size:
                 banks.append(HMMBank(*(z[f] for f in _FIELDS)))
                 ids.extend(z["ids"].astype(str).tolist())
@@ -186,18 +189,21 @@ def _read_rows(row_paths, ids, J=None):
     m = n if J is None else J.size
     L, L_from, own = np.full((n, m), np.nan), np.full((m, n), np.nan), np.full(n, np.nan)
     for path in row_paths:
-        with np.load(path, allow_pickle=False) as z:
-            rows = z["rows"]
-            if z["ids"].tolist() != [ids[i] for i in rows]:
-                raise ValueError(f"{path}: row ids do not match the HMM shards (stale shard?)")
-            if (J is None) != ("landmarks" not in z.files) or (
-                J is not None and not np.array_equal(z["landmarks"], J)
-            ):
-                raise ValueError(f"{path}: its landmark columns are not this kernel's (stale?)")
-            L[rows] = z["L"]
+        z = load_npz(path, "log-likelihood row block")
+        with reading(path, "log-likelihood row block"):
+            rows, block_ids, block = z["rows"], z["ids"], z["L"]
             if J is not None:
-                L_from[:, rows] = z["L_from"]
-                own[rows] = z["self"]
+                block_from, block_own = z["L_from"], z["self"]
+        if block_ids.tolist() != [ids[i] for i in rows]:
+            raise ValueError(f"{path}: row ids do not match the HMM shards (stale shard?)")
+        if (J is None) != ("landmarks" not in z) or (
+            J is not None and not np.array_equal(z["landmarks"], J)
+        ):
+            raise ValueError(f"{path}: its landmark columns are not this kernel's (stale?)")
+        L[rows] = block
+        if J is not None:
+            L_from[:, rows] = block_from
+            own[rows] = block_own
     if np.isnan(L).any() or (J is not None and np.isnan(own).any()):
         missing = np.flatnonzero(np.isnan(L).any(axis=1))[:5].tolist()
         raise ValueError(f"row blocks {list(row_paths)} leave rows {missing}... unfilled")

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from ...features.surf_bow import BadImageError, descriptor_dim, extract_descriptors, read_grey
+from ..readers import reading
 from ..records import atomic_write
 
 logger = logging.getLogger(__name__)
@@ -70,7 +71,7 @@ def save_shard(shard, path):
 
 def load_shard(path):
     """Read a shard written by :func:`save_shard`."""
-    with np.load(path, allow_pickle=False) as z:
+    with reading(path, "SURF shard"), np.load(path, allow_pickle=False) as z:
         return {
             "ids": [str(i) for i in z["ids"]],
             "counts": z["counts"].astype(np.int64),
@@ -89,7 +90,7 @@ def sample_descriptors(shard_paths, sample_size, random_state):
     rng = np.random.default_rng(random_state)
     sizes = []
     for p in shard_paths:
-        with np.load(p, allow_pickle=False) as z:
+        with reading(p, "SURF shard"), np.load(p, allow_pickle=False) as z:
             sizes.append(int(z["counts"].sum()))
     total = sum(sizes)
     if total == 0:
@@ -99,7 +100,7 @@ def sample_descriptors(shard_paths, sample_size, random_state):
     for p, n in zip(shard_paths, sizes):
         sel = take[(take >= start) & (take < start + n)] - start
         if sel.size:
-            with np.load(p, allow_pickle=False) as z:
+            with reading(p, "SURF shard"), np.load(p, allow_pickle=False) as z:
                 out.append(z["descriptors"][sel])
         start += n
     return np.concatenate(out).astype(np.float32)
