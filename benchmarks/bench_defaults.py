@@ -33,7 +33,13 @@ MGPC's choice of best mean rank (the previous defaults, kept).  The previous and
 current defaults have their own lines.  Results are cached in
 ``--cache`` (one CSV per set, fold and method), so a rerun only prints.
 
+``--before-after BEFORE AFTER`` compares two ``results/tables/benchmark.csv`` of the whole
+suite, one with the previous defaults (the kernel methods given them as explicit grids) and
+one with the current ones: each method's mean rank among all the suite's methods per
+metric, on the report half and on all sets, before and after.
+
     flock /tmp/kclf-heavy.lock python benchmarks/bench_defaults.py [--folds 5] [--half tuning]
+    python benchmarks/bench_defaults.py --before-after before.csv after.csv
 """
 
 from __future__ import annotations
@@ -256,13 +262,45 @@ def variant_report(table, key="variant"):
     return out.sort_values("mean rank")
 
 
+def before_after(before, after, seed=SEED):
+    """Mean ranks (all methods run on every set of the group) before and after, per metric
+    and method, on the report half, the tuning half and all sets."""
+    from kclf.repro.reports import benchmark as rep
+
+    half = set(bm.tuning_half(seed))
+    tasks = {n: "binary" if n in keel.BINARY else "multiclass" for n in keel.SETS}
+    rows = []
+    for label, path in (("before", before), ("after", after)):
+        folds = pd.read_csv(path)
+        methods = list(dict.fromkeys(folds["method"]))
+        for part, keep in (
+            ("report half", lambda d: d not in half),
+            ("tuning half", lambda d: d in half),
+            ("all", lambda d: True),
+        ):
+            sub = folds[folds["dataset"].map(keep)]
+            for metric in rep.RANKED:
+                matrix = rep.group_matrix(sub, metric, "all", tasks, methods)
+                ranks = rep.average_ranks(matrix, metric)
+                for method, r in ranks.items():
+                    rows.append({"sets": part, "metric": metric, "method": method, label: r})
+    df = pd.DataFrame(rows).groupby(["sets", "metric", "method"], sort=False).first()
+    return df[["before", "after"]]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--folds", type=int, default=5, help="the first folds of the 10 of each set")
     ap.add_argument("--half", choices=["tuning", "report", "all"], default="tuning")
     ap.add_argument("--methods", default="LSPC-new,LSPC,KLR,MAPLP,MGPC-EP")
     ap.add_argument("--cache", type=Path, default=ROOT / "results" / "benchmarks" / "defaults")
+    ap.add_argument("--before-after", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
     args = ap.parse_args()
+    if args.before_after:
+        pd.set_option("display.width", 200)
+        table = before_after(*args.before_after)
+        print(table.round(2).unstack("metric").to_string())
+        return
     half = bm.tuning_half(SEED)
     names = {
         "tuning": half,
