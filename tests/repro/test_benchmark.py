@@ -323,6 +323,26 @@ def test_fold_table_has_the_columns_of_the_target_and_compare_counts():
     assert (binary["wins"], binary["ties"], binary["losses"]) == (0, 2, 0)
 
 
+def test_a_group_without_two_sets_gets_a_figure_saying_why(tmp_path):
+    rows = []
+    for d, task in (("s1", "binary"), ("s2", "binary"), ("s3", "multiclass")):
+        for m, err in (("LSPC-new", 10.0), ("KLR", 12.0)):
+            for metric, v in (("error", err), ("auc", 90.0), ("log_loss", 0.3), ("ece", 0.05)):
+                rows.append((d, task, m, 0, metric, v))
+    folds = rep.fold_table(_records(rows))
+    tasks = {"s1": "binary", "s2": "binary", "s3": "multiclass"}
+    matrix = rep.group_matrix(folds, "error", "multiclass", tasks, ["LSPC-new", "KLR"])
+    assert matrix.shape == (1, 2)
+    for group in ("binary", "multiclass"):
+        path = tmp_path / f"cd_{group}.png"
+        rep.cd_figure(folds, tasks, ["LSPC-new", "KLR"], group, path)
+        assert path.stat().st_size > 0
+    assert rep.no_diagram_note("multiclass", 1, 2) == (
+        "No critical-difference diagram for the multiclass sets: 1 set(s) with 2 method(s) "
+        "run on all of them; the rank test needs at least two of each."
+    )
+
+
 def test_the_tuning_half_is_fixed_by_the_seed_and_holds_both_kinds_of_set():
     half = bm.tuning_half(20101122)
     assert half == bm.tuning_half(20101122) and half != bm.tuning_half(1)

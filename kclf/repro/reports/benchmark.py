@@ -325,6 +325,15 @@ def _friedman_line(ranks, group):
     )
 
 
+def no_diagram_note(group, n_sets, n_methods):
+    """Why a group has no critical-difference diagram: a rank test needs two sets and two
+    methods run on all of them."""
+    return (
+        f"No critical-difference diagram for the {group} sets: {n_sets} set(s) with "
+        f"{n_methods} method(s) run on all of them; the rank test needs at least two of each."
+    )
+
+
 def cd_figure(folds, tasks, methods, group, path, alpha=ALPHA, source=""):
     """The critical-difference diagrams of one group, a panel per ranked metric
     (scikit-posthocs: crossbars join methods the Nemenyi test does not separate at
@@ -336,11 +345,14 @@ def cd_figure(folds, tasks, methods, group, path, alpha=ALPHA, source=""):
     import scikit_posthocs as sp
 
     panels = []
+    shape = (0, 0)
     for metric in RANKED:
         matrix = group_matrix(folds, metric, group, tasks, methods)
+        shape = max(shape, matrix.shape)
         if matrix.shape[0] >= 2 and matrix.shape[1] >= 2:
             panels.append((metric, matrix))
-    fig, axes = plt.subplots(len(panels), 1, figsize=(8, 2.6 * max(len(panels), 1)), squeeze=False)
+    rows = max(len(panels), 1)
+    fig, axes = plt.subplots(rows, 1, figsize=(8, 2.6 * rows), squeeze=False)
     for ax, (metric, matrix) in zip(axes[:, 0], panels):
         ranks = average_ranks(matrix, metric)
         ranks.index = [plain_label(m) for m in ranks.index]
@@ -352,7 +364,8 @@ def cd_figure(folds, tasks, methods, group, path, alpha=ALPHA, source=""):
         )
         ax.set_title(f"{LABELS[metric]}: average rank over {n} sets (1 = best)", fontsize=10)
     if not panels:
-        axes[0, 0].text(0.5, 0.5, f"no {group} sets with two methods", ha="center")
+        note = no_diagram_note(group, *shape)
+        axes[0, 0].text(0.5, 0.5, note, ha="center", va="center", wrap=True)
         axes[0, 0].set_axis_off()
     fig.suptitle(plain_label(f"Critical-difference diagrams, {group} sets. {source}"), fontsize=9)
     fig.tight_layout()
