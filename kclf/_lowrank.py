@@ -37,6 +37,21 @@ def serial_blas(serial=True):
     return _CONTROLLER[0].limit(limits=1, user_api="blas")
 
 
+def symmetric_eigh(A, lower=True):
+    """Eigenvalues and eigenvectors of the symmetric ``A`` (its ``lower`` or upper triangle),
+    by LAPACK's divide and conquer (``driver="evd"``, in place).  Where that fails to
+    converge (seen on a Gram matrix with duplicate rows and entries down to 1e-300, at a
+    small width) the relatively robust representations (``"evr"``) solve a copy kept for
+    that case."""
+    copy = A.copy()
+    try:
+        return scipy.linalg.eigh(A, lower=lower, driver="evd", overwrite_a=True, check_finite=False)
+    except np.linalg.LinAlgError:
+        return scipy.linalg.eigh(
+            copy, lower=lower, driver="evr", overwrite_a=True, check_finite=False
+        )
+
+
 def choose_centers(X, n_basis, centers, random_state):
     """``(index, C)``: the ``b = min(n_basis, n)`` kernel centres.
 
@@ -130,9 +145,7 @@ def eigen_path(H, h, m, lams, serial):
     Returns (b, n_lams, p).
     """
     with serial_blas(serial):
-        s, V = scipy.linalg.eigh(
-            H / m, lower=False, driver="evd", overwrite_a=True, check_finite=False
-        )
+        s, V = symmetric_eigh(H / m, lower=False)
     R = V.T @ (h / m)
     G = 1.0 / (s[None, :] + np.asarray(lams)[:, None])  # (L, b)
     GR = (G[:, :, None] * R[None]).transpose(1, 0, 2)  # (b, L, p)

@@ -58,10 +58,10 @@ class KernelLogisticRegressionCV(KernelGridSearch):
     Parameters
     ----------
     sigmas : array-like or None
-        Candidate widths; ``None``: nine values from median/8 to 2 x median pairwise
+        Candidate widths; ``None``: seven values from median/16 to 4 x median pairwise
         distance (the same default as ``LSPCCV``).  Ignored for non-rbf kernels.
     lams : array-like or None
-        Candidate lambdas (Eq. 9); ``None``: nine values log-spaced in [1e-3, 10].
+        Candidate lambdas (Eq. 9); ``None``: 1e-3, 1e-2, 0.1, 1 and 10.
     cv : int, splitter or iterable, default=2
         An integer: the number of folds (shuffled, stratified for one task when possible;
         the same folds as ``LSPCCV`` for the same ``random_state``).  Otherwise a

@@ -15,7 +15,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._lowrank import choose_centers
+from ._lowrank import choose_centers, symmetric_eigh
 from ._validation import (
     KERNEL,
     POSITIVE,
@@ -123,7 +123,7 @@ def alpha_path(K, yi, n_classes, lams, basis_class=None, weights=None):
     alpha = np.zeros((K.shape[1], lams.size, n_classes))
     for cols, cls in block_columns(yi, n_classes, basis_class):
         H, h = weighted_system(K[:, cols], Y[:, cls], weights)
-        e, V = scipy.linalg.eigh(H, driver="evd", overwrite_a=True, check_finite=False)
+        e, V = symmetric_eigh(H)
         R = V.T @ h  # (b_B, |cls|)
         GR = R[:, None, :] / (e[:, None, None] + lams[None, :, None])
         A = (V @ GR.reshape(V.shape[0], -1)).reshape(GR.shape)

@@ -14,6 +14,7 @@ from ._lowrank import (
     row_atoms,
     rows_of,
     serial_blas,
+    symmetric_eigh,
 )
 from ._search import (
     BinaryFoldScores,
@@ -99,10 +100,10 @@ class LSPCCV(KernelGridSearch):
     Parameters
     ----------
     sigmas : array-like or None
-        Candidate Gaussian widths; ``None``: nine values from median/8 to 2 x median
+        Candidate Gaussian widths; ``None``: seven values from median/16 to 4 x median
         pairwise distance (log-spaced).  Ignored for non-rbf kernels.
     lams : array-like or None
-        Candidate lambdas; ``None``: nine values log-spaced in [1e-3, 10].
+        Candidate lambdas; ``None``: 1e-3, 1e-2, 0.1, 1 and 10.
     cv : int, splitter or iterable, default=2
         An integer: the number of folds (shuffled by ``random_state``; stratified for a
         single task when every class has that many samples).  Otherwise a scikit-learn
@@ -260,9 +261,7 @@ class LSPCCV(KernelGridSearch):
                 Ktr = K[np.ix_(tr, tr)]
                 if symmetric:
                     with serial_blas(m <= SERIAL_EIGH_MAX):
-                        s, V = scipy.linalg.eigh(
-                            Ktr, driver="evd", overwrite_a=True, check_finite=False
-                        )
+                        s, V = symmetric_eigh(Ktr)
                     U = V
                 else:
                     U, s, Vt = scipy.linalg.svd(Ktr, overwrite_a=True, check_finite=False)

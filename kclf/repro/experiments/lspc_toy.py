@@ -6,10 +6,11 @@ import time
 
 import numpy as np
 
+from ...kernels import median_sigma
 from ...lspc import round_outputs
 from ...lspc_cv import LSPCCV
 from ..datasets import lspc_toy
-from ..methods import ROUNDING, family_methods
+from ..methods import FAMILY_LAMS, FAMILY_SIGMA_FACTORS, ROUNDING, family_methods
 from ..records import calibration_records, record
 from ..seeding import rng_for, seed_for
 
@@ -83,8 +84,8 @@ def fit_method(samples, method, seed, cv=2, sigmas=None, lams=None, n_bins=10, v
         X, y, Xt, yt = (samples[f"{k}_{t}"] for k in ("X", "y", "Xt", "yt"))
         t0 = time.perf_counter()
         model = LSPCCV(
-            sigmas=sigmas,
-            lams=lams,
+            sigmas=median_sigma(X) * FAMILY_SIGMA_FACTORS if sigmas is None else sigmas,
+            lams=FAMILY_LAMS if lams is None else lams,
             cv=cv,
             rounding=rounding,
             random_state=seed_for(seed, "lspc_toy", "cv", t),

@@ -25,10 +25,17 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.svm import SVC
 
-from ..._search import DEFAULT_LAMS, best_index, default_sigmas
+from ..._search import DEFAULT_LAMS, best_index
 from ...kernels import median_sigma
 from ...platt import PlattScaled
-from ..methods import ROUNDING, family_methods, gamma_of, kernel_search
+from ..methods import (
+    FAMILY_LAMS,
+    FAMILY_SIGMA_FACTORS,
+    ROUNDING,
+    family_methods,
+    gamma_of,
+    kernel_search,
+)
 from ..records import calibration_records, record
 from ..seeding import rng_for, seed_for
 
@@ -103,7 +110,8 @@ def _fit_predict_one(
     if not fit:
         return P, 0.0, params, best
     if kernel == "rbf" and sigmas is None:
-        sigmas = default_sigmas(Xtr)
+        sigmas = median_sigma(Xtr) * FAMILY_SIGMA_FACTORS
+    lams = FAMILY_LAMS if lams is None else lams
     t0 = time.perf_counter()
     if method in ("lspc_new", "lspc", "klr"):
         low_rank = {} if n_basis is None or method not in ROUNDING else {"n_basis": n_basis}
