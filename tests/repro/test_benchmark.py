@@ -233,6 +233,15 @@ def test_evaluate_writes_every_metric_per_fold_with_the_path():
     assert params["path"] == "exact" and params["n_train"] == 60 and "C" in params
 
 
+def test_gpy_ep_runs_inside_the_benchmark_pipeline_when_gpy_is_installed():
+    pytest.importorskip("GPy")
+    X, y = _mixed(60)
+    folds = bm.outer_folds(y, "mixed", seed=1, k=3)
+    rows = bm.evaluate(X, y, 2, ["x0"], "mixed", "GPy-EP", folds, [0], CFG, seed=1)
+    values = {r["metric"]: r["value"] for r in rows}
+    assert 0 <= values["error"] < 50 and values["auc"] > 50
+
+
 # --- rank statistics ---------------------------------------------------------------------
 
 
