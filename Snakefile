@@ -22,6 +22,7 @@ include: "workflow/rules/audio.smk"
 include: "workflow/rules/mgpc.smk"
 include: "workflow/rules/ida.smk"
 include: "workflow/rules/multiclass.smk"
+include: "workflow/rules/benchmark.smk"
 include: "workflow/rules/provenance.smk"
 
 

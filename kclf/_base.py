@@ -34,13 +34,13 @@ class KernelMixin:
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
 
-    def _width(self, X):
-        """The Gaussian width of a fit on ``X``: ``sigma``, or the median pairwise distance
-        of ``X`` (:func:`kclf.kernels.median_sigma`) when it is None; None for a kernel
-        without a width."""
+    def _width(self, X, factor=1.0):
+        """The Gaussian width of a fit on ``X``: ``sigma``, or ``factor`` times the median
+        pairwise distance of ``X`` (:func:`kclf.kernels.median_sigma`) when it is None;
+        None for a kernel without a width."""
         if self.kernel != "rbf":
             return None
-        return median_sigma(X) if self.sigma is None else float(self.sigma)
+        return factor * median_sigma(X) if self.sigma is None else float(self.sigma)
 
 
 class ArgmaxPredictMixin:

@@ -150,7 +150,7 @@ def alpha_path(K, yi, n_classes, lams, basis_class=None, weights=None):
     alpha = np.zeros((K.shape[1], lams.size, n_classes))
     for cols, cls in block_columns(yi, n_classes, basis_class):
         H, h = weighted_system(K[:, cols], Y[:, cls], weights)
-        e, V = scipy.linalg.eigh(H, driver="evd", overwrite_a=True, check_finite=False)
+        e, V = symmetric_eigh(H)
         R = V.T @ h  # (b_B, |cls|)
         GR = R[:, None, :] / (e[:, None, None] + lams[None, :, None])
         A = (V @ GR.reshape(V.shape[0], -1)).reshape(GR.shape)
@@ -192,6 +192,21 @@ def serial_blas(serial=True):
     if not _CONTROLLER:
         _CONTROLLER.append(ThreadpoolController())
     return _CONTROLLER[0].limit(limits=1, user_api="blas")
+
+
+def symmetric_eigh(A, lower=True):
+    """Eigenvalues and eigenvectors of the symmetric ``A`` (its ``lower`` or upper triangle),
+    by LAPACK's divide and conquer (``driver="evd"``, in place).  Where that fails to
+    converge (seen on a Gram matrix with duplicate rows and entries down to 1e-300, at a
+    small width) the relatively robust representations (``"evr"``) solve a copy kept for
+    that case."""
+    copy = A.copy()
+    try:
+        return scipy.linalg.eigh(A, lower=lower, driver="evd", overwrite_a=True, check_finite=False)
+    except np.linalg.LinAlgError:
+        return scipy.linalg.eigh(
+            copy, lower=lower, driver="evr", overwrite_a=True, check_finite=False
+        )
 
 
 def choose_centers(X, n_basis, centers, random_state):
@@ -280,9 +295,7 @@ def eigen_path(H, h, m, lams, serial):
     Returns (b, n_lams, p).
     """
     with serial_blas(serial):
-        s, V = scipy.linalg.eigh(
-            H / m, lower=False, driver="evd", overwrite_a=True, check_finite=False
-        )
+        s, V = symmetric_eigh(H / m, lower=False)
     R = V.T @ (h / m)
     G = 1.0 / (s[None, :] + np.asarray(lams)[:, None])  # (L, b)
     GR = (G[:, :, None] * R[None]).transpose(1, 0, 2)  # (b, L, p)
@@ -437,9 +450,7 @@ class GridPaths:
                 Ktr = K[np.ix_(tr, tr)]
                 if symmetric:
                     with serial_blas(m <= SERIAL_EIGH_MAX):
-                        s, V = scipy.linalg.eigh(
-                            Ktr, driver="evd", overwrite_a=True, check_finite=False
-                        )
+                        s, V = symmetric_eigh(Ktr)
                     U = V
                 else:
                     U, s, Vt = scipy.linalg.svd(Ktr, overwrite_a=True, check_finite=False)

@@ -53,8 +53,29 @@ FAMILIES = {
         "gpy_ep": "GPy EP",
     },
     "lspc_toy": {"lspc_new": "LSPC-new", "lspc": "LSPC", "lspc_prime": "LSPC'"},
+    # the benchmark's config lists the table names themselves
+    "benchmark": {
+        name: name
+        for name in (
+            "LSPC-new",
+            "LSPC",
+            "KLR",
+            "MAPLP",
+            "MGPC-EP",
+            "SVC",
+            "LR",
+            "GPC",
+            "HGB",
+            "GPy-EP",
+        )
+    },
 }
 
+#: the widths (times the median distance) and lambdas the papers' families search when their
+#: config gives none: the library's defaults before the benchmark chose new ones on the KEEL
+#: suite (kclf.model_selection), kept so that the families' published numbers stay those measured
+FAMILY_SIGMA_FACTORS = 2.0 ** np.linspace(-3, 1, 9)
+FAMILY_LAMS = np.logspace(-3, 1, 9)
 #: LSPC slug -> :class:`kclf.LSPC`'s ``rounding`` (LSPC-new, LSPC, LSPC')
 ROUNDING = {"lspc_new": "outputs", "lspc": "parameters", "lspc_prime": "none"}
 #: kernel logistic regression slug -> its ``multi_class``

@@ -227,3 +227,31 @@ def test_bad_low_rank_arguments(kwargs, match):
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_symmetric_eigh_falls_back_to_evr_where_divide_and_conquer_fails(monkeypatch):
+    """LAPACK's dsyevd failed to converge on a Gram matrix of the KEEL set movement_libras
+    (duplicate rows, entries down to 1e-197, at width median / 16); the relatively robust
+    representations driver must then give the same decomposition as numpy's eigh."""
+    import scipy.linalg
+
+    from kclf.lspc import _solver
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 4))
+    A = np.exp(-((X[:, None] - X[None]) ** 2).sum(-1))
+    real = scipy.linalg.eigh
+    drivers = []
+
+    def failing_evd(a, *args, driver=None, **kwargs):
+        drivers.append(driver)
+        if driver == "evd":
+            a[:] = np.nan  # dsyevd works in place: a failure leaves the input spoilt
+            raise np.linalg.LinAlgError("dsyevd did not converge")
+        return real(a, *args, driver=driver, **kwargs)
+
+    monkeypatch.setattr(_solver.scipy.linalg, "eigh", failing_evd)
+    s, V = _solver.symmetric_eigh(A.copy())
+    assert drivers == ["evd", "evr"]
+    np.testing.assert_allclose(s, np.linalg.eigvalsh(A), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(V @ np.diag(s) @ V.T, A, rtol=0, atol=1e-12)

@@ -674,7 +674,7 @@ def test_name_clashing_with_a_builtin_data_set():
         check_dataset_name("banana", builtin)
     assert _one_line(e) == (
         "datasets.banana: the name clashes with the built-in data set 'banana' of "
-        "ida.datasets; choose another name"
+        "benchmark.datasets, ida.datasets; choose another name"
     )
     with pytest.raises(ValueError, match="datasets.scene: .* mgpc.datasets, multilabel.datasets"):
         load_user_dataset("scene", {"format": "npz", "path": "x.npz"}, builtin=builtin)

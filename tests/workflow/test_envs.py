@@ -40,6 +40,8 @@ ENVS = {
             "pyyaml",
             "unlzw3",
             "libarchive-c",
+            "scikit-posthocs",
+            "baycomp",
         ],
     },
     "images": {

@@ -34,6 +34,17 @@ def mirror_copy(relpath):
     return [path] if path and os.path.isfile(path) else []
 
 
+def mirror_param(relpath):
+    """The download rule's ``mirror`` param: where the mirror holds the file (the rule's
+    input), a function of that input (its path less ``relpath``), so the directory follows
+    the input wherever a job's files are staged; else the configured mirror, which lacks
+    it (the fetch logs so).  A function of the input is left out of Snakemake's record of
+    params, so the second case stays a plain value: cached downloads are not redone."""
+    if not mirror_copy(relpath):
+        return config.get("mirror")
+    return lambda wildcards, input: os.path.normpath(str(input[0])[: -len(relpath)])
+
+
 def download_path(name):
     """Output path of the download named `name` (its path under cache_dir)."""
     return f"{config['cache_dir']}/{name}"
@@ -76,7 +87,7 @@ def download_file(name, url, sha256, mirror_relpath=None, md5=None):
             **({"md5": md5} if md5 else {}),
             url=url,
             sha256=sha256,
-            mirror=config.get("mirror"),
+            mirror=mirror_param(mirror_relpath or name),
             mirror_relpath=mirror_relpath or name,
         script:
             "../scripts/download_fetch.py"

@@ -9,7 +9,7 @@ import numpy as np
 
 from ... import LSPCCV
 from ..datasets import lspc_toy
-from ..methods import ROUNDING, family_methods
+from ..methods import FAMILY_LAMS, FAMILY_SIGMA_FACTORS, ROUNDING, family_methods
 from ..records import calibration_records, record
 from ..seeding import rng_for, seed_for
 
@@ -68,7 +68,10 @@ def make_samples(seed, trials, n_train_per_class=250, n_test_per_class=250):
 
 
 def fit_method(samples, method, seed, cv=2, sigmas=None, lams=None, n_bins=10, variant=None):
-    """Fit one method on every trial with (sigma, lambda) by ``cv``-fold CV.
+    """Fit one method on every trial with (sigma, lambda) by ``cv``-fold CV over ``sigmas``
+    x ``lams`` (None: the papers' families' grid, :data:`kclf.repro.methods.FAMILY_LAMS`
+    and the widths :data:`kclf.repro.methods.FAMILY_SIGMA_FACTORS` times the median
+    distance).
 
     Returns ``(records, curves)``: records of accuracy, L1 and KL distance to the true
     posterior on a grid over [-5, 5], and the probability metrics on the test set
@@ -87,7 +90,8 @@ def fit_method(samples, method, seed, cv=2, sigmas=None, lams=None, n_bins=10, v
         t0 = time.perf_counter()
         model = LSPCCV(
             sigmas=sigmas,
-            lams=lams,
+            lams=FAMILY_LAMS if lams is None else lams,
+            sigma_factors=FAMILY_SIGMA_FACTORS if sigmas is None else None,
             cv=cv,
             rounding=rounding,
             random_state=seed_for(seed, "lspc_toy", "cv", t),

@@ -28,6 +28,7 @@ import time
 import warnings
 
 import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.datasets import load_digits
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.gaussian_process import GaussianProcessClassifier
@@ -58,7 +59,7 @@ def gpy_available():
     return importlib.util.find_spec("GPy") is not None
 
 
-class GPyEPClassifier:
+class GPyEPClassifier(ClassifierMixin, BaseEstimator):
     """GPy's EP classifier as a binary scikit-learn-like classifier: ``GPy.core.GP`` with an
     RBF kernel (variance 1, length scale ``length_scale``: the median distance of the
     training inputs by default, scikit-learn GPC's start here), the Bernoulli (probit)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from sklearn.metrics import roc_auc_score
@@ -28,7 +28,14 @@ from sklearn.svm import SVC
 
 from ... import PlattScaled
 from ...model_selection import best_index, sigma_grid
-from ..methods import ROUNDING, family_methods, gamma_of, kernel_search
+from ..methods import (
+    FAMILY_LAMS,
+    FAMILY_SIGMA_FACTORS,
+    ROUNDING,
+    family_methods,
+    gamma_of,
+    kernel_search,
+)
 from ..records import calibration_records, record
 from ..seeding import rng_for, seed_for
 
@@ -44,15 +51,15 @@ class TrialOptions:
 
     ``kernel``: "rbf" (``X`` features) or "precomputed" (``X`` a kernel); ``cv`` the folds of
     every search; ``sigma_factors`` the Gaussian widths as multiples of the median pairwise
-    distance of the trial's training inputs (None: the library's default grid,
-    :data:`kclf.model_selection.DEFAULT_SIGMA_FACTORS`); ``lams`` the kernel methods'
-    lambdas (None: the library's default); ``scoring`` their CV criterion; ``svc_Cs`` the
-    SVC's ``C`` grid (None: :data:`DEFAULT_SVC_CS`); ``n_basis`` LSPC's low-rank basis
-    (LSPC-new and LSPC only; None: the exact model); ``n_bins`` the reliability bins of the
-    calibration records; ``taus`` the widths of a kernel given per width (``X`` then a
-    stack, one kernel per width: :func:`fit_predict`); ``variants`` ``{slug: {parameter:
-    value}}``, further parameters of a kernel method's search (e.g. ``{"lspc_new":
-    {"basis": "classwise"}}``).
+    distance of the trial's training inputs (None: the papers' families' grid,
+    :data:`kclf.repro.methods.FAMILY_SIGMA_FACTORS`); ``lams`` the kernel methods'
+    lambdas (None: :data:`kclf.repro.methods.FAMILY_LAMS`); ``scoring`` their CV
+    criterion; ``svc_Cs`` the SVC's ``C`` grid (None: :data:`DEFAULT_SVC_CS`); ``n_basis``
+    LSPC's low-rank basis (LSPC-new and LSPC only; None: the exact model); ``n_bins`` the
+    reliability bins of the calibration records; ``taus`` the widths of a kernel given per
+    width (``X`` then a stack, one kernel per width: :func:`fit_predict`); ``variants``
+    ``{slug: {parameter: value}}``, further parameters of a kernel method's search (e.g.
+    ``{"lspc_new": {"basis": "classwise"}}``).
     """
 
     kernel: str = "rbf"
@@ -89,6 +96,18 @@ def _split(X, train, test, kernel):
     return X[train], X[test]
 
 
+def _with_family_grid(options):
+    """``options`` with the papers' families' grid where they give none: the widths
+    :data:`kclf.repro.methods.FAMILY_SIGMA_FACTORS` times the median distance, the lambdas
+    :data:`kclf.repro.methods.FAMILY_LAMS`."""
+    factors, lams = options.sigma_factors, options.lams
+    return replace(
+        options,
+        sigma_factors=FAMILY_SIGMA_FACTORS if factors is None else factors,
+        lams=FAMILY_LAMS if lams is None else lams,
+    )
+
+
 def _svc_fit_predict(Xtr, ytr, Xte, options, random_state):
     """The SVC of one task: ``(C, gamma)`` by ``GridSearchCV`` on ROC AUC (``gamma`` of the
     widths :func:`kclf.model_selection.sigma_grid` of ``Xtr``), then Platt scaling."""
@@ -120,6 +139,7 @@ def _fit_predict_one(method, Xtr, Ytr, Xte, options, random_state):
         params[t] = {"constant": float(prevalence[t])}
     if not fit:
         return P, 0.0, params, best
+    options = _with_family_grid(options)
     t0 = time.perf_counter()
     if method in ("lspc_new", "lspc", "klr"):
         low_rank = {}
@@ -269,7 +289,8 @@ def feature_trials(
     training samples, or, when the data set has its own split (``own_n_train``: its first
     ``own_n_train`` samples train), that split for trial 0 and seeded re-splits of the same
     training size after it.  The sigma grid is ``median_sigma(X[train]) *
-    experiment["sigma_factors"]`` (None: the library's default grid); ``lams``
+    experiment["sigma_factors"]`` (None: :data:`kclf.repro.methods.FAMILY_SIGMA_FACTORS`);
+    ``lams``
     or ``svc_Cs`` as the experiment gives them, ``n_basis`` (LSPC-new, LSPC) when it
     gives one.  ``family`` names the config block in the
     error messages; ``source`` the data file.
