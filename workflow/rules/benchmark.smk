@@ -27,7 +27,7 @@ rule benchmark_fit:
     params:
         seed=config["seed"],
         n_bins=config["calibration_bins"],
-        cfg=lambda wildcards: benchmark_fit_keys(wildcards.bm_method),
+        cfg=lambda wildcards: BENCHMARK_PLAN.fit_keys(wildcards.bm_method),
         user=lambda wildcards: user_entry(wildcards.bm_dataset),
     script:
         "../scripts/benchmark_fit.py"
@@ -35,7 +35,7 @@ rule benchmark_fit:
 
 rule benchmark_report:
     input:
-        BENCHMARK_RECORDS,
+        BENCHMARK_PLAN.records,
     output:
         table=report(
             "results/tables/benchmark.csv",
@@ -88,7 +88,7 @@ rule benchmark_report:
     params:
         seed=config["seed"],
         methods=BENCHMARK["methods"],
-        sources=benchmark_sources(),
+        sources=BENCHMARK_PLAN.sources(user_caption),
         comparisons=BENCHMARK["comparisons"],
         rope=BENCHMARK["rope"],
         folds=BENCHMARK["folds"],

@@ -11,5 +11,6 @@ None of them imports Snakemake, so each is unit-tested on its own
   key order, trial chunks, params, mirror and user files, manifests' params);
 * one module per family with data sources to choose or list: :mod:`~kclf.repro.plans.voc`,
   :mod:`~kclf.repro.plans.audio`, :mod:`~kclf.repro.plans.ida`,
-  :mod:`~kclf.repro.plans.multiclass`, :mod:`~kclf.repro.plans.multilabel`.
+  :mod:`~kclf.repro.plans.multiclass`, :mod:`~kclf.repro.plans.multilabel`,
+  :mod:`~kclf.repro.plans.benchmark`.
 """
