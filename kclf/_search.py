@@ -300,9 +300,10 @@ class KernelGridSearch(KernelMixin, ClassifierMixin, BaseEstimator):
     names it) and predicts that class with probability 1.
 
     The search's parameters are ``sigmas``, ``lams``, ``cv``, ``scoring``,
-    ``random_state`` (the folds'), ``kernel``, ``sigma_factors`` and ``verbose``.  A subclass adds its
-    model's parameters to ``_parameter_constraints`` (``random_state`` and ``kernel``
-    among them), to ``__init__`` (which passes the search's on to this one's) and defines
+    ``random_state`` (the folds'), ``kernel``, ``sigma_factors`` and ``verbose``.  A
+    subclass adds its model's parameters to ``_parameter_constraints`` (``random_state``
+    and ``kernel`` among them), to ``__init__`` (which passes the search's on to this
+    one's) and defines
 
     * ``_needs_inputs``: ``(name, what it does)`` of the option that needs the inputs,
       not their Gram matrix (rejected with ``kernel="precomputed"``);

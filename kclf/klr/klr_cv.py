@@ -128,9 +128,7 @@ class KernelLogisticRegressionCV(KernelGridSearch):
         n_components=None,
         verbose=0,
     ):
-        super().__init__(
-            sigmas, lams, cv, scoring, random_state, kernel, sigma_factors, verbose
-        )
+        super().__init__(sigmas, lams, cv, scoring, random_state, kernel, sigma_factors, verbose)
         self.multi_class = multi_class
         self.tol = tol
         self.max_iter = max_iter

@@ -136,9 +136,7 @@ class LSPCCV(KernelGridSearch):
         class_weight=None,
         verbose=0,
     ):
-        super().__init__(
-            sigmas, lams, cv, scoring, random_state, kernel, sigma_factors, verbose
-        )
+        super().__init__(sigmas, lams, cv, scoring, random_state, kernel, sigma_factors, verbose)
         self.rounding = rounding
         self.n_basis = n_basis
         self.centers = centers

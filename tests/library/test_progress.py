@@ -67,7 +67,8 @@ def test_manifold_gpc_writes_a_line_per_length_scale_row_it_walks(data, capsys):
     assert len(lines) == 1 + walked_rows + 1
     best = [float(line.split("best log evidence ")[1].split()[0]) for line in lines[1:-1]]
     assert max(best) == pytest.approx(np.max(quiet.hyperparameter_scores_[..., ::2]), rel=1e-5)
-    assert lines[-1].startswith(f"chose map {1 if quiet.n_centers_ is not None else 2}, length scale")
+    chosen = 1 if quiet.n_centers_ is not None else 2
+    assert lines[-1].startswith(f"chose map {chosen}, length scale")
     np.testing.assert_array_equal(loud.predict_proba(X), quiet.predict_proba(X))
 
 

@@ -29,6 +29,7 @@ from sklearn.svm import SVC
 from ... import PlattScaled
 from ...model_selection import best_index, sigma_grid
 from ..methods import ROUNDING, family_methods, gamma_of, kernel_search
+from ..progress import Progress
 from ..records import calibration_records, record
 from ..seeding import rng_for, seed_for
 
@@ -294,6 +295,7 @@ def feature_trials(
         variants=method_variants(experiment),
     )
     rows = []
+    progress = Progress(logger, f"{method} trials", len(trials), every=0.0)
     for trial in trials:
         train, test = splits[trial]
         got = multitask_trial(
@@ -320,7 +322,7 @@ def feature_trials(
                 "trial %d: no AUC for %s (one class only in the test part)", trial, missing
             )
         rows += got
-        logger.info("trial %d: %d train, %d test", trial, train.size, test.size)
+        progress.step(f"trial {trial}: {train.size} train, {test.size} test")
     return rows
 
 
@@ -383,6 +385,7 @@ def kernel_trials(
         variants=method_variants(experiment) if variants is None else variants,
     )
     rows = []
+    progress = Progress(logger, f"{method} trials", len(trials), every=0.0)
     for trial in trials:
         train, test = splits[trial]
         if test.size > n_test:
@@ -425,13 +428,8 @@ def kernel_trials(
             task_names=[tags[k] for k in ok],
             options=options,
         )
-        logger.info(
-            "trial %d: %d train, %d test, %d of %d tags",
-            trial,
-            train.size,
-            test.size,
-            len(ok),
-            len(tags),
+        progress.step(
+            f"trial {trial}: {train.size} train, {test.size} test, {len(ok)} of {len(tags)} tags"
         )
     return rows
 
