@@ -22,6 +22,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import KernelMixin
+from ._progress import SILENT, Progress
 from ._validation import check_precomputed, class_labels, positive_grid, reject_with_precomputed
 from .metrics import EPS
 from .model_selection import DEFAULT_LAMS, best_index, sigma_grid
@@ -242,18 +243,38 @@ def task_choices(mean, best, sigmas, lams, fit_tasks, n_tasks):
 
 class ScoreTable:
     """Sums of the fold scores of every (task, sigma, lambda) of a search; a NaN score
-    (AUC of a fold with one class) is left out of its setting's mean."""
+    (AUC of a fold with one class) is left out of its setting's mean.
 
-    def __init__(self, n_tasks, sigmas, lams):
+    ``progress`` (:class:`kclf._progress.Progress`) gets a line per added fold: the width,
+    the fold (of ``n_folds``) and its best score over the lambdas (the mean over tasks)."""
+
+    def __init__(self, n_tasks, sigmas, lams, progress=SILENT, n_folds=None, scoring="error"):
         self.sigmas, self.lams = sigmas, lams
         self.total = np.zeros((n_tasks, sigmas.size, lams.size))
         self.count = np.zeros_like(self.total)
+        self.progress, self.n_folds, self.scoring = progress, n_folds, scoring
+        self.folds_seen = np.zeros(sigmas.size, dtype=int)
 
     def add(self, si, sc):
         """Add one fold's scores ``sc`` (n_lams, n_tasks) of the width ``sigmas[si]``."""
         ok = ~np.isnan(sc)
         self.total[:, si, :] += np.where(ok, sc, 0.0).T
         self.count[:, si, :] += ok.T
+        self.folds_seen[si] += 1
+        if self.progress:
+            self.progress(self._line(si, sc))
+
+    def _line(self, si, sc):
+        sigma = self.sigmas[si]
+        width = "no width" if np.isnan(sigma) else f"sigma={sigma:.4g}"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a fold with all-NaN AUCs
+            per_lam = np.nanmean(sc, axis=1)
+            best = np.nanmax(per_lam) if self.scoring == "auc" else np.nanmin(per_lam)
+        return (
+            f"width {si + 1}/{self.sigmas.size} ({width}), fold {self.folds_seen[si]}/"
+            f"{self.n_folds}: best {self.scoring} {best:.4g} over {self.lams.size} lambdas"
+        )
 
     def choose(self, scoring):
         """``(mean, best, grid_sigma, grid_lam)``: the mean scores (n_tasks, n_settings)
@@ -279,9 +300,10 @@ class KernelGridSearch(KernelMixin, ClassifierMixin, BaseEstimator):
     names it) and predicts that class with probability 1.
 
     The search's parameters are ``sigmas``, ``lams``, ``cv``, ``scoring``,
-    ``random_state`` (the folds'), ``kernel`` and ``sigma_factors``.  A subclass adds its
-    model's parameters to ``_parameter_constraints`` (``random_state`` and ``kernel``
-    among them), to ``__init__`` (which passes the search's on to this one's) and defines
+    ``random_state`` (the folds'), ``kernel``, ``sigma_factors`` and ``verbose``.  A
+    subclass adds its model's parameters to ``_parameter_constraints`` (``random_state``
+    and ``kernel`` among them), to ``__init__`` (which passes the search's on to this
+    one's) and defines
 
     * ``_needs_inputs``: ``(name, what it does)`` of the option that needs the inputs,
       not their Gram matrix (rejected with ``kernel="precomputed"``);
@@ -305,9 +327,10 @@ class KernelGridSearch(KernelMixin, ClassifierMixin, BaseEstimator):
         "sigma_factors": ["array-like", None],
         "cv": ["cv_object"],
         "scoring": [StrOptions(set(SCORINGS))],
+        "verbose": ["verbose"],
     }
 
-    def __init__(self, sigmas, lams, cv, scoring, random_state, kernel, sigma_factors):
+    def __init__(self, sigmas, lams, cv, scoring, random_state, kernel, sigma_factors, verbose):
         self.sigmas = sigmas
         self.lams = lams
         self.cv = cv
@@ -315,6 +338,7 @@ class KernelGridSearch(KernelMixin, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.kernel = kernel
         self.sigma_factors = sigma_factors
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -370,7 +394,12 @@ class KernelGridSearch(KernelMixin, ClassifierMixin, BaseEstimator):
         sigmas, lams = self._grids(X)
         y, labels, fit_tasks = self._targets(y)
         folds = cv_splits(self.cv, X, y, self.random_state)
-        table = ScoreTable(labels.shape[1], sigmas, lams)
+        progress = Progress(type(self).__name__, self.verbose)
+        progress(
+            f"{X.shape[0]} rows, {labels.shape[1]} task(s): {len(folds)} folds x "
+            f"{sigmas.size} widths x {lams.size} lambdas"
+        )
+        table = ScoreTable(labels.shape[1], sigmas, lams, progress, len(folds), self.scoring)
         reuse = self._search(X, y, labels, folds, table)
         mean, best, grid_s, grid_l = table.choose(self.scoring)
         if self.n_tasks_ is None:
@@ -379,11 +408,17 @@ class KernelGridSearch(KernelMixin, ClassifierMixin, BaseEstimator):
             self.lam_ = float(grid_l[best[0]])
             self.best_score_ = float(mean[0, best[0]])
             self.best_estimator_ = self._refit(X, y, reuse)
+            width = "no width" if self.sigma_ is None else f"sigma={self.sigma_:.4g}"
+            progress(
+                f"refitted at {width}, lam={self.lam_:.4g} (CV {self.scoring} "
+                f"{self.best_score_:.4g})"
+            )
             return self
         self.cv_results_, self.sigma_, self.lam_, self.best_score_ = task_choices(
             mean, best, grid_s, grid_l, fit_tasks, self.n_tasks_
         )
         self._refit_tasks(X, y, fit_tasks, grid_s[best], grid_l[best], reuse)
+        progress(f"refitted {fit_tasks.size} task(s) at their chosen settings")
         return self
 
     def _test_inputs(self, X):

@@ -35,6 +35,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from threadpoolctl import threadpool_limits
 
+from .._progress import SILENT
 from ._decoding import (
     MAX_EXACT_LABELS,
     _conditional_log_likelihood,
@@ -123,8 +124,34 @@ def _first_max(values):
     return np.unravel_index(np.argmax(np.round(values, 12)), values.shape)
 
 
+def _reported(path, progress, what, k, n_folds):
+    """``path`` (:func:`kclf.corrlog._solver.fold_path` or ``fold_weight_path``) that
+    writes a ``progress`` line when fold ``k`` is done: its best mean score on the grid."""
+
+    def run(*args):
+        out = path(*args)
+        scores = out[0] if out[0].ndim == 2 else out[0].mean(axis=-1)
+        progress(
+            f"{what}, fold {k + 1}/{n_folds}: best score {np.max(scores):.4g} over "
+            f"{scores.size} (rho1, rho2)"
+        )
+        return out
+
+    return run
+
+
 def cv_select(
-    params, X, Y, folds, rho1s, rho2s, criteria, n_jobs=None, per_label=False, second_score=None
+    params,
+    X,
+    Y,
+    folds,
+    rho1s,
+    rho2s,
+    criteria,
+    n_jobs=None,
+    per_label=False,
+    second_score=None,
+    progress=SILENT,
 ):
     """Choose ``(rho1, rho2)`` on the grid ``rho2s x rho1s`` (each strongest first) by the
     mean of the folds' scores (:func:`kclf.corrlog._solver.fold_path` with ``criteria``
@@ -144,16 +171,17 @@ def cv_select(
     (unless every label chose ``(rho1, rho2)``: the shared model).  Without, ``label_rho``
     is None.  ``cv_results`` also holds ``"seconds_solve"`` (FISTA), ``"seconds_screen"``
     (strong rules and KKT checks) and ``"seconds_decode"`` (decoding and scoring the test
-    folds), summed over the folds and paths.
+    folds), summed over the folds and paths.  ``progress``
+    (:class:`kclf._progress.Progress`) gets a line per fold of each path.
     """
     decode, score, fast_score, label_score = criteria
     label_score = label_score if per_label else None
     with threadpool_limits(limits=1, user_api="blas"):
         out = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(fold_path)(
+            delayed(_reported(fold_path, progress, "path", k, len(folds)))(
                 params, X, Y, train, test, rho1s, rho2s, decode, score, fast_score, label_score
             )
-            for train, test in folds
+            for k, (train, test) in enumerate(folds)
         )
     scores = np.mean([o[0] for o in out], axis=0)
     a, b = _first_max(scores)
@@ -170,7 +198,9 @@ def cv_select(
     if not per_label:
         return rho1s[b], rho2s[a], results, starts, None
     second_score = label_score if second_score is None else second_score
-    second = _weight_paths(params, X, Y, folds, rho1s, rho2s, (a, b), out, second_score, n_jobs)
+    second = _weight_paths(
+        params, X, Y, folds, rho1s, rho2s, (a, b), out, second_score, n_jobs, progress
+    )
     label_scores = np.mean([o[0] for o in second], axis=0)  # (n_rho2, n_rho1, m)
     key = "label_score_shared_couplings"
     results[f"mean_{key}"] = label_scores.reshape(-1, Y.shape[1])
@@ -197,7 +227,7 @@ def cv_select(
     return rho1s[b], rho2s[a], results, starts, label_rho
 
 
-def _weight_paths(params, X, Y, folds, rho1s, rho2s, at, out, label_score, n_jobs):
+def _weight_paths(params, X, Y, folds, rho1s, rho2s, at, out, label_score, n_jobs, progress):
     """Each fold's second path (:func:`kclf.corrlog._solver.fold_weight_path`): the
     couplings' penalty held at the shared choice ``at = (a, b)``, the weights' moving over
     the grid, started from the fold's first-path solutions (``out``) at the strongest
@@ -205,7 +235,7 @@ def _weight_paths(params, X, Y, folds, rho1s, rho2s, at, out, label_score, n_job
     a, b = at
     with threadpool_limits(limits=1, user_api="blas"):
         return Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(fold_weight_path)(
+            delayed(_reported(fold_weight_path, progress, "per-label path", k, len(folds)))(
                 params,
                 X,
                 Y,
@@ -218,5 +248,5 @@ def _weight_paths(params, X, Y, folds, rho1s, rho2s, at, out, label_score, n_job
                 label_score,
                 [(p, o[2][p]) for p in sorted({(0, 0), (a, b)}) if p in o[2]],
             )
-            for (train, test), o in zip(folds, out)
+            for k, ((train, test), o) in enumerate(zip(folds, out))
         )

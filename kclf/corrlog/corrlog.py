@@ -28,6 +28,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._progress import Progress
 from .._search import cv_splits
 from .._validation import binary_labels, label_matrix, warn_convergence
 from ._decoding import (
@@ -150,6 +151,10 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         Seeds the folds of an integer ``cv`` (``check_random_state``: an instance is drawn
         from; the fit itself is deterministic) and the Gibbs sampler of ``decode="f1"`` (an
         integer gives the same decisions on every call, an instance is drawn from at each).
+    verbose : int, default=0
+        0: silent.  1 or more: one line to stderr per fold of each penalty path of the
+        search (its best mean score) and one for the choice, each with the seconds
+        elapsed.
 
     Attributes
     ----------
@@ -237,6 +242,7 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         "rho2_grid": ["array-like", None],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
+        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -264,6 +270,7 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         rho2_grid=None,
         n_jobs=None,
         random_state=0,
+        verbose=0,
     ):
         self.rho1 = rho1
         self.rho2 = rho2
@@ -287,6 +294,7 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         self.rho2_grid = rho2_grid
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.verbose = verbose
 
     def _params(self):
         """The solver's settings (:mod:`kclf.corrlog._solver`)."""
@@ -307,9 +315,13 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         second = label_criterion(
             self._per_label_criterion, self.inference, self.bp_max_iter, self.bp_damping
         )
-        return cv_select(
-            self._params(), X, Y, folds, *grids, criteria, self.n_jobs, per_label, second
+        progress = Progress("CorrLog", self.verbose)
+        progress(f"{X.shape[0]} rows, {Y.shape[1]} labels: {len(folds)} folds")
+        choice = cv_select(
+            self._params(), X, Y, folds, *grids, criteria, self.n_jobs, per_label, second, progress
         )
+        progress(f"chose rho1={choice[0]:.4g}, rho2={choice[1]:.4g}")
+        return choice
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, Y):

@@ -85,6 +85,9 @@ class KernelLogisticRegressionCV(KernelGridSearch):
         ``X`` draws them), and every fold, lambda and task is fitted in those features by
         one primal IRLS call.  Pairwise multi-class mode fits each pair's own
         feature map (as the final model does), one fit per setting and fold.
+    verbose : int, default=0
+        0: silent.  1 or more: one line to stderr per (width, fold) with its best
+        score over the lambdas, and one for the refit, each with the seconds elapsed.
 
     Attributes
     ----------
@@ -124,8 +127,9 @@ class KernelLogisticRegressionCV(KernelGridSearch):
         fit_intercept=True,
         solver="auto",
         n_components=None,
+        verbose=0,
     ):
-        super().__init__(sigmas, lams, cv, scoring, random_state, kernel, sigma_factors)
+        super().__init__(sigmas, lams, cv, scoring, random_state, kernel, sigma_factors, verbose)
         self.multi_class = multi_class
         self.tol = tol
         self.max_iter = max_iter

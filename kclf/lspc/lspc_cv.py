@@ -89,6 +89,9 @@ class LSPCCV(KernelGridSearch):
         ``y``).  Weighted, the full basis's ``H`` differs per task: one
         eigendecomposition of ``K^T W K / m`` per (sigma, fold, task), as for
         ``basis="classwise"``.
+    verbose : int, default=0
+        0: silent.  1 or more: one line to stderr per (width, fold) with its best
+        score over the lambdas, and one for the refit, each with the seconds elapsed.
 
     Attributes
     ----------
@@ -132,8 +135,9 @@ class LSPCCV(KernelGridSearch):
         centers="random",
         basis="full",
         class_weight=None,
+        verbose=0,
     ):
-        super().__init__(sigmas, lams, cv, scoring, random_state, kernel, sigma_factors)
+        super().__init__(sigmas, lams, cv, scoring, random_state, kernel, sigma_factors, verbose)
         self.rounding = rounding
         self.n_basis = n_basis
         self.centers = centers

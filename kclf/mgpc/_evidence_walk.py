@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._progress import SILENT
 from ..kernels import median_sigma, rbf_kernel, squared_distances
 from ._solver import infer
 
@@ -39,10 +40,12 @@ class GridPoint:
 class EvidenceWalk:
     """The walk of one fit: ``inference`` ("laplace" or "ep") with ``max_iter`` and
     ``tol``; EP runs at the grid points to ``max(tol, search_tol)`` from the sites of a
-    neighbour, the chosen point's then to ``tol``."""
+    neighbour, the chosen point's then to ``tol``; ``progress``
+    (:class:`kclf._progress.Progress`) gets a line per length-scale row walked."""
 
-    def __init__(self, inference, max_iter, tol, search_tol):
+    def __init__(self, inference, max_iter, tol, search_tol, progress=SILENT):
         self.inference, self.max_iter, self.tol = inference, max_iter, tol
+        self.progress = progress
         self.ep = inference == "ep"
         self.search_tol = max(tol, search_tol) if self.ep else None
 
@@ -165,6 +168,13 @@ class EvidenceWalk:
                         best = GridPoint(
                             walked[h, i, j], h, Z, ls_grid[i], walk_amps[j], r, alpha, sw, R
                         )
+                if self.progress:
+                    self.progress(
+                        f"map {h + 1}/{len(feature_maps)} ("
+                        f"{'identity' if m is None else f'{m} centres'}), length scale "
+                        f"{i + 1}/{ls_grid.size} ({ls_grid[i]:.4g}): best log evidence "
+                        f"{np.max(walked[h, i]):.6g} over {len(row)} amplitudes"
+                    )
             # the next map starts at the best grid point so far, from its sites
             first, start = np.unravel_index(np.argmax(walked[best.map_index]), walked.shape[1:])
             warm = self.sites(best.result)

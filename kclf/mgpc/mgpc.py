@@ -27,6 +27,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._progress import Progress
 from .._validation import POSITIVE, binary_labels, positive_grid
 from ..kernels import median_sigma, rbf_kernel
 from ._evidence_walk import EvidenceWalk
@@ -121,6 +122,9 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         uses the fixed seed 0, so that fitting the same data twice gives the same model
         (``KMeans(random_state=None)`` draws from NumPy's global generator: the centres,
         hence the probabilities, changed from one fit of the same data to the next).
+    verbose : int, default=0
+        0: silent.  1 or more: one line to stderr per length-scale row the walk visits
+        (its best evidence) and one for the choice, each with the seconds elapsed.
 
     Attributes
     ----------
@@ -221,6 +225,7 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         "tol": [POSITIVE],
         "search_tol": [POSITIVE],
         "random_state": ["random_state"],
+        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -237,6 +242,7 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         search_tol=1e-3,
         n_init=4,
         random_state=None,
+        verbose=0,
     ):
         self.n_centers = n_centers
         self.sigma = sigma
@@ -249,6 +255,7 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         self.search_tol = search_tol
         self.n_init = n_init
         self.random_state = random_state
+        self.verbose = verbose
 
     def _feature_maps(self, n_distinct):
         """The ``n_centers`` values searched (``_parameter_constraints`` checked the
@@ -327,9 +334,15 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         candidates = self._candidate_maps(X, maps)
         # the default amplitudes are walked at every other value, then bisected
         stride = 2 if self.amplitude is None else 1
-        walk = EvidenceWalk(self.inference, self.max_iter, self.tol, self.search_tol)
+        progress = Progress("ManifoldGPC", self.verbose)
+        progress(f"{X.shape[0]} rows, {len(candidates)} feature map(s), {self.inference}")
+        walk = EvidenceWalk(self.inference, self.max_iter, self.tol, self.search_tol, progress)
         best, self.hyperparameter_scores_ = walk.run(
             X, candidates, ls_fixed, factors, amp_grid, stride, y_pm
+        )
+        progress(
+            f"chose map {best.map_index + 1}, length scale {best.length_scale:.4g}, "
+            f"amplitude {best.amplitude:.4g} (log evidence {best.score:.6g})"
         )
         r = best.result
         self.alpha_, self.sqrt_w_ = best.alpha, best.sqrt_w

@@ -2,6 +2,7 @@
 with their path, or (skip_bad) are left out and listed; the table comes out."""
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -102,6 +103,14 @@ def test_skip_bad_lists_them_and_the_table_comes_out(tmp_path, collection):
     assert list(times["method"]) == ["LSPC-new", "KLR"] and (times["trial_seconds_mean"] > 0).all()
     cal = pd.read_csv(work / "results/tables/audio_auc_calibration.csv")
     assert sorted(cal["method"]) == ["KLR", "LSPC-new"]
+    # the long jobs' logs say how far they got: units done of all, the seconds elapsed
+    for rule, what in (
+        ("audio_hmm_shard", r"clips \(features and HMM\)"),
+        ("audio_loglik_shard", "log-likelihood blocks"),
+        ("audio_fit", "(?:lspc_new|klr) trials"),
+    ):
+        logs = "".join(p.read_text() for p in (work / "results/logs" / rule).rglob("*.log"))
+        assert re.search(rf"{what} (\d+)/\1\b.*; \d+\.\d s elapsed", logs), (rule, logs[-400:])
     # the assembled kernel is symmetric and PSD after the projection
     with np.load(data_dir(work, "freesound") / "kernel.npz") as z:
         K = z["K"]

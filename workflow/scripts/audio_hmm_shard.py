@@ -9,6 +9,7 @@ import numpy as np
 from kclf.features.audio import AudioFeatureConfig, BadAudioError
 from kclf.features.hmm_kernel import HMMBank
 from kclf.repro.manifests import read_manifest
+from kclf.repro.progress import Progress
 from kclf.repro.shards.audio import clip_model, save_shard
 
 p = snakemake.params
@@ -18,6 +19,7 @@ absent = [c for c in p.ids if c not in paths]
 if absent:
     raise ValueError(f"{snakemake.input.manifest} lacks clips {absent[:5]} of this shard (stale?)")
 ids, feats, banks, bad = [], [], [], []
+progress = Progress(log, "clips (features and HMM)", len(p.ids))
 for cid in p.ids:
     try:
         X, bank = clip_model(paths[cid], cid, cfg, p.seed, cache_dir=p.cache_dir, **p.hmm)
@@ -26,10 +28,12 @@ for cid in p.ids:
             raise
         log.warning("skipped %s", exc)
         bad.append((exc.path, exc.reason))
+        progress.step("bad")
         continue
     ids.append(cid)
     feats.append(X)
     banks.append(bank)
+    progress.step(f"{cid}: {X.shape[0]} frames")
 S, d = p.hmm["n_states"], len(cfg.feature_names)
 if banks:
     bank = HMMBank.concatenate(banks)

@@ -20,6 +20,7 @@ timed fit and prediction, so the ``seconds`` records are those of the error prot
 
 from __future__ import annotations
 
+import logging
 import time
 from pathlib import Path
 
@@ -32,8 +33,11 @@ from ...kernels import median_sigma
 from ..datasets import breiman, user_data
 from ..datasets import ida as data
 from ..methods import check_method, family_methods, kernel_estimator, kernel_search, svc_grid
+from ..progress import Progress
 from ..records import calibration_records, record
 from ..seeding import seed_for
+
+logger = logging.getLogger(__name__)
 
 #: method key -> label used in tables (the registry's "ida" family)
 METHODS = family_methods("ida")
@@ -279,7 +283,9 @@ def evaluate(
     label = METHODS[check_method("ida", method)]
     folds = int((grids or {}).get("folds", 5))
     rows = []
-    for r in range(len(train)) if realisations is None else realisations:
+    which = range(len(train)) if realisations is None else realisations
+    progress = Progress(logger, f"{label} realisations", len(which))
+    for r in which:
         Xtr, ytr, Xte, yte = X[train[r]], y[train[r]], X[test[r]], y[test[r]]
         t0 = time.perf_counter()
         est = make_estimator(method, params, grids).fit(Xtr, ytr)
@@ -307,4 +313,5 @@ def evaluate(
             fit_seconds=fit_s,
             params=named,
         )
+        progress.step(f"realisation {r}: error {err:.2f} %")
     return rows

@@ -24,6 +24,7 @@ The peers are scikit-learn's ``GaussianProcessClassifier`` (Laplace) and GPy's E
 from __future__ import annotations
 
 import importlib.util
+import logging
 import time
 import warnings
 
@@ -43,8 +44,11 @@ from ...kernels import median_sigma
 from ..datasets import user_data
 from ..datasets.mulan import load_scene
 from ..methods import check_method, family_methods
+from ..progress import Progress
 from ..records import calibration_records, record
 from ..seeding import rng_for, seed_for
+
+logger = logging.getLogger(__name__)
 
 #: method key -> label used in tables and figures (the registry's "mgpc" family)
 METHODS = family_methods("mgpc")
@@ -308,6 +312,7 @@ def run(data, X, method, seed, cfg, dataset, task, representation, *, n_bins=10,
     trials = range(len(masks)) if trials is None else list(trials)
     if len(trials) != len(masks):
         raise ValueError(f"{len(masks)} training masks but {len(trials)} trial indices")
+    progress = Progress(logger, f"{METHODS[method]} trials", len(trials))
     for row, (t, train) in enumerate(zip(trials, masks)):
         rs = seed_for(seed, "mgpc", dataset, task, representation, method, t)
         with warnings.catch_warnings():
@@ -327,6 +332,7 @@ def run(data, X, method, seed, cfg, dataset, task, representation, *, n_bins=10,
                     lam_errors[row, k] = error_rates(y[~train], p)
         fn, fp, ce = error_rates(y[~train], pred)
         auc = float(roc_auc_score(y[~train], score))
+        progress.step(f"trial {t}: accuracy {100 * (1 - ce):.2f} %, fit {secs:.1f} s")
         values = {"fn": fn, "fp": fp, "ce": ce, "accuracy": 1.0 - ce, "auc": auc}
         for metric, value in values.items():
             rows.append(record(name, task, METHODS[method], t, metric, value, secs, params))

@@ -37,6 +37,7 @@ from ..methods import (
     sigma_of,
     svc_grid,
 )
+from ..progress import Progress
 from ..readers import load_npz, reading
 from ..records import calibration_records, record
 from ..seeding import seed_for
@@ -157,6 +158,7 @@ def run_trials(data, trials, method, seed, dataset, cfg, n_bins=10):
         "svc_Cs": cfg["grid"] if method == "svc" else None,
     }
     rows = []
+    progress = Progress(logger, f"{method} trials", len(trials), every=0.0)
     for trial in trials:
         rows += run_trial(
             data,
@@ -170,7 +172,7 @@ def run_trials(data, trials, method, seed, dataset, cfg, n_bins=10):
             variant=cfg.get("lspc_new") if method == "lspc_new" else None,
             **grid,
         )
-        logger.info("trial %d: %s", trial, rows[-1])
+        progress.step(f"trial {trial}: {rows[-1]}")
     return rows
 
 

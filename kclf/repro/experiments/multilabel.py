@@ -37,6 +37,7 @@ belief-propagation rows that did not converge are counted in ``bp_nonconverged``
 from __future__ import annotations
 
 import copy
+import logging
 import time
 
 import numpy as np
@@ -54,8 +55,11 @@ from ...metrics import multilabel_scores
 from ..datasets import user_data
 from ..datasets.corrlog_toy import make_corrlog_toy
 from ..methods import family_methods
+from ..progress import Progress
 from ..records import calibration_records, record
 from ..seeding import rng_for, seed_for
+
+logger = logging.getLogger(__name__)
 
 #: method key -> display name (the registry's "multilabel" family)
 METHODS = family_methods("multilabel")
@@ -246,7 +250,9 @@ def fit_method(data, dataset, method, cfg, seed, n_bins=10):
     the fit with its CV (and, for ``mo_svc``, the Platt refit).
     """
     rows, preds = [], {}
-    for t in trial_indices(data):
+    trials = trial_indices(data)
+    progress = Progress(logger, f"{method} trials", len(trials), every=0.0)
+    for t in trials:
         X, Y, Xt, Yt = (data[f"{k}_{t}"] for k in ("X", "Y", "Xt", "Yt"))
         est = make_estimator(method, cfg, seed_for(seed, "multilabel", dataset, "cv", t))
         start = time.perf_counter()
@@ -282,4 +288,5 @@ def fit_method(data, dataset, method, cfg, seed, n_bins=10):
             fit_seconds=seconds,
             params={**params, "marginals": source},
         )
+        progress.step(f"trial {t}: {X.shape[0]} train, {Xt.shape[0]} test, fit {seconds:.1f} s")
     return rows, preds

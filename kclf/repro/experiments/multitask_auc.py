@@ -36,6 +36,7 @@ from ..methods import (
     gamma_of,
     kernel_search,
 )
+from ..progress import Progress
 from ..records import calibration_records, record
 from ..seeding import rng_for, seed_for
 
@@ -315,6 +316,7 @@ def feature_trials(
         variants=method_variants(experiment),
     )
     rows = []
+    progress = Progress(logger, f"{method} trials", len(trials), every=0.0)
     for trial in trials:
         train, test = splits[trial]
         got = multitask_trial(
@@ -341,7 +343,7 @@ def feature_trials(
                 "trial %d: no AUC for %s (one class only in the test part)", trial, missing
             )
         rows += got
-        logger.info("trial %d: %d train, %d test", trial, train.size, test.size)
+        progress.step(f"trial {trial}: {train.size} train, {test.size} test")
     return rows
 
 
@@ -404,6 +406,7 @@ def kernel_trials(
         variants=method_variants(experiment) if variants is None else variants,
     )
     rows = []
+    progress = Progress(logger, f"{method} trials", len(trials), every=0.0)
     for trial in trials:
         train, test = splits[trial]
         if test.size > n_test:
@@ -446,13 +449,8 @@ def kernel_trials(
             task_names=[tags[k] for k in ok],
             options=options,
         )
-        logger.info(
-            "trial %d: %d train, %d test, %d of %d tags",
-            trial,
-            train.size,
-            test.size,
-            len(ok),
-            len(tags),
+        progress.step(
+            f"trial {trial}: {train.size} train, {test.size} test, {len(ok)} of {len(tags)} tags"
         )
     return rows
 

@@ -35,6 +35,7 @@ from ...features.landmarks import (
     nystroem_features,
 )
 from ..files import atomic_write, file_hash
+from ..progress import Progress
 from ..readers import load_npz, reading
 from ..seeding import seed_for
 from . import row_shards
@@ -165,8 +166,10 @@ def loglik_rows(shard_paths, r, n_shards, landmarks=None, seed=None):
     rows = row_shards(len(ids), n_shards)[int(r)]
     out = {"rows": rows, "ids": np.asarray(ids, dtype=str)[rows]}
     mine = [feats[i] for i in rows]
+    progress = Progress(logger, "log-likelihood blocks", 1 if landmarks is None else 3)
     if landmarks is None:
         out["L"] = cross_loglik(mine, bank)
+        progress.step(f"{rows.size} clips x {len(bank)} models")
         return out
     J = landmarks_of(len(ids), landmarks, seed)
     out["landmarks"] = J
@@ -174,8 +177,11 @@ def loglik_rows(shard_paths, r, n_shards, landmarks=None, seed=None):
         out.update(L=np.zeros((0, J.size)), L_from=np.zeros((J.size, 0)), self=np.zeros(0))
         return out
     out["L"] = cross_loglik(mine, bank.subset(J))
+    progress.step(f"{rows.size} clips x {J.size} landmark models")
     out["L_from"] = cross_loglik([feats[j] for j in J], bank.subset(rows))
+    progress.step(f"{J.size} landmark clips x {rows.size} models")
     out["self"] = np.array([cross_loglik([feats[i]], bank.subset([i]))[0, 0] for i in rows])
+    progress.step(f"{rows.size} clips under their own models")
     return out
 
 

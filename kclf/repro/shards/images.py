@@ -10,6 +10,7 @@ import numpy as np
 
 from ...features.surf_bow import BadImageError, descriptor_dim, extract_descriptors, read_grey
 from ..files import atomic_write
+from ..progress import Progress
 from ..readers import reading
 
 logger = logging.getLogger(__name__)
@@ -29,6 +30,7 @@ def extract_shard(ids, paths, detector="surf", params=None, skip_bad_images=Fals
         raise ValueError(f"ids and paths differ in length: {len(ids)} != {len(paths)}")
     dim = descriptor_dim(detector, params)
     kept, counts, descs, bad = [], [], [], []
+    progress = Progress(logger, "images", len(ids))
     for image_id, path in zip(ids, paths):
         try:
             grey = read_grey(path)
@@ -37,11 +39,13 @@ def extract_shard(ids, paths, detector="surf", params=None, skip_bad_images=Fals
                 raise
             bad.append((str(path), exc.reason))
             logger.warning("skipping bad image %s: %s", path, exc.reason)
+            progress.step("bad")
             continue
         d = extract_descriptors(grey, detector, params)
         kept.append(str(image_id))
         counts.append(d.shape[0])
         descs.append(d)
+        progress.step(f"{sum(counts)} descriptors")
     return {
         "ids": kept,
         "counts": np.asarray(counts, dtype=np.int64),
