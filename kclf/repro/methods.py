@@ -64,6 +64,7 @@ FAMILIES = {
             "LSPC",
             "KLR",
             "MAPLP",
+            "MAPLP-bias",
             "MGPC-EP",
             "SVC",
             "LR",
