@@ -61,6 +61,7 @@ FAMILIES = {
             "LSPC",
             "KLR",
             "MAPLP",
+            "MAPLP-bias",
             "MGPC-EP",
             "SVC",
             "LR",

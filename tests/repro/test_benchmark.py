@@ -24,6 +24,7 @@ CFG = {
     "exact_max": 2000,
     "subsample": {
         "MAPLP": 1000,
+        "MAPLP-bias": 1000,
         "MGPC-EP": 1000,
         "SVC": 1000,
         "GPC": 1000,
@@ -37,6 +38,7 @@ CFG = {
         "LR": {"C": [0.1, 1.0]},
         "HGB": {"learning_rate": [0.1], "max_leaf_nodes": [15]},
         "MAPLP": {"sigma_factors": [0.5, 1.0]},
+        "MAPLP-bias": {"sigma_factors": [0.5, 1.0]},
     },
 }
 
@@ -183,6 +185,28 @@ def test_the_test_fold_reaches_neither_the_scaler_nor_the_search(method):
     assert bm.chosen(model) == bm.chosen(model2)
     Z = X.iloc[train]
     np.testing.assert_array_equal(model.predict_proba(Z), model2.predict_proba(Z))
+
+
+def test_maplp_bias_is_maplp_with_a_constant_basis_function_on_the_same_rows():
+    """The ablation's variant differs from MAPLP in the model only: the same training rows
+    (subsample included), the same width grid, ``bias=True``."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(1500, 2))
+    y = (np.hypot(X[:, 0], X[:, 1]) > 1.2).astype(int)
+    frame = pd.DataFrame(X, columns=["x1", "x2"])
+    fold = bm.outer_folds(y, "ring", seed=3, k=5)[0]
+    cfg = dict(CFG, subsample=dict(CFG["subsample"], **{"MAPLP": 300, "MAPLP-bias": 300}))
+    rows = [bm.training_rows(y[fold[0]], m, cfg, "ring", 0, 3) for m in ("MAPLP", "MAPLP-bias")]
+    np.testing.assert_array_equal(rows[0][0], rows[1][0])
+    assert rows[0][1] == rows[1][1] == "subsample"
+    grids = []
+    for method in ("MAPLP", "MAPLP-bias"):
+        model, *_ = bm.fit_fold(frame, y, fold, [], "ring", method, 0, cfg, seed=3)
+        search = model.named_steps["model"].estimator_
+        grids.append(search.param_grid["sigma"])
+        est = search.best_estimator_
+        assert est.bias == (method == "MAPLP-bias")
+    assert len(grids[0]) == 2 and grids[0] == grids[1]
 
 
 def test_a_category_first_seen_in_the_test_fold_encodes_as_zeros():

@@ -303,7 +303,7 @@ def small_csv(tmp_path):
             {"banana": {"format": "csv", "path": "four.csv", "label": "y"}},
             ["banana"],
             "datasets.banana: the name clashes with the built-in data set 'banana' of "
-                "benchmark.datasets, ida.datasets; choose another name",
+            "benchmark.datasets, ida.datasets; choose another name",
         ),
         (
             {"mine": {"format": "csv", "path": "absent.csv", "label": "y"}},

@@ -64,7 +64,7 @@ METHODS = family_methods("benchmark")
 #: the methods that take two classes only
 BINARY_ONLY = ("MGPC-EP", "GPy-EP")
 #: the methods run on a seeded subsample of the training rows beyond ``subsample`` rows
-SUBSAMPLED = ("MAPLP", "MGPC-EP", "SVC", "GPC", "GPy-EP")
+SUBSAMPLED = ("MAPLP", "MAPLP-bias", "MGPC-EP", "SVC", "GPC", "GPy-EP")
 #: the methods with a scalable path beyond ``exact_max`` training rows
 SCALABLE = ("LSPC-new", "LSPC", "KLR")
 #: the scores of every fold, in the records' ``metric`` column and the table's order
@@ -252,12 +252,15 @@ def make_model(method, cfg, path, random_state):
             n_components=cfg["n_components"] if path.startswith("n_components") else None,
             random_state=random_state,
         )
-    if method == "MAPLP":
+    if method in ("MAPLP", "MAPLP-bias"):
+        bias = method == "MAPLP-bias"
 
         def build(sigmas):
             if sigmas is None:
-                return MAPLP()
-            return GridSearchCV(MAPLP(), {"sigma": list(sigmas)}, cv=folds, error_score=np.nan)
+                return MAPLP(bias=bias)
+            return GridSearchCV(
+                MAPLP(bias=bias), {"sigma": list(sigmas)}, cv=folds, error_score=np.nan
+            )
 
         return _MedianWidths(build, grid.get("sigma_factors"))
     if method == "MGPC-EP":
