@@ -3,6 +3,7 @@ come out, a set added to a finished run plans only its own jobs, one set rerun f
 clean folder gives its rows byte for byte (the seconds apart), and bad config is refused."""
 
 import io
+import re
 
 import numpy as np
 import pandas as pd
@@ -72,6 +73,11 @@ def test_benchmark_tables_added_set_and_byte_identical_rerun(tmp_path):
     assert "KEEL repository" in means and "your data (datasets.mine: mine.csv)" in means
     for group in ("all", "binary", "multiclass"):
         assert (work / f"results/figures/benchmark_cd_{group}.png").stat().st_size > 0
+    # every fit's log says how many of its folds are done, with the seconds elapsed
+    logs = sorted((work / "results/logs/benchmark_fit").glob("*.log"))
+    assert len(logs) == 2 * (4 + 5 + 5)  # two fold chunks per (set, method)
+    for log in logs:
+        assert re.search(r"folds (\d)/\1 \(fold \d, .*; \d+\.\d s elapsed", log.read_text()), log
 
     # a set added to the finished run plans its own fits and the tables, nothing else
     cfg = yaml.safe_load((work / "config.yaml").read_text())

@@ -53,6 +53,7 @@ from ...metrics import probability_metrics
 from ...model_selection import sigma_grid
 from ..datasets import keel, user_data
 from ..methods import family_methods, gamma_of
+from ..progress import Progress
 from ..records import record
 from ..seeding import rng_for, seed_for
 from .mgpc import GPY_MISSING, GPyEPClassifier, gpy_available
@@ -427,6 +428,7 @@ def evaluate(X, y, n_classes, categorical, dataset, method, folds, fold_ids, cfg
     """
     task = "binary" if n_classes == 2 else "multiclass"
     rows = []
+    progress = Progress(logger, f"{dataset} {method} folds", len(fold_ids), every=0.0)
     for k in fold_ids:
         yte = y[folds[k][1]]
         model, part, path, proba, pred, seconds = fit_fold(
@@ -440,5 +442,5 @@ def evaluate(X, y, n_classes, categorical, dataset, method, folds, fold_ids, cfg
             record(dataset, task, method, k, metric, values[metric], seconds, params)
             for metric in METRICS
         ]
-        logger.info("%s %s fold %d (%s, %d rows): %s", dataset, method, k, path, len(part), values)
+        progress.step(f"fold {k}, {path}, {len(part)} rows: {values}")
     return rows
