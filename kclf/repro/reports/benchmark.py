@@ -18,6 +18,7 @@ test and the diagrams are scikit-posthocs' (:func:`scikit_posthocs.posthoc_nemen
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -365,7 +366,8 @@ def cd_figure(folds, tasks, methods, group, path, alpha=ALPHA, source=""):
         note = no_diagram_note(group, *shape)
         axes[0, 0].text(0.5, 0.5, note, ha="center", va="center", wrap=True)
         axes[0, 0].set_axis_off()
-    fig.suptitle(plain_label(f"Critical-difference diagrams, {group} sets. {source}"), fontsize=9)
+    title = plain_label(f"Critical-difference diagrams, {group} sets. {source}")
+    fig.suptitle(textwrap.fill(title, 120), fontsize=9)
     fig.tight_layout()
     save_figure(fig, path)
 
