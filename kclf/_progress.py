@@ -12,7 +12,7 @@ import sys
 import time
 
 
-class Progress:
+class SearchProgress:
     """``progress(message)`` writes ``[name] message; <elapsed> s`` to stderr when
     ``verbose > 0``; ``bool(progress)`` says whether it does."""
 
@@ -31,5 +31,5 @@ class Progress:
             sys.stderr.flush()
 
 
-#: A :class:`Progress` that writes nothing (the searches' default).
-SILENT = Progress("", 0)
+#: A :class:`SearchProgress` that writes nothing (the searches' default).
+SILENT = SearchProgress("", 0)

@@ -22,7 +22,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import KernelMixin
-from ._progress import SILENT, Progress
+from ._progress import SILENT, SearchProgress
 from ._validation import check_precomputed, class_labels, positive_grid, reject_with_precomputed
 from .metrics import EPS
 from .model_selection import DEFAULT_LAMS, best_index, sigma_grid
@@ -245,7 +245,7 @@ class ScoreTable:
     """Sums of the fold scores of every (task, sigma, lambda) of a search; a NaN score
     (AUC of a fold with one class) is left out of its setting's mean.
 
-    ``progress`` (:class:`kclf._progress.Progress`) gets a line per added fold: the width,
+    ``progress`` (:class:`kclf._progress.SearchProgress`) gets a line per added fold: the width,
     the fold (of ``n_folds``) and its best score over the lambdas (the mean over tasks)."""
 
     def __init__(self, n_tasks, sigmas, lams, progress=SILENT, n_folds=None, scoring="error"):
@@ -394,7 +394,7 @@ class KernelGridSearch(KernelMixin, ClassifierMixin, BaseEstimator):
         sigmas, lams = self._grids(X)
         y, labels, fit_tasks = self._targets(y)
         folds = cv_splits(self.cv, X, y, self.random_state)
-        progress = Progress(type(self).__name__, self.verbose)
+        progress = SearchProgress(type(self).__name__, self.verbose)
         progress(
             f"{X.shape[0]} rows, {labels.shape[1]} task(s): {len(folds)} folds x "
             f"{sigmas.size} widths x {lams.size} lambdas"

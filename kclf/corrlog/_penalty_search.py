@@ -172,7 +172,7 @@ def cv_select(
     is None.  ``cv_results`` also holds ``"seconds_solve"`` (FISTA), ``"seconds_screen"``
     (strong rules and KKT checks) and ``"seconds_decode"`` (decoding and scoring the test
     folds), summed over the folds and paths.  ``progress``
-    (:class:`kclf._progress.Progress`) gets a line per fold of each path.
+    (:class:`kclf._progress.SearchProgress`) gets a line per fold of each path.
     """
     decode, score, fast_score, label_score = criteria
     label_score = label_score if per_label else None

@@ -28,7 +28,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._progress import Progress
+from .._progress import SearchProgress
 from .._search import cv_splits
 from .._validation import binary_labels, label_matrix, warn_convergence
 from ._decoding import (
@@ -315,7 +315,7 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         second = label_criterion(
             self._per_label_criterion, self.inference, self.bp_max_iter, self.bp_damping
         )
-        progress = Progress("CorrLog", self.verbose)
+        progress = SearchProgress("CorrLog", self.verbose)
         progress(f"{X.shape[0]} rows, {Y.shape[1]} labels: {len(folds)} folds")
         choice = cv_select(
             self._params(), X, Y, folds, *grids, criteria, self.n_jobs, per_label, second, progress

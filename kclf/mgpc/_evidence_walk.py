@@ -41,7 +41,7 @@ class EvidenceWalk:
     """The walk of one fit: ``inference`` ("laplace" or "ep") with ``max_iter`` and
     ``tol``; EP runs at the grid points to ``max(tol, search_tol)`` from the sites of a
     neighbour, the chosen point's then to ``tol``; ``progress``
-    (:class:`kclf._progress.Progress`) gets a line per length-scale row walked."""
+    (:class:`kclf._progress.SearchProgress`) gets a line per length-scale row walked."""
 
     def __init__(self, inference, max_iter, tol, search_tol, progress=SILENT):
         self.inference, self.max_iter, self.tol = inference, max_iter, tol

@@ -27,7 +27,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._progress import Progress
+from .._progress import SearchProgress
 from .._validation import POSITIVE, binary_labels, positive_grid
 from ..kernels import median_sigma, rbf_kernel
 from ._evidence_walk import EvidenceWalk
@@ -334,7 +334,7 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         candidates = self._candidate_maps(X, maps)
         # the default amplitudes are walked at every other value, then bisected
         stride = 2 if self.amplitude is None else 1
-        progress = Progress("ManifoldGPC", self.verbose)
+        progress = SearchProgress("ManifoldGPC", self.verbose)
         progress(f"{X.shape[0]} rows, {len(candidates)} feature map(s), {self.inference}")
         walk = EvidenceWalk(self.inference, self.max_iter, self.tol, self.search_tol, progress)
         best, self.hyperparameter_scores_ = walk.run(
