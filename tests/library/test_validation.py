@@ -57,6 +57,7 @@ CASES = {
             "rounding": ["both"],
             "scoring": ["accuracy", None],
             "random_state": BAD_SEED,
+            "verbose": ["loud", -1],
             "kernel": ["poly"],
             "n_basis": BAD_INT,
             "centers": ["grid"],
@@ -92,6 +93,7 @@ CASES = {
             "scoring": ["accuracy"],
             "multi_class": ["ovo"],
             "random_state": BAD_SEED,
+            "verbose": ["loud", -1],
             "kernel": ["poly"],
             "tol": BAD_POSITIVE,
             "max_iter": BAD_INT,
@@ -135,6 +137,7 @@ CASES = {
             "n_init": BAD_INT,
             "search_tol": BAD_POSITIVE,
             "random_state": BAD_SEED,
+            "verbose": ["loud", -1],
         },
     ),
     "WeightedRidgeLogistic": (
@@ -183,6 +186,7 @@ CASES = {
             "rho2_grid": ["coarse"],
             "n_jobs": ["all"],
             "random_state": BAD_SEED,
+            "verbose": ["loud", -1],
         },
     ),
 }
