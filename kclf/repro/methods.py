@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import LSPC, LSPCCV, KernelLogisticRegression, KernelLogisticRegressionCV
+from ..model_selection import DEFAULT_LAMS, DEFAULT_SIGMA_FACTORS
 
 #: family -> {slug: display name}, in table order
 FAMILIES = {
@@ -73,10 +74,9 @@ FAMILIES = {
 }
 
 #: the widths (times the median distance) and lambdas the papers' families search when their
-#: config gives none: the library's defaults before the benchmark chose new ones on the KEEL
-#: suite (kclf.model_selection), kept so that the families' published numbers stay those measured
-FAMILY_SIGMA_FACTORS = 2.0 ** np.linspace(-3, 1, 9)
-FAMILY_LAMS = np.logspace(-3, 1, 9)
+#: config gives none: the library's default grid (kclf.model_selection)
+FAMILY_SIGMA_FACTORS = DEFAULT_SIGMA_FACTORS
+FAMILY_LAMS = DEFAULT_LAMS
 #: LSPC slug -> :class:`kclf.LSPC`'s ``rounding`` (LSPC-new, LSPC, LSPC')
 ROUNDING = {"lspc_new": "outputs", "lspc": "parameters", "lspc_prime": "none"}
 #: kernel logistic regression slug -> its ``multi_class``
