@@ -37,12 +37,13 @@ class LSPCCV(KernelGridSearch):
         Candidate Gaussian widths; ``None``: ``sigma_factors`` times the median pairwise
         distance of the training inputs.  Ignored for non-rbf kernels.
     lams : array-like or None
-        Candidate lambdas; ``None``: 1e-3, 1e-2, 0.1, 1 and 10
+        Candidate lambdas; ``None``: nine from 1e-3 to 10 by factors of
+        sqrt(10)
         (:data:`kclf.model_selection.DEFAULT_LAMS`).
     sigma_factors : array-like or None, default=None
         With ``sigmas=None``: the candidate widths as multiples of the median pairwise
         distance of the training inputs (:func:`kclf.model_selection.sigma_grid`);
-        ``None``: seven factors from 1/16 to 4 by factors of 2
+        ``None``: nine factors from 1/8 to 2 by factors of sqrt(2)
         (:data:`kclf.model_selection.DEFAULT_SIGMA_FACTORS`).  Not with ``sigmas``.  The
         chosen width is ``sigma_``.
     cv : int, splitter or iterable, default=2

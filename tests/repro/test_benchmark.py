@@ -384,6 +384,33 @@ def test_a_group_without_two_sets_gets_a_figure_saying_why(tmp_path):
     )
 
 
+def test_the_critical_difference_bar_stands_clear_of_the_rank_axis_labels():
+    """scikit-posthocs draws its CD bar and label across the axis's tick labels; the
+    figure draws its own above them, from the best rank and as long as the CD."""
+    import scikit_posthocs as sp
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from kclf.repro.reports.figures import subplots
+
+    names = ["A", "B", "C", "D", "E"]
+    ranks = pd.Series([1.5, 2.2, 3.0, 3.9, 4.4], index=names)
+    p = pd.DataFrame(0.5, index=names, columns=names)
+    fig, ax = subplots(figsize=(8, 2.6))
+    sp.critical_difference_diagram(ranks, p, ax=ax)
+    rep._cd_bar(ax, ranks.min(), 1.6)
+    FigureCanvasAgg(fig)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    (label,) = [t for t in ax.texts if t.get_text().strip().startswith("CD =")]
+    assert label.get_text().strip() == "CD = 1.60"
+    bar = ax.lines[-1]
+    assert list(bar.get_xdata()) == [1.5, 3.1]
+    boxes = [t.get_window_extent(renderer) for t in ax.get_xticklabels() if t.get_text()]
+    bar_y = ax.transData.transform((1.5, bar.get_ydata()[0]))[1]
+    assert boxes and all(bar_y > b.y1 for b in boxes)
+    assert not any(label.get_window_extent(renderer).overlaps(b) for b in boxes)
+
+
 def test_the_tuning_half_is_fixed_by_the_seed_and_holds_both_kinds_of_set():
     half = bm.tuning_half(20101122)
     assert half == bm.tuning_half(20101122) and half != bm.tuning_half(1)

@@ -337,6 +337,15 @@ def no_diagram_note(group, n_sets, n_methods):
     )
 
 
+def _cd_bar(ax, start, cd):
+    """The critical difference as a bar from the best rank, above the axis's tick labels
+    (scikit-posthocs draws it across them)."""
+    top = ax.get_ylim()[1]
+    ax.set_ylim(top=top + 1.2)
+    ax.plot([start, start + cd], [top + 0.8, top + 0.8], color="k", lw=2)
+    ax.text(start + cd, top + 0.8, f"  CD = {cd:.2f}", ha="left", va="center", fontsize=9)
+
+
 def cd_figure(folds, tasks, methods, group, path, alpha=ALPHA, source=""):
     """The critical-difference diagrams of one group, a panel per ranked metric
     (scikit-posthocs: crossbars join methods the Nemenyi test does not separate at
@@ -358,9 +367,8 @@ def cd_figure(folds, tasks, methods, group, path, alpha=ALPHA, source=""):
         p = nemenyi(matrix, metric)
         p.index = p.columns = list(ranks.index)
         n, k = matrix.shape
-        sp.critical_difference_diagram(
-            ranks, p, ax=ax, alpha=alpha, cd=critical_difference(k, n, alpha)
-        )
+        sp.critical_difference_diagram(ranks, p, ax=ax, alpha=alpha)
+        _cd_bar(ax, ranks.min(), critical_difference(k, n, alpha))
         ax.set_title(f"{LABELS[metric]}: average rank over {n} sets (1 = best)", fontsize=10)
     if not panels:
         note = no_diagram_note(group, *shape)
