@@ -79,6 +79,16 @@ def test_benchmark_tables_added_set_and_byte_identical_rerun(tmp_path):
     for log in logs:
         assert re.search(r"folds (\d)/\1 \(fold \d, .*; \d+\.\d s elapsed", log.read_text()), log
 
+    # a records file deleted from the finished run: not recomputed while the tables it fed
+    # are up to date (docs/user_guide/caching.md), recomputed alone when named as the target
+    record = sorted((work / "results/records/benchmark/iris").glob("KLR_*.csv"))[0]
+    kept = record.read_bytes()
+    record.unlink()
+    assert dry_run(work, None, "results/tables/benchmark.csv") == []
+    jobs = dry_run(work, None, str(record.relative_to(work)))
+    assert [rule for rule, _ in jobs] == ["benchmark_fit"]
+    record.write_bytes(kept)
+
     # a set added to the finished run plans its own fits and the tables, nothing else
     cfg = yaml.safe_load((work / "config.yaml").read_text())
     cfg["benchmark"]["datasets"].append("wine")
