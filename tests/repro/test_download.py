@@ -14,6 +14,7 @@ import threading
 from functools import partial
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from kclf.repro.download import ChecksumError, DownloadError, fetch, untar
@@ -259,12 +260,25 @@ def test_download_rule_fetches_once_and_fails_naming_the_culprit(server, tmp_pat
     mirror = tmp_path / "mirror"
     (mirror / "m").mkdir(parents=True)
     (mirror / "m" / "other.csv").write_bytes(PAYLOAD)
+    big = np.random.default_rng(0).bytes(1_500_000)
+    (mirror / "m" / "big.bin").write_bytes(big)
     entries = {
         "toy/data.csv": {"url": f"{server.url}/data.csv", "sha256": SHA},
         "toy/from_mirror.csv": {
             "url": f"{server.url}/never.csv",
             "sha256": SHA,
             "mirror_relpath": "m/other.csv",
+        },
+        # over Snakemake's checksum size (1 MB), so only mtimes tell it of a change
+        "toy/pinned.bin": {
+            "url": f"{server.url}/never.bin",
+            "sha256": hashlib.sha256(big).hexdigest(),
+            "mirror_relpath": "m/big.bin",
+        },
+        "toy/unknown.bin": {
+            "url": f"{server.url}/never.bin",
+            "sha256": None,
+            "mirror_relpath": "m/big.bin",
         },
     }
     wd = _workflow(tmp_path, entries, mirror=mirror)
@@ -277,6 +291,15 @@ def test_download_rule_fetches_once_and_fails_naming_the_culprit(server, tmp_pat
     again = _snakemake(wd, "-s", str(wd / "Snakefile"))
     assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr
     assert server.requests == ["/data.csv"]
+    # the mirror re-stamped (a copy, a sync): the file its hash pins is not fetched again,
+    # the one of unknown hash is
+    later = (wd / "resources/toy/pinned.bin").stat().st_mtime + 100
+    os.utime(mirror / "m" / "big.bin", (later, later))
+    plan = _snakemake(wd, "-s", str(wd / "Snakefile"), "-n")
+    out = plan.stdout + plan.stderr
+    assert plan.returncode == 0, out
+    assert "rule download_toy_unknown_bin" in out
+    assert "rule download_toy_pinned_bin" not in out
 
     bad = _workflow(tmp_path, {"toy/bad.csv": {"url": f"{server.url}/data.csv", "sha256": WRONG}})
     run = _snakemake(bad, "-s", str(bad / "Snakefile"))

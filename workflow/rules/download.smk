@@ -27,11 +27,18 @@ DOWNLOADS = {}  # <cache_dir>/<name> -> its entry, one rule each
 
 
 def mirror_copy(relpath):
-    """``[<mirror>/<relpath>]`` when the mirror holds the file, else ``[]``: the download
-    rule's input, so a changed mirror file is fetched and verified again."""
+    """``[<mirror>/<relpath>]`` when the mirror holds the file, else ``[]``."""
     mirror = config.get("mirror")
     path = os.path.join(mirror, relpath) if mirror else None
     return [path] if path and os.path.isfile(path) else []
+
+
+def mirror_input(relpath, pinned):
+    """The download rule's input: the mirror's copy.  A file whose hash the config pins is
+    ``ancient``: a mirror re-stamped by a copy or a sync reruns nothing (what the file
+    must hold is fixed by its hash, checked when it is fetched); a file of unknown hash is
+    fetched again when the mirror's copy is newer than the cached one."""
+    return [ancient(p) if pinned else p for p in mirror_copy(relpath)]
 
 
 def mirror_param(relpath):
@@ -72,7 +79,7 @@ def download_file(name, url, sha256, mirror_relpath=None, md5=None):
         name:
             f"download_{re.sub('[^0-9A-Za-z_]', '_', name)}"
         input:
-            mirror_copy(mirror_relpath or name),
+            mirror_input(mirror_relpath or name, pinned=bool(sha256 or md5)),
         output:
             target,
         log:
