@@ -36,9 +36,9 @@ lines.  Results are cached in
 ``--cache`` (one CSV per set, fold and method), so a rerun only prints.
 
 ``--before-after BEFORE AFTER`` compares two ``results/tables/benchmark.csv`` of the whole
-suite, one with the previous defaults (the kernel methods given them as explicit grids) and
-one with the current ones: each method's mean rank among all the suite's methods per
-metric, on the report half and on all sets, before and after.
+suite, one with the grids and widths in force (the kernel methods given them as explicit
+grids) and one with the candidates: each method's mean rank among all the suite's methods
+per metric, on the report half and on all sets, before and after.
 
     flock /tmp/kclf-heavy.lock python benchmarks/bench_defaults.py [--folds 5] [--half tuning]
     python benchmarks/bench_defaults.py --before-after before.csv after.csv
@@ -86,8 +86,8 @@ CFG = {
 }
 SUPER_SIGMA = 2.0 ** np.arange(-4.0, 2.01, 0.5)
 #: the grid the tuning half chose, which the report half did not confirm (not the default)
-PREVIOUS = (2.0 ** np.arange(-4.0, 3.0), np.logspace(-3, 1, 5))
-PREVIOUS_NAME = "tried, not adopted (2^-4..2^2 /2, 1e-3..1e1 /10)"
+TRIED = (2.0 ** np.arange(-4.0, 3.0), np.logspace(-3, 1, 5))
+TRIED_NAME = "tried, not adopted (2^-4..2^2 /2, 1e-3..1e1 /10)"
 SUPER_LAMS = 10.0 ** np.arange(-4.0, 1.01, 0.5)
 MAPLP_FACTORS = (1 / 16, 1 / 8, 1 / 4, 1 / 2, 1.0, 2.0)
 MGPC_VARIANTS = {
@@ -236,7 +236,7 @@ def mean_ranks(errors):
 
 def kernel_report(tables):
     cands = [
-        (PREVIOUS_NAME, *PREVIOUS),
+        (TRIED_NAME, *TRIED),
         ("current default", DEFAULT_SIGMA_FACTORS, DEFAULT_LAMS),
         *candidates(),
     ]
@@ -320,7 +320,7 @@ def main():
         summary = kernel_report(kernel)
         print("\nLSPC-new / LSPC / KLR default grids, best 15 and the current default:")
         print(summary.head(15).round(3).to_string())
-        for name in (PREVIOUS_NAME, "current default"):
+        for name in (TRIED_NAME, "current default"):
             print(summary.loc[[name]].round(3).to_string())
             print(f"(place {list(summary.index).index(name) + 1} of {len(summary)})")
     if "MAPLP" in tables:
