@@ -23,9 +23,11 @@ import pytest
 from newton_fingerprints import (
     CASES,
     FIXTURE,
+    LAPLACE_CASES,
     RIDGE_CASES,
     TIGHT,
     data,
+    laplace_prior,
 )
 from scipy.special import expit
 
@@ -215,3 +217,20 @@ def test_weighted_ridge_equals_recorded(name):
     new = np.r_[est.coef_[0], est.intercept_]
     assert np.linalg.norm(new[: X.shape[1]] - beta_old) <= r
     assert est.objective_ == pytest.approx(float(old["objective"][0]), abs=g_max * r)
+
+
+@pytest.mark.parametrize("name", list(LAPLACE_CASES))
+def test_laplace_mode_equals_recorded(name):
+    """MGPC's Laplace mode stops when its objective ``psi`` (Rasmussen & Williams Eq. 3.12)
+    gains less than ``tol``; ``psi`` is 1-strongly concave in the prior's RKHS norm
+    ``||f||_K^2 = f^T K^-1 f``, so each mode is within ``sqrt(2 tol)`` of the maximiser,
+    two within twice that, and an entry of ``f`` within ``max sqrt(K_ii)`` times it."""
+    from kclf.mgpc._solver import laplace_mode
+
+    data_name, tol = LAPLACE_CASES[name]
+    X, y, _ = data(data_name)
+    K = laplace_prior(X)
+    r = laplace_mode(K, 2.0 * y - 1.0, 100, tol)
+    old = recorded(name)
+    bound = 2.0 * np.sqrt(2.0 * tol) * np.sqrt(K.diagonal().max())
+    np.testing.assert_allclose(r["f"], old["f"], rtol=0, atol=bound)
