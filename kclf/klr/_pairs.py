@@ -2,14 +2,14 @@
 regression (private).
 
 :class:`kclf.PairwiseCoupling` fits one binary classifier per pair of classes ``i < j``
-on the two classes' samples (Roth 2001, Section 3).  For
+on the two classes' samples (Roth 2001, Section 3). For
 :class:`kclf.KernelLogisticRegression` these fits are many small IRLS problems of the
 same form (Eq. 9); :func:`fit_pairs` solves every pair the per-pair fit would solve by
-direct steps in one stacked IRLS (:func:`kclf.klr._solver.irls_stacked`), the pairs' Gaussian
-kernels cut from one distance matrix, and :func:`pairs_decision` computes every pair's
-``f_p(x)`` by one matrix product per width.  Both are reached through the estimator's
-:class:`kclf.coupling.PairBatching` interface; the results equal the per-pair fits up to
-round-off.
+direct steps in one stacked IRLS (:func:`kclf.klr._solver.irls` with one kernel per
+pair), the pairs' Gaussian kernels cut from one distance matrix, and
+:func:`pairs_decision` computes every pair's ``f_p(x)`` by one matrix product per width.
+Both are reached through the estimator's :class:`kclf.coupling.PairBatching` interface;
+the results equal the per-pair fits up to round-off.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from sklearn.base import clone
 
 from .._validation import warn_convergence
 from ..kernels import gram, median_sigma, squared_distances
-from ._solver import AUTO_CG_MIN_N, CHOLESKY_BATCH_ENTRIES, irls_stacked
+from ._solver import AUTO_CG_MIN_N, CHOLESKY_BATCH_ENTRIES, irls
 
 # largest training (or test x training) distance matrix, in float64 entries, computed
 # once and cut into the pairs' blocks (else one kernel per pair)
@@ -29,7 +29,7 @@ PAIR_DISTANCE_ENTRIES = 2**25
 def batched(estimator, sizes):
     """Per pair (of ``sizes`` samples): whether its own fit would take direct IRLS steps
     (``solver="direct"``, or ``"auto"`` below ``AUTO_CG_MIN_N`` samples, not Nystroem),
-    i.e. whether :func:`irls_stacked` does the same steps."""
+    i.e. whether the stacked :func:`irls` does the same steps."""
     if estimator.n_components is not None:
         return np.zeros(sizes.size, dtype=bool)
     if estimator.solver == "direct":
@@ -56,7 +56,7 @@ def fit_pairs(estimator, X, yi, pairs, pair_index):
     """One fitted estimator per pair ``(i, j)`` of ``pairs`` on the rows ``pair_index``
     (label 1 <=> class ``i``), equal to ``clone(estimator).fit`` on the pair's samples.
 
-    Every pair that :func:`batched` admits is fitted by :func:`irls_stacked`, all pairs of
+    Every pair that :func:`batched` admits is fitted by one stacked :func:`irls`, all pairs of
     one size together (in chunks of at most ``CHOLESKY_BATCH_ENTRIES`` matrix entries);
     the pairs' Gaussian kernels are blocks of one distance matrix of the training rows.
     The fitted pairs are built by ``type(estimator)._from_pair_fit``.  The other pairs
@@ -91,9 +91,9 @@ def fit_pairs(estimator, X, yi, pairs, pair_index):
                     Ks[q], sig[q] = pair_kernel(estimator, X, D, pair_index[p])
             if estimator.fit_intercept:
                 Ks += 1.0
-            Ys = np.stack([(yi[pair_index[p]] == pairs[p][0]) for p in chunk]).astype(float)
-            A, n_iter, conv = irls_stacked(
-                Ks, Ys, float(estimator.lam), estimator.tol, estimator.max_iter
+            Ys = np.stack([(yi[pair_index[p]] == pairs[p][0]) for p in chunk], axis=1)
+            A, n_iter, conv = irls(
+                Ks, Ys.astype(float), float(estimator.lam), estimator.tol, estimator.max_iter
             )
             for q, p in enumerate(chunk):
                 idx = pair_index[p]
@@ -102,7 +102,7 @@ def fit_pairs(estimator, X, yi, pairs, pair_index):
                     n_features_in=idx.size if precomputed else X.shape[1],
                     X_fit=X[np.ix_(idx, idx)] if precomputed else X[idx],
                     sigma=sig[q],
-                    dual_coef=A[q],
+                    dual_coef=A[:, q].copy(),
                     n_iter=n_iter[q],
                     converged=conv[q],
                 )

@@ -3,12 +3,14 @@
 Roth, "Probabilistic discriminative kernel classifiers for multi-class problems"
 (DAGM 2001); equation numbers refer to that paper, the objective ``Phi`` is the one of
 :class:`kclf.KernelLogisticRegression`.  The IRLS solvers of Eq. (9) know nothing of
-estimators: :func:`irls` fits many 0/1 columns sharing one kernel (conjugate gradients or
-direct steps), :func:`irls_stacked` many small problems with their own kernels (pairwise
-coupling's pairs) by stacked LAPACK solves, :func:`irls_primal` the low-rank (Nystroem)
-form in the weights, whose features :func:`nystroem_map` and :func:`nystroem_design`
-give.  :class:`IRLSPaths` is :class:`kclf.KernelLogisticRegressionCV`'s search: every
-lambda and task of a fold by one solver call.
+estimators: they are the models' steps (:class:`DualProblem`, :class:`PrimalProblem`) in
+the library's one Newton loop (:func:`kclf._newton.newton`).  :func:`irls` fits many 0/1
+columns sharing one kernel (conjugate gradients or direct steps) or many small problems
+with their own kernels (pairwise coupling's pairs, by stacked LAPACK solves),
+:func:`irls_primal` the low-rank (Nystroem) form in the weights, whose features
+:func:`nystroem_map` and :func:`nystroem_design` give.  :class:`IRLSPaths` is
+:class:`kclf.KernelLogisticRegressionCV`'s search: every lambda and task of a fold by one
+solver call.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import scipy.linalg
 from scipy.special import expit
 from sklearn.kernel_approximation import Nystroem
 
+from .._newton import NewtonProblem, conjugate_gradients, newton
 from .._search import score_proba
 from ..coupling import couple
 from ..kernels import gram
@@ -32,179 +35,14 @@ CG_TOL_FLOOR = 1e-14
 CHOLESKY_BATCH_ENTRIES = 2**24
 
 
-def penalised_loglik(F, A, Y, lam):
-    """``Phi`` per column: ``sum_i [y_i f_i - log(1 + e^{f_i})] - lam/2 alpha^T K alpha``,
-    where ``F = K A`` so ``alpha^T K alpha = sum(A * F)``."""
-    return np.sum(Y * F - np.logaddexp(0.0, F), axis=0) - 0.5 * lam * np.sum(A * F, axis=0)
-
-
-def batched_cg(matvec, B, X0, tol, max_iter):
-    """Conjugate gradients for ``T`` independent SPD systems ``A_t x_t = b_t`` at once.
-
-    ``matvec(V, cols)`` returns ``[A_t v_t]`` for the columns ``cols`` of ``V``; the
-    products of all columns still running are formed together, so a shared matrix is
-    applied as one matrix-matrix product.  A column stops when
-    ``||b_t - A_t x_t|| <= tol_t ||b_t||`` (``tol`` a scalar or one per column).
-    Returns ``(X, n_iterations, converged)``, ``converged`` a boolean per column (False
-    where ``max_iter`` was reached first).
-    """
-    X = np.array(X0, dtype=float, copy=True)
-    all_cols = np.arange(B.shape[1])
-    R = B - matvec(X, all_cols)
-    thresh = (np.asarray(tol) * np.linalg.norm(B, axis=0)) ** 2
-    rr = np.einsum("ij,ij->j", R, R)
-    P = R.copy()
-    active = rr > thresh
-    it = 0
-    while active.any() and it < max_iter:
-        a = np.flatnonzero(active)
-        Pa = P[:, a]
-        AP = matvec(Pa, a)
-        step = rr[a] / np.einsum("ij,ij->j", Pa, AP)
-        X[:, a] += step * Pa
-        Ra = R[:, a] - step * AP
-        rr_new = np.einsum("ij,ij->j", Ra, Ra)
-        R[:, a] = Ra
-        P[:, a] = Ra + (rr_new / rr[a]) * Pa
-        rr[a] = rr_new
-        active[a] = rr_new > thresh[a]
-        it += 1
-    return X, it, ~active
-
-
-def _direct_solve(K, S, rhs, lam):
-    """Solve ``(lam_t I + S_t K S_t) v_t = rhs_t`` per column by stacked LAPACK solves."""
-    n, T = rhs.shape
-    out = np.empty_like(rhs)
-    step = max(1, CHOLESKY_BATCH_ENTRIES // max(n * n, 1))
-    eye = np.eye(n)
-    for lo in range(0, T, step):
-        sl = slice(lo, min(T, lo + step))
-        s = S[:, sl].T
-        M = s[:, :, None] * K[None] * s[:, None, :]
-        M += lam[sl, None, None] * eye
-        out[:, sl] = np.linalg.solve(M, rhs[:, sl].T[:, :, None])[:, :, 0].T
-    return out
-
-
-def irls(
-    K,
-    Y,
-    lam,
-    tol=1e-6,
-    max_iter=100,
-    cg_tol=1e-6,
-    solver="auto",
-    A0=None,
-    cg_max_iter=None,
-):
-    """Fit kLOGREG for every column of ``Y`` (n, T) by IRLS, Eq. (9).
-
-    Each step solves Eq. (9), ``(K + lam W^{-1}) alpha_new = K alpha + e`` with
-    ``e = (y - pi) / W``, in the equivalent form that needs no ``W^{-1}`` (the guard for
-    ``W -> 0``: confidently fitted points have ``W_ii = pi_i (1 - pi_i) -> 0``).  With
-    ``b = W f + (y - pi)`` and ``S = W^{1/2}``,
-
-        (lam I + S K S) v = S K b,     alpha_new = (b - S v) / lam,
-
-    which follows from ``(WK + lam I) alpha_new = b`` (Eq. 9 multiplied by ``W``) and
-    ``(WK + lam I)^{-1} = (I - S (lam I + S K S)^{-1} S K) / lam``.  The matrix
-    ``lam I + S K S`` is symmetric with eigenvalues in ``[lam, lam + ||K|| / 4]``.  It is
-    solved by conjugate gradients warm-started from the previous step's ``v``
-    (``solver="cg"``; a step that fails to raise ``Phi`` is recomputed with a 1000 times
-    smaller CG tolerance, down to 1e-14), or by a dense LAPACK solve (``"direct"``;
-    ``"auto"`` picks it for n < 128, where it is exact and cheaper than CG's Python
-    loop).  CG needs about ``sqrt(kappa)`` iterations, ``kappa`` up to
-    ``1 + ||K|| / (4 lam)``: at small ``lam`` (e.g. 1e-7 at n = 300, ``kappa ~ 1e7``) it
-    cannot reach ``cg_tol`` within ``cg_max_iter``, and an inexact step stalls IRLS far
-    from the optimum.  A column whose CG stops at the cap is therefore solved by the
-    direct solver, for that step and every later one.  (Jacobi preconditioning was
-    measured to double CG's iterations here: the spread comes from ``K``'s spectrum,
-    not from the diagonal.)  A step that lowers ``Phi`` is halved (at most 30 times).
-    A column stops when the relative change of ``Phi`` is at most ``tol``.
-
-    Parameters
-    ----------
-    K : ndarray of shape (n, n)
-        Symmetric positive semi-definite kernel (with the intercept's ``+1`` if wanted).
-    Y : ndarray of shape (n, T)
-        0/1 targets, one column per problem.
-    lam : float or ndarray of shape (T,)
-        Regularisation per column.
-    A0 : ndarray of shape (n, T) or None
-        Starting ``alpha`` (warm start), default 0.
-
-    Returns
-    -------
-    A : ndarray of shape (n, T)
-    n_iter : ndarray of shape (T,)
-        IRLS steps per column.
-    converged : ndarray of shape (T,) of bool
-    """
-    n, T = Y.shape
-    lam = np.broadcast_to(np.asarray(lam, dtype=float), (T,)).copy()
-    if solver == "auto":
-        solver = "direct" if n < AUTO_CG_MIN_N else "cg"
-    cg_max_iter = max(2 * n, 100) if cg_max_iter is None else cg_max_iter
-    A = np.zeros((n, T)) if A0 is None else np.array(A0, dtype=float, copy=True)
-    F = K @ A
-    obj = penalised_loglik(F, A, Y, lam)
-    ctol = np.full(T, float(cg_tol))
-    # columns solved by the direct solver (all of them, or those whose CG hit the cap)
-    direct = np.full(T, solver != "cg")
-    n_iter = np.zeros(T, dtype=int)
-    converged = np.zeros(T, dtype=bool)
-    active = np.ones(T, dtype=bool)
-    for _ in range(max_iter):
-        a = np.flatnonzero(active)
-        if a.size == 0:
-            break
-        Fa, Ya, la = F[:, a], Y[:, a], lam[a]
-        Pa = expit(Fa)
-        Wa = Pa * (1.0 - Pa)
-        S = np.sqrt(Wa)
-        A_old, F_old, obj_old = A[:, a], F[:, a], obj[a]
-        # the step D = alpha_new - alpha solves (lam I + W K) D = G, G = y - pi - lam alpha
-        # (the gradient of Phi is K G): D = (G - S u) / lam with (lam I + S K S) u = S K G
-        G = Ya - Pa - la * A_old
-        rhs = S * (K @ G)
-        U = np.zeros_like(rhs)
-        cg = np.flatnonzero(~direct[a])
-        if cg.size:
-
-            def matvec(Vc, cols, S=S[:, cg], la=la[cg]):
-                s = S[:, cols]
-                return la[cols] * Vc + s * (K @ (s * Vc))
-
-            U[:, cg], _, ok = batched_cg(matvec, rhs[:, cg], U[:, cg], ctol[a[cg]], cg_max_iter)
-            direct[a[cg[~ok]]] = True
-        d = np.flatnonzero(direct[a])
-        if d.size:
-            U[:, d] = _direct_solve(K, S[:, d], rhs[:, d], la[d])
-        A_new = A_old + (G - S * U) / la
-        F_new = K @ A_new
-        obj_new = penalised_loglik(F_new, A_new, Ya, la)
-        bad = obj_new < obj_old - 1e-12 * np.abs(obj_old)
-        for _ in range(30):
-            if not bad.any():
-                break
-            b = np.flatnonzero(bad)
-            A_new[:, b] = 0.5 * (A_new[:, b] + A_old[:, b])
-            F_new[:, b] = 0.5 * (F_new[:, b] + F_old[:, b])
-            obj_new[b] = penalised_loglik(F_new[:, b], A_new[:, b], Ya[:, b], la[b])
-            bad[b] = obj_new[b] < obj_old[b] - 1e-12 * np.abs(obj_old[b])
-        keep = ~bad
-        A[:, a[keep]] = A_new[:, keep]
-        F[:, a[keep]] = F_new[:, keep]
-        n_iter[a] += 1
-        change = np.abs(obj_new - obj_old) / np.maximum(np.abs(obj_new), 1e-300)
-        converged[a] = keep & (change <= tol)
-        obj[a[keep]] = obj_new[keep]
-        # an inexact CG step that cannot be improved by halving: retry it more exactly
-        retry = bad & ~direct[a] & (ctol[a] > CG_TOL_FLOOR)
-        ctol[a[retry]] = np.maximum(ctol[a[retry]] * 1e-3, CG_TOL_FLOOR)
-        active[a[converged[a] | (bad & ~retry)]] = False
-    return A, n_iter, converged
+def penalised_loglik(F, A, Y, lam, weights=None):
+    """``Phi`` per column: ``sum_i c_i [y_i f_i - log(1 + e^{f_i})] - lam/2 alpha^T K
+    alpha`` (``c_i`` the sample weights, default 1), where ``F = K A`` so ``alpha^T K alpha
+    = sum(A * F)``."""
+    loglik = Y * F - np.logaddexp(0.0, F)
+    if weights is not None:
+        loglik = weights * loglik
+    return np.sum(loglik, axis=0) - 0.5 * lam * np.sum(A * F, axis=0)
 
 
 def _spd_solve_stack(M, B):
@@ -220,125 +58,216 @@ def _spd_solve_stack(M, B):
     return X
 
 
-def irls_stacked(K, Y, lam, tol=1e-6, max_iter=100):
-    """:func:`irls` with ``solver="direct"`` for ``P`` problems, each with its own kernel.
+class DualProblem(NewtonProblem):
+    """kLOGREG's objective ``Phi`` in ``alpha`` for :func:`kclf._newton.newton`: one
+    problem per column of ``Y`` (n, T), with one shared kernel ``K`` (n, n) or one per
+    column (T, n, n, the pairs of pairwise coupling).
 
-    The same IRLS steps (Eq. 9 in the form ``(lam I + S K S) v = S K b``), step halving
-    and stopping rule as :func:`irls`, but every step of all ``P`` problems is one
-    stacked LAPACK solve and a few stacked matrix products: for many small problems
-    (the ``c (c - 1) / 2`` pairs of pairwise coupling) there is no per-problem Python
-    overhead.
+    The step is Eq. (9), ``(K + lam W^{-1}) alpha_new = K alpha + e`` with ``e = (y - pi) /
+    W``, in the equivalent form that needs no ``W^{-1}`` (the guard for ``W -> 0``:
+    confidently fitted points have ``W_ii = pi_i (1 - pi_i) -> 0``).  The step ``D =
+    alpha_new - alpha`` solves ``(lam I + W K) D = G``, ``G = y - pi - lam alpha`` (the
+    gradient of ``Phi`` is ``K G``); with ``S = W^{1/2}``,
+
+        D = (G - S u) / lam,     (lam I + S K S) u = S K G,
+
+    from ``(lam I + W K)^{-1} = (I - S (lam I + S K S)^{-1} S K) / lam``.  The matrix
+    ``lam I + S K S`` is symmetric with eigenvalues in ``[lam, lam + ||K|| / 4]``.  It is
+    solved by conjugate gradients warm-started from zero (``solver="cg"``; a step that
+    fails to raise ``Phi`` is recomputed with a 1000 times smaller CG tolerance, down to
+    1e-14, :meth:`refine`), or by stacked Cholesky solves (``"direct"``).  CG needs about
+    ``sqrt(kappa)`` iterations, ``kappa`` up to ``1 + ||K|| / (4 lam)``: at small ``lam``
+    (e.g. 1e-7 at n = 300, ``kappa ~ 1e7``) it cannot reach ``cg_tol`` within
+    ``cg_max_iter``, and an inexact step stalls IRLS far from the optimum.  A column
+    whose CG stops at the cap is therefore solved directly, for that step and every
+    later one.  (Jacobi preconditioning was measured to double CG's iterations here: the
+    spread comes from ``K``'s spectrum, not from the diagonal.)
+
+    Sample weights ``c_i`` (``weights``, (n,) or (n, T)) multiply each row's
+    log-likelihood: ``W`` becomes ``c pi (1 - pi)`` and ``y - pi`` becomes ``c (y - pi)``;
+    a row of weight 0 gets ``alpha_i = 0``.
+    """
+
+    def __init__(self, K, Y, lam, *, weights=None, solver="direct", cg_tol=1e-6, cg_max_iter=None):
+        n, T = Y.shape
+        self.K, self.Y = K, Y
+        self.lam = np.broadcast_to(np.asarray(lam, dtype=float), (T,)).copy()
+        self.weights = None if weights is None else np.asarray(weights, dtype=float)
+        if self.weights is not None and self.weights.ndim == 1:
+            self.weights = self.weights[:, None]
+        self.cg_max_iter = max(2 * n, 100) if cg_max_iter is None else cg_max_iter
+        self.ctol = np.full(T, float(cg_tol))
+        # columns solved directly (all of them, or those whose CG hit its cap)
+        self.direct = np.full(T, solver != "cg")
+
+    def _weights(self, cols):
+        if self.weights is None or self.weights.shape[1] == 1:
+            return self.weights
+        return self.weights[:, cols]
+
+    def kernels(self, cols):
+        """The kernel of the columns ``cols``: the shared one, or their stack."""
+        if self.K.ndim == 2 or cols.size == self.K.shape[0]:
+            return self.K
+        return self.K[cols]
+
+    def kmul(self, V, cols, K=None):
+        """``K_t v_t`` for the columns ``cols`` (``K``: :meth:`kernels` of ``cols``)."""
+        K = self.kernels(cols) if K is None else K
+        if K.ndim == 2:
+            return K @ V
+        return np.matmul(K, V.T[:, :, None])[:, :, 0].T
+
+    def objective(self, A, F, cols):
+        return penalised_loglik(F, A, self.Y[:, cols], self.lam[cols], self._weights(cols))
+
+    def direction(self, A, F, cols):
+        la, c = self.lam[cols], self._weights(cols)
+        P = expit(F)
+        D = P * (1.0 - P)
+        G = self.Y[:, cols] - P
+        if c is not None:
+            D, G = c * D, c * G
+        G -= la * A
+        S = np.sqrt(D)
+        Kc = self.kernels(cols)
+        rhs = S * self.kmul(G, cols, Kc)
+        U = np.zeros_like(rhs)
+        cg = np.flatnonzero(~self.direct[cols])
+        if cg.size:
+
+            def matvec(V, sub, S=S[:, cg], la=la[cg], cols=cols[cg]):
+                s = S[:, sub]
+                return la[sub] * V + s * self.kmul(s * V, cols[sub], Kc if Kc.ndim == 2 else None)
+
+            U[:, cg], _, ok = conjugate_gradients(
+                matvec, rhs[:, cg], U[:, cg], self.ctol[cols[cg]], self.cg_max_iter
+            )
+            self.direct[cols[cg[~ok]]] = True
+        d = np.flatnonzero(self.direct[cols])
+        if d.size:
+            U[:, d] = self._direct_solve(S[:, d], rhs[:, d], la[d], Kc, d)
+        dA = (G - S * U) / la
+        return dA, self.kmul(dA, cols, Kc)
+
+    @staticmethod
+    def _direct_solve(S, rhs, lam, Kc, sub):
+        """``(lam_t I + S_t K_t S_t) u_t = rhs_t`` per column by stacked Cholesky solves,
+        at most ``CHOLESKY_BATCH_ENTRIES`` matrix entries at a time (``Kc`` the shared
+        kernel or the stack of the active columns, ``sub`` these columns' places in it)."""
+        n, T = rhs.shape
+        out = np.empty_like(rhs)
+        step = max(1, CHOLESKY_BATCH_ENTRIES // max(n * n, 1))
+        for lo in range(0, T, step):
+            sl = slice(lo, min(T, lo + step))
+            s = S[:, sl].T
+            K = Kc[None] if Kc.ndim == 2 else Kc[sub[sl]]
+            M = s[:, :, None] * K * s[:, None, :]
+            M.reshape(M.shape[0], -1)[:, :: n + 1] += lam[sl, None]
+            out[:, sl] = _spd_solve_stack(M, rhs[:, sl].T).T
+        return out
+
+    def refine(self, failed, cols):
+        """An inexact CG step that halving cannot make an ascent: retry it more exactly."""
+        retry = failed & ~self.direct[cols] & (self.ctol[cols] > CG_TOL_FLOOR)
+        self.ctol[cols[retry]] = np.maximum(self.ctol[cols[retry]] * 1e-3, CG_TOL_FLOOR)
+        return retry
+
+
+def irls(
+    K,
+    Y,
+    lam,
+    tol=1e-6,
+    max_iter=100,
+    cg_tol=1e-6,
+    solver="auto",
+    A0=None,
+    cg_max_iter=None,
+    weights=None,
+):
+    """Fit kLOGREG for every column of ``Y`` (n, T) by IRLS, Eq. (9)
+    (:class:`DualProblem`'s steps in :func:`kclf._newton.newton`'s loop: step halving, a
+    column stops when the relative change of ``Phi`` is at most ``tol``).
 
     Parameters
     ----------
-    K : ndarray of shape (P, n, n)
-        One symmetric positive semi-definite kernel per problem.
-    Y : ndarray of shape (P, n)
-        0/1 targets.
-    lam : float or ndarray of shape (P,)
+    K : ndarray of shape (n, n) or (T, n, n)
+        Symmetric positive semi-definite kernel (with the intercept's ``+1`` if wanted),
+        shared by the columns or one per column (the pairs of pairwise coupling, always
+        solved directly).
+    Y : ndarray of shape (n, T)
+        0/1 targets, one column per problem.
+    lam : float or ndarray of shape (T,)
+        Regularisation per column.
+    solver : {"auto", "cg", "direct"}
+        ``"auto"``: direct below ``AUTO_CG_MIN_N`` samples (where it is exact and cheaper
+        than CG's Python loop), else CG.
+    A0 : ndarray of shape (n, T) or None
+        Starting ``alpha`` (warm start), default 0.
+    weights : ndarray of shape (n,) or (n, T), or None
+        Sample weights of the log-likelihood's rows.
 
     Returns
     -------
-    A : ndarray of shape (P, n)
-    n_iter : ndarray of shape (P,)
-    converged : ndarray of shape (P,) of bool
+    A : ndarray of shape (n, T)
+    n_iter : ndarray of shape (T,)
+        IRLS steps per column.
+    converged : ndarray of shape (T,) of bool
     """
-    P, n = Y.shape
-    lam = np.broadcast_to(np.asarray(lam, dtype=float), (P,)).copy()
-    M_buf = np.empty_like(K)
-
-    def kmul(Ks, V):
-        return np.matmul(Ks, V[:, :, None])[:, :, 0]
-
-    def objective(F, A, Y, la):
-        return np.sum(Y * F - np.logaddexp(0.0, F), axis=1) - 0.5 * la * np.sum(A * F, axis=1)
-
-    A = np.zeros((P, n))
-    F = np.zeros((P, n))
-    obj = objective(F, A, Y, lam)
-    n_iter = np.zeros(P, dtype=int)
-    converged = np.zeros(P, dtype=bool)
-    active = np.ones(P, dtype=bool)
-    for _ in range(max_iter):
-        a = np.flatnonzero(active)
-        if a.size == 0:
-            break
-        Ka = K if a.size == P else K[a]
-        Ya, la = Y[a], lam[a]
-        A_old, F_old, obj_old = A[a], F[a], obj[a]
-        Pa = expit(F_old)
-        S = np.sqrt(Pa * (1.0 - Pa))
-        G = Ya - Pa - la[:, None] * A_old
-        rhs = S * kmul(Ka, G)
-        M = np.einsum("pi,pij,pj->pij", S, Ka, S, out=M_buf[: a.size])
-        M.reshape(a.size, -1)[:, :: n + 1] += la[:, None]
-        U = _spd_solve_stack(M, rhs)
-        A_new = A_old + (G - S * U) / la[:, None]
-        F_new = kmul(Ka, A_new)
-        obj_new = objective(F_new, A_new, Ya, la)
-        bad = obj_new < obj_old - 1e-12 * np.abs(obj_old)
-        for _ in range(30):
-            if not bad.any():
-                break
-            b = np.flatnonzero(bad)
-            A_new[b] = 0.5 * (A_new[b] + A_old[b])
-            F_new[b] = 0.5 * (F_new[b] + F_old[b])
-            obj_new[b] = objective(F_new[b], A_new[b], Ya[b], la[b])
-            bad[b] = obj_new[b] < obj_old[b] - 1e-12 * np.abs(obj_old[b])
-        keep = ~bad
-        A[a[keep]] = A_new[keep]
-        F[a[keep]] = F_new[keep]
-        n_iter[a] += 1
-        change = np.abs(obj_new - obj_old) / np.maximum(np.abs(obj_new), 1e-300)
-        converged[a] = keep & (change <= tol)
-        obj[a[keep]] = obj_new[keep]
-        active[a[converged[a] | bad]] = False
-    return A, n_iter, converged
+    n = Y.shape[0]
+    if solver == "auto":
+        solver = "direct" if n < AUTO_CG_MIN_N or K.ndim == 3 else "cg"
+    problem = DualProblem(
+        K, Y, lam, weights=weights, solver=solver, cg_tol=cg_tol, cg_max_iter=cg_max_iter
+    )
+    A = np.zeros(Y.shape) if A0 is None else np.array(A0, dtype=float, copy=True)
+    r = newton(problem, A, problem.kmul(A, np.arange(Y.shape[1])), tol=tol, max_iter=max_iter)
+    return r.x, r.n_iter, r.converged
 
 
-def irls_primal(Phi, Y, lam, tol=1e-6, max_iter=100):
-    """kLOGREG with the low-rank kernel ``K ~ Phi Phi^T`` (Nystroem features).
+class PrimalProblem(NewtonProblem):
+    """kLOGREG with the low-rank kernel ``K ~ Phi Phi^T`` (Nystroem features) for
+    :func:`kclf._newton.newton`: the same objective in the weights ``w = Phi^T alpha``
+    (Eq. 6 with design matrix ``Phi``), ``Phi(w) = sum_i c_i [y_i f_i - log(1 + e^{f_i})]
+    - lam/2 ||w||^2`` with ``f = Phi w``.  Each step solves ``(Phi^T W Phi + lam I) d =
+    Phi^T c (y - pi) - lam w`` (``W = c pi (1 - pi)``) of size ``n_components`` by
+    Cholesky."""
 
-    The same objective in the weights ``w = Phi^T alpha`` (Eq. 6 with design matrix
-    ``Phi``): each step solves ``(Phi^T W Phi + lam I) w = Phi^T W q`` of size
-    ``n_components`` by Cholesky.  Returns ``(Wt, n_iter, converged)``, ``Wt`` of shape
-    (n_components, T).
-    """
-    n, m = Phi.shape
-    T = Y.shape[1]
-    lam = np.broadcast_to(np.asarray(lam, dtype=float), (T,))
-    Wt = np.zeros((m, T))
-    n_iter = np.zeros(T, dtype=int)
-    converged = np.zeros(T, dtype=bool)
-    for t in range(T):
-        w = np.zeros(m)
-        f = np.zeros(n)
-        obj = -n * np.log(2.0)  # Phi at w = 0
-        for _ in range(max_iter):
-            p = expit(f)
-            W = p * (1.0 - p)
-            H = (Phi * W[:, None]).T @ Phi
-            H[np.diag_indices(m)] += lam[t]
-            g = Phi.T @ (Y[:, t] - p) - lam[t] * w
-            step = scipy.linalg.cho_solve(scipy.linalg.cho_factor(H), g)
-            size = 1.0
-            for _ in range(30):
-                w_new = w + size * step
-                f_new = Phi @ w_new
-                obj_new = np.sum(Y[:, t] * f_new - np.logaddexp(0.0, f_new)) - 0.5 * lam[t] * (
-                    w_new @ w_new
-                )
-                if obj_new >= obj - 1e-12 * abs(obj):
-                    break
-                size *= 0.5
-            n_iter[t] += 1
-            change = abs(obj_new - obj) / max(abs(obj_new), 1e-300)
-            w, f, obj = w_new, f_new, obj_new
-            if change <= tol:
-                converged[t] = True
-                break
-        Wt[:, t] = w
-    return Wt, n_iter, converged
+    def __init__(self, Phi, Y, lam, *, weights=None):
+        T = Y.shape[1]
+        self.Phi, self.Y = Phi, Y
+        self.lam = np.broadcast_to(np.asarray(lam, dtype=float), (T,)).copy()
+        self.weights = None if weights is None else np.asarray(weights, dtype=float)[:, None]
+
+    def objective(self, W, F, cols):
+        loglik = self.Y[:, cols] * F - np.logaddexp(0.0, F)
+        if self.weights is not None:
+            loglik = self.weights * loglik
+        return np.sum(loglik, axis=0) - 0.5 * self.lam[cols] * np.sum(W * W, axis=0)
+
+    def direction(self, W, F, cols):
+        P = expit(F)
+        D = P * (1.0 - P)
+        R = self.Y[:, cols] - P
+        if self.weights is not None:
+            D, R = self.weights * D, self.weights * R
+        G = self.Phi.T @ R - self.lam[cols] * W
+        dW = np.empty_like(G)
+        for k, t in enumerate(cols):
+            H = (self.Phi * D[:, k, None]).T @ self.Phi
+            H[np.diag_indices_from(H)] += self.lam[t]
+            dW[:, k] = scipy.linalg.cho_solve(scipy.linalg.cho_factor(H), G[:, k])
+        return dW, self.Phi @ dW
+
+
+def irls_primal(Phi, Y, lam, tol=1e-6, max_iter=100, W0=None, weights=None):
+    """kLOGREG in Nystroem features (:class:`PrimalProblem`) for every column of ``Y``.
+    Returns ``(Wt, n_iter, converged)``, ``Wt`` of shape (n_components, T)."""
+    problem = PrimalProblem(Phi, Y, lam, weights=weights)
+    W = np.zeros((Phi.shape[1], Y.shape[1])) if W0 is None else np.array(W0, dtype=float)
+    r = newton(problem, W, Phi @ W, tol=tol, max_iter=max_iter)
+    return r.x, r.n_iter, r.converged
 
 
 def nystroem_map(X, kernel, sigma, n_components, random_state):

@@ -12,7 +12,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from kclf._search import cv_folds
 from kclf.kernels import median_sigma, rbf_kernel
 from kclf.klr import KernelLogisticRegression, KernelLogisticRegressionCV
-from kclf.klr._solver import batched_cg, irls, penalised_loglik
+from kclf.klr._solver import irls, penalised_loglik
 
 TIGHT = {"tol": 1e-13, "cg_tol": 1e-12, "max_iter": 200}
 
@@ -92,22 +92,6 @@ def test_irls_step_is_eq9():
     expected = np.linalg.solve(K + lam * np.diag(1.0 / W), q)
     np.testing.assert_allclose(A[:, 0], expected, atol=1e-10)
     assert n_iter[0] == 1
-
-
-def test_batched_cg_solves_each_column():
-    rng = np.random.default_rng(3)
-    M = rng.normal(size=(30, 30))
-    K = M @ M.T
-    lams = np.array([0.1, 1.0, 10.0])
-    B = rng.normal(size=(30, 3))
-    X, _, converged = batched_cg(
-        lambda V, cols: K @ V + lams[cols] * V, B, np.zeros_like(B), 1e-12, 500
-    )
-    assert converged.all()
-    for t in range(3):
-        np.testing.assert_allclose(
-            X[:, t], np.linalg.solve(K + lams[t] * np.eye(30), B[:, t]), rtol=1e-8, atol=1e-10
-        )
 
 
 def test_separable_data_stays_finite():
