@@ -155,7 +155,18 @@ def newton(problem, x, z, *, tol, max_iter, max_halvings=30):
     return NewtonResult(x, z, obj, n_iter, converged)
 
 
-def conjugate_gradients(matvec, B, X0, tol, max_iter, precondition=None):
+def _finish(xp, X, LX, active, cols, Xa, LXa, running):
+    """Write the columns ``cols`` of the compacted ``Xa`` (and ``LXa``) back into ``X``
+    (``LX``); the ones not ``running`` leave the ``active`` set."""
+    pos = xp.clip(xp.cumulative_sum(xp.astype(active, xp.int64)) - 1, 0, None)
+    X = _put(xp, X, Xa, active, pos)
+    if LXa is not None:
+        LX = _put(xp, LX, LXa, active, pos)
+    stopped = _take(xp, ~running, pos) & active
+    return X, LX, active & ~stopped
+
+
+def conjugate_gradients(matvec, B, X0, tol, max_iter, precondition=None, track=False):
     """(Preconditioned) conjugate gradients for ``T`` independent SPD systems
     ``A_t x_t = b_t`` at once.
 
@@ -164,36 +175,58 @@ def conjugate_gradients(matvec, B, X0, tol, max_iter, precondition=None):
     applied by one matrix-matrix product); ``precondition(R, cols)``, if given, returns
     ``[M_t^-1 r_t]`` for an SPD approximation ``M_t`` of ``A_t``.  A column stops when
     ``||b_t - A_t x_t|| <= tol_t ||b_t||`` (``tol`` a scalar or one per column).
-    Returns ``(X, n_iterations, converged)``, ``converged`` a boolean per column (False
-    where ``max_iter`` was reached first).
+    With ``track``, ``matvec`` returns ``(A V, L V)`` for a linear map ``L`` it applies on
+    the way (a design matrix: ``A = L^T D L + lam I``), and the image ``L X`` of the
+    solution is returned too, at no extra product.
+
+    Returns ``(X, n_iterations, converged)`` (``(X, LX, n_iterations, converged)`` with
+    ``track``), ``converged`` a boolean per column (False where ``max_iter`` was reached
+    first).
     """
     xp = _namespace(B)
     T = B.shape[1]
     all_cols = xp.arange(T)
+
+    def apply(V, cols):
+        out = matvec(V, cols)
+        return out if track else (out, None)
+
     X = xp.asarray(X0, copy=True)
-    R = B - matvec(X, all_cols)
+    AX, LX = apply(X, all_cols)
+    R = B - AX
     thresh = (xp.asarray(tol, dtype=B.dtype) * xp.linalg.vector_norm(B, axis=0)) ** 2
+    thresh = xp.broadcast_to(thresh, (T,))
     rr = xp.sum(R * R, axis=0)
-    Zr = R if precondition is None else precondition(R, all_cols)
-    rz = xp.sum(R * Zr, axis=0)
-    P = Zr
     active = rr > thresh
+    # the running columns' state, compacted whenever some of them stop (the finished
+    # columns of X and LX are written back then)
+    cols = xp.nonzero(active)[0]
+    Xa, Ra, th = _take(xp, X, cols), _take(xp, R, cols), _take(xp, thresh, cols)
+    LXa = _take(xp, LX, cols) if track else None
+    Za = Ra if precondition is None else precondition(Ra, cols)
+    rz, Pa = xp.sum(Ra * Za, axis=0), Za
     it = 0
-    while bool(xp.any(active)) and it < max_iter:
-        cols = xp.nonzero(active)[0]
-        pos = xp.clip(xp.cumulative_sum(xp.astype(active, xp.int64)) - 1, 0, None)
-        Pa, Ra, rza = _take(xp, P, cols), _take(xp, R, cols), _take(xp, rz, cols)
-        AP = matvec(Pa, cols)
-        step = rza / xp.sum(Pa * AP, axis=0)
-        Xa = _take(xp, X, cols) + step * Pa
+    while cols.shape[0] and it < max_iter:
+        AP, LP = apply(Pa, cols)
+        step = rz / xp.sum(Pa * AP, axis=0)
+        Xa = Xa + step * Pa
+        if track:
+            LXa = LXa + step * LP
         Ra = Ra - step * AP
+        it += 1
+        running = xp.sum(Ra * Ra, axis=0) > th
+        if not bool(xp.all(running)):
+            X, LX, active = _finish(xp, X, LX, active, cols, Xa, LXa, running)
+            keep = xp.nonzero(running)[0]
+            cols, th, rz = _take(xp, cols, keep), _take(xp, th, keep), _take(xp, rz, keep)
+            Xa, Ra, Pa = _take(xp, Xa, keep), _take(xp, Ra, keep), _take(xp, Pa, keep)
+            LXa = _take(xp, LXa, keep) if track else None
+            if not cols.shape[0]:
+                break
         Za = Ra if precondition is None else precondition(Ra, cols)
         rz_new = xp.sum(Ra * Za, axis=0)
-        Pa = Za + (rz_new / rza) * Pa
-        rr_new = xp.sum(Ra * Ra, axis=0)
-        mask = active
-        X, R, P = _put(xp, X, Xa, mask, pos), _put(xp, R, Ra, mask, pos), _put(xp, P, Pa, mask, pos)
-        rz, rr = _put(xp, rz, rz_new, mask, pos), _put(xp, rr, rr_new, mask, pos)
-        active = rr > thresh
-        it += 1
-    return X, it, ~active
+        Pa = Za + (rz_new / rz) * Pa
+        rz = rz_new
+    if cols.shape[0]:  # stopped by max_iter: write back the running columns
+        X, LX, _ = _finish(xp, X, LX, active, cols, Xa, LXa, xp.zeros(cols.shape[0], dtype=xp.bool))
+    return (X, LX, it, ~active) if track else (X, it, ~active)

@@ -114,6 +114,12 @@ class KernelLogisticRegression(
     nystroem_offset_ : ndarray of shape (n_features,) or None
         Nystroem mode: the training inputs' coordinate-wise median, subtracted before the
         feature map of the (translation-invariant) Gaussian kernel; None for other kernels.
+    nystroem_scale_ : float
+        Nystroem mode: ``sigma_`` (1 for other kernels); the feature map takes
+        ``(X - nystroem_offset_) / nystroem_scale_`` and the Gaussian kernel of width 1, so
+        that neither the centring nor the width loses precision or overflows.
+    nystroem_ : sklearn.kernel_approximation.Nystroem
+        Nystroem mode: the landmarks and their normalisation ``K_mm^{-1/2}``.
     X_fit_ : ndarray
         A copy of the training inputs (the kernel centres).
 
@@ -221,11 +227,11 @@ class KernelLogisticRegression(
         if self.n_components is not None:
             # scikit-learn's Gaussian kernel expands ||x||^2 + ||y||^2 - 2 x.y, which loses
             # all precision on uncentred inputs; the kernel is translation invariant
-            self.nystroem_offset_, self.nystroem_ = nystroem_map(
+            self.nystroem_offset_, self.nystroem_scale_, self.nystroem_ = nystroem_map(
                 X, self.kernel, self.sigma_, self.n_components, self.random_state
             )
-            Phi = nystroem_design(X, self.nystroem_offset_, self.nystroem_, self.fit_intercept)
-            coef, self.n_iter_, conv = irls_primal(Phi, Y, lam, self.tol, self.max_iter)
+            design = self._design(X)
+            coef, self.n_iter_, conv = irls_primal(design, Y, lam, self.tol, self.max_iter)
             self.coef_ = coef[:, 0] if c == 2 else coef
         else:
             K = self._kernel(X)
@@ -288,10 +294,15 @@ class KernelLogisticRegression(
             check_precomputed(X, n_train=self.X_fit_.shape[0])
         return X
 
+    def _design(self, X):
+        """The Nystroem design of ``X`` (:func:`kclf.klr._solver.nystroem_design`)."""
+        return nystroem_design(
+            X, self.nystroem_offset_, self.nystroem_scale_, self.nystroem_, self.fit_intercept
+        )
+
     def _raw(self, X):
         if self.n_components is not None:
-            Phi = nystroem_design(X, self.nystroem_offset_, self.nystroem_, self.fit_intercept)
-            return Phi @ self.coef_
+            return self._design(X).forward(self.coef_)
         return self._kernel(X, self.X_fit_) @ self.dual_coef_ + self.intercept_
 
     def decision_function(self, X):
