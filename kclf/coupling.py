@@ -15,9 +15,14 @@ from scipy.special import expit, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, Interval
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_is_fitted,
+    has_fit_parameter,
+    validate_data,
+)
 
-from ._base import ArgmaxPredictMixin, LogProbaMixin
+from ._base import ArgmaxPredictMixin, LogProbaMixin, log_odds
 from ._validation import POSITIVE, check_precomputed, class_labels, warn_convergence
 
 # r_ij is kept inside [R_EPS, 1 - R_EPS] so that mu_ij, p_i never hit 0/0.
@@ -199,7 +204,7 @@ class PairBatching:
     None), and the pair-by-pair loop runs instead.  The defaults decline both.
     """
 
-    def _fit_pairs(self, X, yi, pairs, pair_index):
+    def _fit_pairs(self, X, yi, pairs, pair_index, sample_weight=None):
         """Fit every pair; called on a fresh clone of the coupling's estimator.
 
         Parameters
@@ -212,12 +217,15 @@ class PairBatching:
             Class indices ``(i, j)``, ``i < j``.
         pair_index : list of ndarray
             Training rows of each pair.
+        sample_weight : ndarray of shape (n_samples,) or None
+            Row weights (each pair's fit takes its rows' weights).
 
         Returns
         -------
         estimators : list of fitted estimators or None
             One per pair, equal (up to round-off) to ``clone(self).fit`` on the pair's
-            rows with label 1 <=> class ``i``; None: fit them one by one.
+            rows with label 1 <=> class ``i`` (and their weights); None: fit them one by
+            one.
         """
         return None
 
@@ -271,7 +279,8 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
     pairs_ : ndarray of shape (n_pairs, 2)
         Class indices ``(i, j)``, ``i < j``.
     pair_counts_ : ndarray of shape (n_classes, n_classes)
-        ``n_ij``, training samples of classes ``i`` and ``j``.
+        ``n_ij``, training samples of classes ``i`` and ``j`` (the sum of their weights
+        with ``sample_weight``).
     pair_index_ : list of ndarray
         Training rows of each pair.
     n_train_ : int
@@ -279,6 +288,10 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
     converged_ : bool
         Whether every pair's fit converged (its ``converged_``; an estimator without
         that attribute counts as converged).
+    n_iter_ : ndarray of shape (n_pairs,)
+        The iterations of each pair's fit (the largest entry of its estimator's
+        ``n_iter_``; 1 for an estimator without one).  ``max_iter`` bounds the coupling
+        iteration, which runs at prediction, row by row (:func:`couple`).
     X_fit_ : ndarray or None
         Only for an estimator that fits all pairs at once (:class:`PairBatching`, as
         :class:`kclf.KernelLogisticRegression` does by stacked IRLS): a copy of the
@@ -309,7 +322,7 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
         return tags
 
     @_fit_context(prefer_skip_nested_validation=False)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit one clone of ``estimator`` per pair of classes on that pair's samples.
 
         Parameters
@@ -319,6 +332,10 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
             ``pairwise`` input tag (a precomputed kernel).
         y : array-like of shape (n_samples,)
             Class labels (at least two classes).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative row weights: each pair's fit gets its rows' weights (the
+            estimator's ``fit`` must take ``sample_weight``), and the pair weights
+            ``n_ij`` of the coupling become the sums of the two classes' weights.
 
         Returns
         -------
@@ -329,17 +346,29 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
         pairwise = _pairwise_input(self.estimator)
         if pairwise:
             check_precomputed(X)
+        if sample_weight is not None:
+            if not has_fit_parameter(self.estimator, "sample_weight"):
+                raise ValueError(
+                    f"sample_weight: {type(self.estimator).__name__}.fit takes no "
+                    "sample_weight, so PairwiseCoupling cannot pass the pairs' weights on"
+                )
+            sample_weight = _check_sample_weight(
+                sample_weight, X, dtype=np.float64, ensure_non_negative=True
+            )
         self.classes_, yi = class_labels(y, "PairwiseCoupling")
         self.n_train_ = X.shape[0]
         c = self.classes_.size
-        counts = np.bincount(yi, minlength=c)
+        counts = np.bincount(yi, weights=sample_weight, minlength=c)
         self.pairs_ = np.array(list(combinations(range(c), 2)))
         self.pair_counts_ = counts[:, None] + counts[None, :]
         np.fill_diagonal(self.pair_counts_, 0)
         self.pair_index_ = [np.flatnonzero((yi == i) | (yi == j)) for i, j in self.pairs_]
+        weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
         fitted = None
         if isinstance(self.estimator, PairBatching):
-            fitted = clone(self.estimator)._fit_pairs(X, yi, self.pairs_, self.pair_index_)
+            fitted = clone(self.estimator)._fit_pairs(
+                X, yi, self.pairs_, self.pair_index_, **weighted
+            )
         if fitted is not None:
             self.estimators_ = fitted
             self.X_fit_ = None if pairwise else X.copy()
@@ -347,26 +376,20 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
             self.estimators_ = []
             for (i, _), idx in zip(self.pairs_, self.pair_index_):
                 Xp = X[np.ix_(idx, idx)] if pairwise else X[idx]
+                w = {} if sample_weight is None else {"sample_weight": sample_weight[idx]}
                 # label 1 <=> class i, so r_ij is the probability of label 1
-                est = clone(self.estimator).fit(Xp, (yi[idx] == i).astype(int))
+                est = clone(self.estimator).fit(Xp, (yi[idx] == i).astype(int), **w)
                 self.estimators_.append(est)
         self.converged_ = all(bool(getattr(e, "converged_", True)) for e in self.estimators_)
+        self.n_iter_ = np.array(
+            [int(np.max(getattr(e, "n_iter_", 1))) for e in self.estimators_], dtype=int
+        )
         return self
 
-    def pairwise_proba(self, X):
-        """The pairs' probabilities ``r_ij(x) = P(i | x, i or j)`` of Eq. (10).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
-            Test inputs, or their cross-kernel for a precomputed-kernel estimator.
-
-        Returns
-        -------
-        R : ndarray of shape (n_samples, n_classes, n_classes)
-            ``R[n, i, j] = r_ij(x_n)`` for ``i < j``, ``1 - r_ij`` below the diagonal,
-            1/2 on it.
-        """
+    def _pair_outputs(self, X):
+        """``(R, F)``: :meth:`pairwise_proba`'s ``R``, and the pairs' log-odds ``F``
+        (n_samples, n_pairs), ``r_ij = sigmoid(F)``, where the estimator computes them
+        all at once (:class:`PairBatching`), else None."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         pairwise = _pairwise_input(self.estimator)
@@ -388,11 +411,29 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
                 r = proba[:, list(est.classes_).index(1)]
             R[:, i, j] = r
             R[:, j, i] = 1.0 - r
-        return R
+        return R, F
+
+    def pairwise_proba(self, X):
+        """The pairs' probabilities ``r_ij(x) = P(i | x, i or j)`` of Eq. (10).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_train)
+            Test inputs, or their cross-kernel for a precomputed-kernel estimator.
+
+        Returns
+        -------
+        R : ndarray of shape (n_samples, n_classes, n_classes)
+            ``R[n, i, j] = r_ij(x_n)`` for ``i < j``, ``1 - r_ij`` below the diagonal,
+            1/2 on it.
+        """
+        return self._pair_outputs(X)[0]
 
     def predict_proba(self, X):
         """Class probabilities: the pairs' ``r_ij(x)`` coupled by :func:`couple`, the
-        minimiser of the weighted divergence of Eq. (10) (score equations (11)).
+        minimiser of the weighted divergence of Eq. (10) (score equations (11)).  With two
+        classes the coupling is the identity and the one pair's probabilities are
+        returned as they are (``sigmoid(-+F)`` where the pair's log-odds ``F`` is known).
 
         Parameters
         ----------
@@ -405,7 +446,11 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
         P : ndarray of shape (n_samples, n_classes)
             Columns in ``classes_`` order; rows sum to one.
         """
-        R = self.pairwise_proba(X)
+        R, F = self._pair_outputs(X)  # (checks that it is fitted)
+        if self.classes_.size == 2:
+            if F is not None:  # the pair's label 1 is class 0
+                return np.column_stack([expit(F[:, 0]), expit(-F[:, 0])])
+            return np.column_stack([R[:, 0, 1], R[:, 1, 0]])
         return couple(R, self.pair_counts_, tol=self.tol, max_iter=self.max_iter)
 
     def decision_function(self, X):
@@ -419,10 +464,14 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
         Returns
         -------
         scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            Two classes: the log-odds of ``classes_[1]``.  More: the log-probabilities.
+            Two classes: the log-odds of ``classes_[1]``, a strictly increasing function
+            of ``predict_proba(X)[:, 1]``: minus the pair's own log-odds where it is known
+            (:class:`PairBatching`; it also orders the rows whose probability rounds to
+            0 or 1), else ``log p - log(1 - p)`` of the probability (``-+745`` at exactly
+            0 or 1).  More: the log-probabilities.
         """
         check_is_fitted(self)
-        logp = self.predict_log_proba(X)
         if self.classes_.size == 2:
-            return logp[:, 1] - logp[:, 0]
-        return logp
+            R, F = self._pair_outputs(X)
+            return -F[:, 0] if F is not None else log_odds(R[:, 1, 0])
+        return self.predict_log_proba(X)

@@ -14,7 +14,8 @@ import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._validation import binary_labels, warn_convergence
 from ._ridge_solver import maximise
@@ -92,7 +93,7 @@ class WeightedRidgeLogistic(ClassifierMixin, BaseEstimator):
         return tags
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Maximise the weighted ridge likelihood ``l^lam`` of Sec. 2.2 on ``(X, y)``.
 
         Parameters
@@ -100,7 +101,14 @@ class WeightedRidgeLogistic(ClassifierMixin, BaseEstimator):
         X : array-like of shape (n_samples, n_features)
             The covariates ``x_i``.
         y : array-like of shape (n_samples,)
-            Exactly two classes; ``classes_[1]`` is coded ``t_i = 1``.
+            Exactly two classes; ``classes_[1]`` is coded ``t_i = 1``.  The paper's model
+            is binary (one ``beta``): for several classes wrap the estimator in
+            ``sklearn.multiclass.OneVsRestClassifier``, whose probabilities are the
+            one-vs-rest ones normalised to sum to one.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative row weights multiplying each row's log-likelihood term in
+            ``l(beta)`` (an integer weight is the row repeated; 0 drops it).  The
+            intercept's centring uses the weighted mean.
 
         Returns
         -------
@@ -108,17 +116,34 @@ class WeightedRidgeLogistic(ClassifierMixin, BaseEstimator):
             The fitted estimator (``coef_`` and ``intercept_`` are ``beta``).
         """
         X, y = validate_data(self, X, y, dtype=float)
+        y_type = type_of_target(y, input_name="y", raise_unknown=True)
+        if y_type == "multiclass":
+            raise ValueError(
+                "Only binary classification is supported. The type of the target is "
+                "multiclass: WeightedRidgeLogistic is the paper's binary model; use "
+                "sklearn.multiclass.OneVsRestClassifier(WeightedRidgeLogistic()) for "
+                "several classes"
+            )
         self.classes_, t = binary_labels(y, "WeightedRidgeLogistic")
         t = t.astype(float)
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(
+                sample_weight, X, dtype=np.float64, ensure_non_negative=True
+            )
         lam = float(self.lam)
         n, p = X.shape
-        mean = X.mean(axis=0) if self.fit_intercept else np.zeros(p)
+        if self.fit_intercept:
+            mean = np.average(X, axis=0, weights=sample_weight)
+        else:
+            mean = np.zeros(p)
         A = np.hstack([X - mean, np.ones((n, 1))]) if self.fit_intercept else X
         mask = np.ones(A.shape[1])
         if self.fit_intercept:
             mask[-1] = 0.0
         max_iter = self.max_iter or (100 if self.solver == "newton" else 20000)
-        beta, obj, it, converged = maximise(A, t, lam, mask, self.solver, max_iter, self.tol)
+        beta, obj, it, converged = maximise(
+            A, t, lam, mask, self.solver, max_iter, self.tol, sample_weight
+        )
         if not converged:
             warn_convergence(
                 f"{self.solver} solver did not reach tol={self.tol} in {max_iter} iterations"

@@ -142,3 +142,60 @@ def test_uncentred_features_reach_the_optimum(solver, offset):
     assert est.objective_ == pytest.approx(-res.fun, abs=1e-9)
     np.testing.assert_allclose(est.coef_[0], beta_ref, atol=1e-5)
     np.testing.assert_allclose(est.intercept_[0], b_ref, rtol=1e-7, atol=1e-5)
+
+
+def test_three_classes_name_one_vs_rest_which_works():
+    """Several classes: one line naming OneVsRestClassifier, and that wrapper fits them
+    (normalised one-vs-rest probabilities)."""
+    from sklearn.datasets import load_iris
+    from sklearn.multiclass import OneVsRestClassifier
+
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match=r"Only binary .*OneVsRestClassifier") as err:
+        WeightedRidgeLogistic().fit(X, y)
+    assert "\n" not in str(err.value)
+    ovr = OneVsRestClassifier(WeightedRidgeLogistic(lam=0.01)).fit(X, y)
+    P = ovr.predict_proba(X)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+    assert np.mean(ovr.predict(X) == y) > 0.9
+
+
+@pytest.mark.parametrize("solver", ["newton", "gradient"])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_integer_weights_repeat_rows_and_zero_weights_drop_them(solver, fit_intercept):
+    """l(beta) with weights c_i is the log-likelihood of row i repeated c_i times, so the
+    weighted fit is the fit on the repeated rows (0: the row left out), to the
+    solvers' tolerance: both reach gradient <= tol max(1, |l|) on the same strongly
+    concave l^lam, whose maximiser is unique."""
+    X, y = make_classification(80, 4, random_state=5)
+    w = np.random.default_rng(0).integers(0, 4, size=80)
+    kw = dict(lam=0.05, solver=solver, fit_intercept=fit_intercept, tol=1e-11, max_iter=200000)
+    weighted = WeightedRidgeLogistic(**kw).fit(X, y, sample_weight=w)
+    repeated = WeightedRidgeLogistic(**kw).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    np.testing.assert_allclose(weighted.coef_, repeated.coef_, atol=1e-7)
+    np.testing.assert_allclose(weighted.intercept_, repeated.intercept_, atol=1e-7)
+    assert weighted.objective_ == pytest.approx(repeated.objective_, rel=1e-10)
+
+
+def test_weighted_optimum_equals_generic_optimiser():
+    X, y = make_classification(100, 3, n_informative=2, n_redundant=0, random_state=6)
+    t = y.astype(float)
+    c = np.random.default_rng(1).uniform(0.1, 3.0, size=100)
+    lam = 0.1
+    est = WeightedRidgeLogistic(lam=lam, fit_intercept=False, tol=1e-12).fit(X, y, sample_weight=c)
+    res = minimize(
+        lambda b: -weighted_ridge_objective(b, X, t, lam, 0, c),
+        np.zeros(3),
+        jac=lambda b: -(0.5 * (1 - lam) * X.T @ (c * (t - expit(X @ b))) - lam * b),
+        method="BFGS",
+        options={"gtol": 1e-11},
+    )
+    np.testing.assert_allclose(est.coef_[0], res.x, atol=1e-8)
+
+
+def test_bad_weights():
+    X, y = make_classification(30, 3, n_informative=2, n_redundant=0, random_state=0)
+    with pytest.raises(ValueError, match="non-zero"):
+        WeightedRidgeLogistic().fit(X, y, sample_weight=np.zeros(30))
+    with pytest.raises(ValueError, match="[Nn]egative"):
+        WeightedRidgeLogistic().fit(X, y, sample_weight=-np.ones(30))
