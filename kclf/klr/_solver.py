@@ -24,7 +24,7 @@ from sklearn.kernel_approximation import Nystroem
 from sklearn.metrics.pairwise import pairwise_kernels
 
 from .._newton import NewtonProblem, conjugate_gradients, newton
-from .._search import score_proba
+from .._scoring import score_proba
 from ..coupling import couple
 from ..kernels import gram
 
