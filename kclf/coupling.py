@@ -194,6 +194,11 @@ def _pairwise_input(estimator):
     return get_tags(estimator).input_tags.pairwise
 
 
+def _sparse_input(estimator):
+    """What ``validate_data`` accepts: CSR / CSC where the estimator's tags say sparse."""
+    return ("csr", "csc") if get_tags(estimator).input_tags.sparse else False
+
+
 class PairBatching:
     """The interface of a binary estimator that fits all pairs of :class:`PairwiseCoupling`
     at once (private; :class:`kclf.KernelLogisticRegression` implements it).
@@ -319,6 +324,7 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = _pairwise_input(self.estimator)
+        tags.input_tags.sparse = get_tags(self.estimator).input_tags.sparse
         return tags
 
     @_fit_context(prefer_skip_nested_validation=False)
@@ -342,7 +348,9 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
         self : PairwiseCoupling
             The fitted estimator: one fitted clone per pair in ``estimators_``.
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = validate_data(
+            self, X, y, dtype=np.float64, accept_sparse=_sparse_input(self.estimator)
+        )
         pairwise = _pairwise_input(self.estimator)
         if pairwise:
             check_precomputed(X)
@@ -391,7 +399,9 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
         (n_samples, n_pairs), ``r_ij = sigmoid(F)``, where the estimator computes them
         all at once (:class:`PairBatching`), else None."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_data(
+            self, X, dtype=np.float64, reset=False, accept_sparse=_sparse_input(self.estimator)
+        )
         pairwise = _pairwise_input(self.estimator)
         if pairwise:
             check_precomputed(X, n_train=self.n_train_)

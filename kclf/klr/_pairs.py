@@ -17,9 +17,8 @@ from __future__ import annotations
 import numpy as np
 from sklearn.base import clone
 
-from .._validation import warn_convergence
-from ..kernels import gram, median_sigma, squared_distances
-from ._solver import AUTO_CG_MIN_N, CHOLESKY_BATCH_ENTRIES, irls
+from ..kernels import gaussian, gram, median_sigma, scaled_squared_distances
+from ._solver import AUTO_CG_MIN_N, CHOLESKY_BATCH_ENTRIES, irls, warn_fit
 
 # largest training (or test x training) distance matrix, in float64 entries, computed
 # once and cut into the pairs' blocks (else one kernel per pair)
@@ -37,30 +36,35 @@ def batched(estimator, sizes):
     return (sizes < AUTO_CG_MIN_N) & (estimator.solver == "auto")
 
 
-def pair_kernel(estimator, X, D, idx):
+def pair_kernel(estimator, X, D, idx, sample_weight=None):
     """``(K, sigma_)`` of one pair's rows ``idx``, as its own ``fit`` computes them (``D``
-    the squared distances of all rows, or None)."""
+    the squared distances of all rows in units ``u``, ``(D, u)`` of
+    :func:`kclf.kernels.scaled_squared_distances`, or None)."""
     if estimator.kernel == "precomputed":
         return X[np.ix_(idx, idx)], None
     if estimator.kernel != "rbf":
         return gram(estimator.kernel, X[idx]), None
-    sigma = float(estimator.sigma) if estimator.sigma is not None else median_sigma(X[idx])
+    if estimator.sigma is not None:
+        sigma = float(estimator.sigma)
+    else:
+        w = None if sample_weight is None else sample_weight[idx]
+        sigma = median_sigma(X[idx], sample_weight=w)
     if D is None:
         return gram("rbf", X[idx], None, sigma), sigma
-    K = D[np.ix_(idx, idx)]
-    K *= -1.0 / (2.0 * sigma**2)
-    return np.exp(K, out=K), sigma
+    K = D[0][np.ix_(idx, idx)]
+    return gaussian(K, sigma, D[1], out=K), sigma
 
 
-def fit_pairs(estimator, X, yi, pairs, pair_index):
+def fit_pairs(estimator, X, yi, pairs, pair_index, sample_weight=None):
     """One fitted estimator per pair ``(i, j)`` of ``pairs`` on the rows ``pair_index``
-    (label 1 <=> class ``i``), equal to ``clone(estimator).fit`` on the pair's samples.
+    (label 1 <=> class ``i``), equal to ``clone(estimator).fit`` on the pair's samples
+    (with their ``sample_weight``).
 
-    Every pair that :func:`batched` admits is fitted by one stacked :func:`irls`, all pairs of
-    one size together (in chunks of at most ``CHOLESKY_BATCH_ENTRIES`` matrix entries);
-    the pairs' Gaussian kernels are blocks of one distance matrix of the training rows.
-    The fitted pairs are built by ``type(estimator)._from_pair_fit``.  The other pairs
-    (and Nystroem mode) are fitted one by one.
+    Every pair that :func:`batched` admits is fitted by one stacked :func:`irls`, all
+    pairs of one size together (in chunks of at most ``CHOLESKY_BATCH_ENTRIES`` matrix
+    entries); the pairs' Gaussian kernels are blocks of one distance matrix of the
+    training rows.  The fitted pairs are built by ``type(estimator)._from_pair_fit``.  The
+    other pairs (and Nystroem mode) are fitted one by one.
     """
     precomputed = estimator.kernel == "precomputed"
     fitted = [None] * len(pairs)
@@ -68,11 +72,11 @@ def fit_pairs(estimator, X, yi, pairs, pair_index):
     batch = batched(estimator, sizes)
     D = None
     if estimator.kernel == "rbf" and batch.any() and X.shape[0] ** 2 <= PAIR_DISTANCE_ENTRIES:
-        D = squared_distances(X)
+        D = scaled_squared_distances(X)
     K_all = None
     if D is not None and estimator.sigma is not None:
         # the same values as gram("rbf", X[idx], None, sigma) up to round-off
-        K_all = np.exp(D * (-1.0 / (2.0 * float(estimator.sigma) ** 2)))
+        K_all = gaussian(D[0], float(estimator.sigma), D[1])
     params = estimator.get_params(deep=False)
     for size in np.unique(sizes[batch]):
         members = np.flatnonzero(batch & (sizes == size))
@@ -88,12 +92,20 @@ def fit_pairs(estimator, X, yi, pairs, pair_index):
                 Ks = np.empty((chunk.size, size, size))
                 sig = [None] * chunk.size
                 for q, p in enumerate(chunk):
-                    Ks[q], sig[q] = pair_kernel(estimator, X, D, pair_index[p])
+                    Ks[q], sig[q] = pair_kernel(estimator, X, D, pair_index[p], sample_weight)
             if estimator.fit_intercept:
                 Ks += 1.0
             Ys = np.stack([(yi[pair_index[p]] == pairs[p][0]) for p in chunk], axis=1)
+            Ws = None
+            if sample_weight is not None:
+                Ws = np.stack([sample_weight[pair_index[p]] for p in chunk], axis=1)
             A, n_iter, conv = irls(
-                Ks, Ys.astype(float), float(estimator.lam), estimator.tol, estimator.max_iter
+                Ks,
+                Ys.astype(float),
+                float(estimator.lam),
+                estimator.tol,
+                estimator.max_iter,
+                weights=Ws,
             )
             for q, p in enumerate(chunk):
                 idx = pair_index[p]
@@ -107,7 +119,7 @@ def fit_pairs(estimator, X, yi, pairs, pair_index):
                     converged=conv[q],
                 )
                 if not conv[q]:
-                    warn_convergence(
+                    warn_fit(
                         f"KernelLogisticRegression: IRLS did not reach tol={estimator.tol} "
                         f"within max_iter={estimator.max_iter} steps for 1 of 1 binary "
                         f"problem(s) (lam={estimator.lam}); increase max_iter or lam",
@@ -116,7 +128,8 @@ def fit_pairs(estimator, X, yi, pairs, pair_index):
     for p in np.flatnonzero(~batch):
         idx = pair_index[p]
         Xp = X[np.ix_(idx, idx)] if precomputed else X[idx]
-        fitted[p] = clone(estimator).fit(Xp, (yi[idx] == pairs[p][0]).astype(int))
+        w = {} if sample_weight is None else {"sample_weight": sample_weight[idx]}
+        fitted[p] = clone(estimator).fit(Xp, (yi[idx] == pairs[p][0]).astype(int), **w)
     return fitted
 
 
@@ -133,19 +146,19 @@ def pairs_decision(estimators, X_train, X, pair_index):
         return None
     if not all(e.kernel == "rbf" and e.n_components is None for e in estimators):
         return None
-    D = squared_distances(X, X_train)
+    D, u = scaled_squared_distances(X, X_train)
     F = np.empty((X.shape[0], len(estimators)))
     sig = np.array([e.sigma_ for e in estimators])
     for sigma in np.unique(sig):
         group = np.flatnonzero(sig == sigma)
         if group.size == 1:  # a width of its own (sigma=None: each pair's median)
             e, idx = estimators[group[0]], pair_index[group[0]]
-            K = D[:, idx] * (-1.0 / (2.0 * sigma**2))
-            F[:, group[0]] = np.exp(K, out=K) @ e.dual_coef_ + e.intercept_
+            K = D[:, idx]
+            F[:, group[0]] = gaussian(K, sigma, u, out=K) @ e.dual_coef_ + e.intercept_
             continue
         coef = np.zeros((X_train.shape[0], group.size))
         for q, p in enumerate(group):
             coef[pair_index[p], q] = estimators[p].dual_coef_
-        K = np.exp(D * (-1.0 / (2.0 * sigma**2)))
+        K = gaussian(D, sigma, u)
         F[:, group] = K @ coef + np.array([estimators[p].intercept_ for p in group])
     return F

@@ -15,16 +15,20 @@ solver call.
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse as sp
 from scipy.special import expit
 from sklearn.kernel_approximation import Nystroem
 from sklearn.metrics.pairwise import pairwise_kernels
 
 from .._newton import NewtonProblem, conjugate_gradients, newton
 from .._scoring import score_proba
+from .._validation import warn_convergence
 from ..coupling import couple
 from ..kernels import gram
 
@@ -34,6 +38,47 @@ AUTO_CG_MIN_N = 128
 CG_TOL_FLOOR = 1e-14
 # memory cap (float64 entries) for one batch of stacked direct-solve matrices
 CHOLESKY_BATCH_ENTRIES = 2**24
+
+
+#: per thread: set while :class:`kclf.KernelLogisticRegressionCV`'s search fits estimators
+#: whose convergence it counts itself (one warning for the search, not one per fit)
+_COUNTING = threading.local()
+
+
+@contextlib.contextmanager
+def counting_convergence():
+    """Context: the fits in this thread report non-convergence only in their
+    ``converged_`` (:func:`warn_fit`), not by a warning.  Thread-local, so widths searched
+    on several threads do not share it (``warnings.catch_warnings`` is process-wide)."""
+    _COUNTING.on = True
+    try:
+        yield
+    finally:
+        _COUNTING.on = False
+
+
+def warn_fit(message, stacklevel=2):
+    """:func:`kclf._validation.warn_convergence` unless inside :func:`counting_convergence`."""
+    if not getattr(_COUNTING, "on", False):
+        warn_convergence(message, stacklevel=stacklevel + 1)
+
+
+def kernel_matrix(kernel, X, Y=None, sigma=None):
+    """:func:`kclf.kernels.gram` checked by :func:`finite_kernel` (an overflow raises
+    that one line, not numpy's warnings first)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return finite_kernel(gram(kernel, X, Y, sigma))
+
+
+def finite_kernel(K):
+    """``K``, or a one-line ``ValueError`` where it holds a non-finite entry (the linear
+    kernel of inputs beyond 1e154 overflows; the Gaussian kernel never does)."""
+    if not np.all(np.isfinite(K)):
+        raise ValueError(
+            "KernelLogisticRegression: the kernel of X overflows (an inner product beyond "
+            "1e308): rescale X, or use kernel='rbf', whose default width follows any scale"
+        )
+    return K
 
 
 def penalised_loglik(F, A, Y, lam, weights=None):
@@ -383,24 +428,51 @@ def irls_primal(design, Y, lam, tol=1e-6, max_iter=100, W0=None, weights=None, c
     return r.x, r.n_iter, r.converged
 
 
-def nystroem_map(X, kernel, sigma, n_components, random_state):
+def landmark_rows(X, sample_weight=None):
+    """The rows Nystroem's landmarks are drawn from: the distinct rows of positive weight,
+    each at its first occurrence, in order.  A repeated row is one candidate (two equal
+    landmarks add nothing to the feature space but a singular ``K_mm``), and a row of
+    weight 0 none, so data with integer weights and the same data with its rows repeated
+    (0: left out) draw from the same rows; with at least as many landmarks as such rows
+    they take them all and fit the same model."""
+    rows = np.arange(X.shape[0]) if sample_weight is None else np.flatnonzero(sample_weight > 0)
+    if sp.issparse(X):
+        Xr = sp.csr_matrix(X[rows])
+        Xr.sum_duplicates()
+        Xr.eliminate_zeros()
+        first = {}
+        for k in range(Xr.shape[0]):
+            lo, hi = Xr.indptr[k], Xr.indptr[k + 1]
+            first.setdefault((Xr.indices[lo:hi].tobytes(), Xr.data[lo:hi].tobytes()), k)
+        return rows[np.sort(np.fromiter(first.values(), dtype=int))]
+    _, first = np.unique(X[rows], axis=0, return_index=True)
+    return rows[np.sort(first)]
+
+
+def nystroem_map(X, kernel, sigma, n_components, random_state, sample_weight=None):
     """``(offset, scale, nystroem)``: the Nystroem feature map ``K ~ Phi Phi^T`` of rank
-    ``min(n_components, n)`` fitted on ``(X - offset) / scale``, its landmarks drawn with
-    ``random_state``; ``sigma`` the Gaussian width (rbf only).
+    ``min(n_components, #landmark rows)`` fitted on ``(X - offset) / scale``, its
+    landmarks drawn with ``random_state`` from :func:`landmark_rows`; ``sigma`` the
+    Gaussian width (rbf only).
 
     scikit-learn's Gaussian kernel expands ``||x||^2 + ||y||^2 - 2 x.y``, which loses all
     precision on uncentred inputs, and overflows (``inf * 0``: NaN) on inputs of 1e300;
     the kernel is translation invariant and a function of ``(x - x') / sigma``, so the
-    inputs are centred at their coordinate-wise median and divided by ``sigma`` first
-    (the kernel is then the Gaussian of width 1; ``offset`` None and ``scale`` 1 for
-    other kernels).
+    inputs are centred at the landmark rows' coordinate-wise median (not for sparse
+    inputs, which centring would make dense) and divided by ``sigma`` first (the kernel
+    is then the Gaussian of width 1; ``offset`` None and ``scale`` 1 for other kernels).
     """
+    rows = landmark_rows(X, sample_weight)
+    if kernel == "linear":  # every inner product is at most the largest squared norm
+        with np.errstate(over="ignore"):
+            finite_kernel(np.max(abs(X).power(2).sum(axis=1) if sp.issparse(X) else X * X))
     if kernel == "rbf":
-        offset, scale, kw = np.median(X, axis=0), float(sigma), {"kernel": "rbf", "gamma": 0.5}
+        scale, kw = float(sigma), {"kernel": "rbf", "gamma": 0.5}
+        offset = None if sp.issparse(X) else np.median(X[rows], axis=0)
     else:
         offset, scale, kw = None, 1.0, {"kernel": kernel}
-    nystroem = Nystroem(n_components=min(n_components, X.shape[0]), random_state=random_state, **kw)
-    nystroem.fit(nystroem_inputs(X, offset, scale))
+    nystroem = Nystroem(n_components=min(n_components, rows.size), random_state=random_state, **kw)
+    nystroem.fit(nystroem_inputs(X[rows], offset, scale))
     return offset, scale, nystroem
 
 
@@ -415,8 +487,10 @@ def nystroem_design(X, offset, scale, nystroem, fit_intercept):
     last column of ones for the intercept (footnote 3) if ``fit_intercept``."""
     Xs = nystroem_inputs(X, offset, scale)
     kw = {"gamma": nystroem.gamma} if nystroem.kernel == "rbf" else {}
-    C = pairwise_kernels(Xs, nystroem.components_, metric=nystroem.kernel, **kw)
-    N = nystroem.normalization_
+    with np.errstate(over="ignore", invalid="ignore"):
+        C = pairwise_kernels(Xs, nystroem.components_, metric=nystroem.kernel, **kw)
+    C = finite_kernel(C)
+    N = finite_kernel(nystroem.normalization_)
     if fit_intercept:
         C = np.hstack([C, np.ones((C.shape[0], 1))])
         N = scipy.linalg.block_diag(N, np.ones((1, 1)))
@@ -441,23 +515,25 @@ class IRLSPaths:
     n_components: int | None = None
     random_state: object = None
 
-    def irls(self, K, Y, lam, conv):
+    def irls(self, K, Y, lam, conv, weights=None):
         """:func:`irls` at these solver settings; appends the fits' converged flags to
         ``conv``."""
-        A, _, converged = irls(K, Y, lam, self.tol, self.max_iter, self.cg_tol, self.solver)
+        A, _, converged = irls(
+            K, Y, lam, self.tol, self.max_iter, self.cg_tol, self.solver, weights=weights
+        )
         conv.append(converged)
         return A
 
-    def features(self, X, sigma):
+    def features(self, X, sigma, sample_weight=None):
         """The Nystroem design of all of ``X`` (with the intercept's column), as the final
         ``KernelLogisticRegression(n_components, random_state)`` fitted on ``X`` makes."""
         sigma = None if np.isnan(sigma) else float(sigma)
         offset, scale, nystroem = nystroem_map(
-            X, self.kernel, sigma, self.n_components, self.random_state
+            X, self.kernel, sigma, self.n_components, self.random_state, sample_weight
         )
         return nystroem_design(X, offset, scale, nystroem, self.fit_intercept)
 
-    def primal_path(self, design, tr, va, Ytr, lams, conv):
+    def primal_path(self, design, tr, va, Ytr, lams, conv, w_tr=None):
         """:meth:`binary_path` in Nystroem features (a :class:`Design` of all rows): the
         lambdas from the largest to the smallest, each fit (all tasks at once) started
         from the previous one's solution and preconditioned by its Hessians
@@ -469,40 +545,45 @@ class IRLSPaths:
         F = np.zeros((tr.size, T))
         out = np.empty((L, va.size, T))
         for li in np.argsort(-lams, kind="stable"):
-            problem = PrimalProblem(train, Ytr, lams[li], cache=cache)
+            problem = PrimalProblem(train, Ytr, lams[li], weights=w_tr, cache=cache)
             r = newton(problem, W, F, tol=self.tol, max_iter=self.max_iter)
             W, F = r.x, r.z
             conv.append(r.converged)
             out[li] = expit(valid.forward(W))
         return out
 
-    def binary_path(self, K, tr, va, Ytr, lams, conv):
-        """P(positive) on the validation fold, shape (n_lams, n_va, n_tasks)."""
+    def binary_path(self, K, tr, va, Ytr, lams, conv, w_tr=None):
+        """P(positive) on the validation fold, shape (n_lams, n_va, n_tasks) (``w_tr``: the
+        training rows' weights)."""
         if self.n_components is not None:
-            return self.primal_path(K, tr, va, Ytr, lams, conv)
+            return self.primal_path(K, tr, va, Ytr, lams, conv, w_tr)
         T, L = Ytr.shape[1], lams.size
         Ktr = K[np.ix_(tr, tr)]
         if self.fit_intercept:
             Ktr += 1.0
-        A = self.irls(Ktr, np.repeat(Ytr, L, axis=1), np.tile(lams, T), conv)
+        A = self.irls(Ktr, np.repeat(Ytr, L, axis=1), np.tile(lams, T), conv, w_tr)
         F = K[np.ix_(va, tr)] @ A
         if self.fit_intercept:
             F += A.sum(axis=0)
         return expit(F).reshape(va.size, T, L).transpose(2, 0, 1)
 
-    def pairwise_path(self, K, tr, va, yi_tr, c, lams, conv):
-        """Coupled class posteriors on the validation fold, shape (n_lams, n_va, c)."""
+    def pairwise_path(self, K, tr, va, yi_tr, c, lams, conv, w_tr=None):
+        """Coupled class posteriors on the validation fold, shape (n_lams, n_va, c)
+        (``w_tr``: the training rows' weights, passed to the pairs and summed into the
+        pairs' weights ``n_ij``)."""
         L = lams.size
         R = np.full((L, va.size, c, c), 0.5)
-        counts = np.bincount(yi_tr, minlength=c)
+        counts = np.bincount(yi_tr, weights=w_tr, minlength=c)
         for i in range(c):
             for j in range(i + 1, c):
-                idx = tr[(yi_tr == i) | (yi_tr == j)]
-                y = (yi_tr[(yi_tr == i) | (yi_tr == j)] == i).astype(float)[:, None]
+                in_pair = (yi_tr == i) | (yi_tr == j)
+                idx = tr[in_pair]
+                y = (yi_tr[in_pair] == i).astype(float)[:, None]
                 Kp = K[np.ix_(idx, idx)]
                 if self.fit_intercept:
                     Kp += 1.0
-                A = self.irls(Kp, np.repeat(y, L, axis=1), lams, conv)
+                w = None if w_tr is None else w_tr[in_pair]
+                A = self.irls(Kp, np.repeat(y, L, axis=1), lams, conv, w)
                 F = K[np.ix_(va, idx)] @ A
                 if self.fit_intercept:
                     F += A.sum(axis=0)
@@ -512,14 +593,16 @@ class IRLSPaths:
         N = counts[:, None] + counts[None, :]
         return np.stack([couple(R[li], N) for li in range(L)])
 
-    def search(self, X, y, labels, folds, table, classes, naive_path):
+    def search(self, X, y, labels, folds, table, classes, naive_path, sample_weight=None):
         """Add every (task, sigma, lambda)'s fold scores to ``table`` by the warm paths
-        above (``classes``: the labels of ``y``; ``naive_path(X, sigma, tr, va, y, lams,
-        conv)`` the posteriors of one fit per lambda, for pairwise coupling in Nystroem
-        features); returns the converged flags of every IRLS fit of the search."""
+        above, one width at a time or several at once (:meth:`kclf._search.ScoreTable.run`;
+        ``classes``: the labels of ``y``; ``naive_path(X, sigma, tr, va, y, lams, conv,
+        w_tr)`` the posteriors of one fit per lambda, for pairwise coupling in Nystroem
+        features); returns the converged flags of every IRLS fit of the search.  With
+        ``sample_weight`` each fold is fitted with its training rows' weights and scored
+        with its validation rows' weights."""
         sigmas, lams = table.sigmas, table.lams
         c, n_tasks = classes.size, labels.shape[1]
-        conv = []  # converged flags of every IRLS fit of the search
         naive = self.n_components is not None and c > 2 and self.multi_class == "pairwise"
         if c > 2 and self.multi_class == "pairwise" and not naive:
             for k, (tr, _) in enumerate(folds):
@@ -531,28 +614,39 @@ class IRLSPaths:
                         "needs every class in every fold (give at least cv examples of each "
                         "class, or multi_class='ovr')"
                     )
-        for si, sigma in enumerate(sigmas if n_tasks else ()):
+        sw = sample_weight
+
+        def width(si):
+            sigma, conv, scores = sigmas[si], [], []
             if naive:
                 K = None
             elif self.n_components is not None:
-                K = self.features(X, sigma)  # the design matrix Phi, not a kernel
+                K = self.features(X, sigma, sw)  # the design of all rows, not a kernel
             else:
-                K = gram(self.kernel, X, None, None if np.isnan(sigma) else sigma)
+                K = kernel_matrix(self.kernel, X, None, None if np.isnan(sigma) else sigma)
             for tr, va in folds:
+                w_tr, w_va = (None, None) if sw is None else (sw[tr], sw[va])
                 if naive:
-                    Ps = [naive_path(X, sigma, tr, va, y, lams, conv)]
+                    Ps = [naive_path(X, sigma, tr, va, y, lams, conv, w_tr)]
                 elif c == 2:
-                    P1 = self.binary_path(K, tr, va, labels[tr].astype(float), lams, conv)
+                    Ytr = labels[tr].astype(float)
+                    P1 = self.binary_path(K, tr, va, Ytr, lams, conv, w_tr)
                     Ps = [np.stack([1.0 - P1[..., t], P1[..., t]], axis=2) for t in range(n_tasks)]
                 elif self.multi_class == "ovr":
                     Ytr = np.eye(c)[labels[tr, 0]]
-                    P = self.binary_path(K, tr, va, Ytr, lams, conv)
+                    P = self.binary_path(K, tr, va, Ytr, lams, conv, w_tr)
                     Ps = [P / P.sum(axis=2, keepdims=True)]
                 else:
-                    Ps = [self.pairwise_path(K, tr, va, labels[tr, 0], c, lams, conv)]
+                    Ps = [self.pairwise_path(K, tr, va, labels[tr, 0], c, lams, conv, w_tr)]
                 sc = [
-                    [score_proba(Ps[t][li], labels[va, t], self.scoring) for t in range(n_tasks)]
+                    [
+                        score_proba(Ps[t][li], labels[va, t], self.scoring, w_va)
+                        for t in range(n_tasks)
+                    ]
                     for li in range(lams.size)
                 ]
-                table.add(si, np.array(sc, dtype=float).reshape(lams.size, n_tasks))
+                scores.append(np.array(sc, dtype=float).reshape(lams.size, n_tasks))
+            return scores, np.concatenate(conv) if conv else np.ones(0, dtype=bool)
+
+        conv = table.run(width) if n_tasks else []
         return np.concatenate(conv) if conv else np.ones(0, dtype=bool)

@@ -27,7 +27,7 @@ import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._base import ArgmaxPredictMixin, KernelMixin, LogProbaMixin
 from .._validation import (
@@ -36,12 +36,18 @@ from .._validation import (
     check_precomputed,
     class_labels,
     reject_with_precomputed,
-    warn_convergence,
 )
 from ..coupling import PairBatching, PairwiseCoupling
-from ..kernels import gram
+from ..kernels import median_sigma
 from ._pairs import fit_pairs, pairs_decision
-from ._solver import irls, irls_primal, nystroem_design, nystroem_map
+from ._solver import (
+    irls,
+    irls_primal,
+    kernel_matrix,
+    nystroem_design,
+    nystroem_map,
+    warn_fit,
+)
 
 MULTI_CLASS = ("pairwise", "ovr")
 SOLVERS = ("auto", "cg", "direct")
@@ -184,23 +190,49 @@ class KernelLogisticRegression(
         reject_with_precomputed(self, "n_components", "Nystroem mode")
 
     def _kernel(self, X, Y=None):
-        return gram(self.kernel, X, Y, self.sigma_)
+        return kernel_matrix(self.kernel, X, Y, self.sigma_)
 
     def _coupled(self):
         """Whether the fit is (was) pairwise coupling: more than two classes, "pairwise"."""
         return self.classes_.size > 2 and self.multi_class == "pairwise"
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = self.kernel in ("rbf", "linear")
+        return tags
+
+    def _accept_sparse(self):
+        """What ``validate_data`` accepts: CSR / CSC where the kernel is computed from
+        ``X`` (rbf, linear)."""
+        return ("csr", "csc") if self.kernel in ("rbf", "linear") else False
+
+    def _fit_width(self, X, sample_weight):
+        """``sigma``, or the (weighted) median pairwise distance of ``X``
+        (:func:`kclf.kernels.median_sigma`: a row of weight ``w`` counts as ``w`` rows);
+        None for a kernel without a width."""
+        if self.kernel != "rbf" or self.sigma is not None or sample_weight is None:
+            return self._width(X)
+        return median_sigma(X, sample_weight=sample_weight)
+
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Maximise the penalised log-likelihood by IRLS (Eq. 9); more than two classes by
         pairwise coupling (Eq. 10-11) or one-vs-rest.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
-            The training inputs, or their Gram matrix with ``kernel="precomputed"``.
+        X : {array-like, sparse matrix} of shape (n_samples, n_features), or (n_samples, n_samples)
+            The training inputs (CSR / CSC with the rbf and linear kernels), or their Gram
+            matrix with ``kernel="precomputed"``.
         y : array-like of shape (n_samples,)
             Class labels (at least two classes).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative row weights ``c_i`` multiplying each row's log-likelihood term
+            of ``Phi`` (weighted IRLS: ``W = c pi (1 - pi)``); an integer weight is the
+            row repeated, 0 drops it.  The default width is then the weighted median
+            distance, pairwise coupling passes each pair its rows' weights and weighs the
+            pairs by their weight sums, and Nystroem mode draws its landmarks from the
+            distinct rows of positive weight.
 
         Returns
         -------
@@ -209,36 +241,49 @@ class KernelLogisticRegression(
             ``coef_`` in Nystroem mode, or ``coupling_``).
         """
         self._check_params()
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = validate_data(self, X, y, dtype=np.float64, accept_sparse=self._accept_sparse())
         if self.kernel == "precomputed":
             check_precomputed(X)
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(
+                sample_weight, X, dtype=np.float64, ensure_non_negative=True
+            )
         self.classes_, yi = class_labels(y, "KernelLogisticRegression")
         c = self.classes_.size
-        self.sigma_ = self._width(X)
+        self.sigma_ = self._fit_width(X, sample_weight)
         if self._coupled():
             base = self.get_params()
             base.update(sigma=self.sigma_, multi_class="ovr")
-            self.coupling_ = PairwiseCoupling(KernelLogisticRegression(**base)).fit(X, y)
+            weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
+            self.coupling_ = PairwiseCoupling(KernelLogisticRegression(**base))
+            self.coupling_.fit(X, y, **weighted)
             self.n_iter_ = np.concatenate([e.n_iter_ for e in self.coupling_.estimators_])
             self.converged_ = self.coupling_.converged_  # each pair warned for itself
             return self
         Y = (yi == 1)[:, None].astype(float) if c == 2 else np.eye(c)[yi]
         lam = float(self.lam)
         if self.n_components is not None:
-            # scikit-learn's Gaussian kernel expands ||x||^2 + ||y||^2 - 2 x.y, which loses
-            # all precision on uncentred inputs; the kernel is translation invariant
             self.nystroem_offset_, self.nystroem_scale_, self.nystroem_ = nystroem_map(
-                X, self.kernel, self.sigma_, self.n_components, self.random_state
+                X, self.kernel, self.sigma_, self.n_components, self.random_state, sample_weight
             )
             design = self._design(X)
-            coef, self.n_iter_, conv = irls_primal(design, Y, lam, self.tol, self.max_iter)
+            coef, self.n_iter_, conv = irls_primal(
+                design, Y, lam, self.tol, self.max_iter, weights=sample_weight
+            )
             self.coef_ = coef[:, 0] if c == 2 else coef
         else:
             K = self._kernel(X)
             if self.fit_intercept:
                 K = K + 1.0
             A, self.n_iter_, conv = irls(
-                K, Y, lam, self.tol, self.max_iter, self.cg_tol, self.solver
+                K,
+                Y,
+                lam,
+                self.tol,
+                self.max_iter,
+                self.cg_tol,
+                self.solver,
+                weights=sample_weight,
             )
             self.dual_coef_ = A[:, 0] if c == 2 else A
             self.intercept_ = self.dual_coef_.sum(axis=0) * float(self.fit_intercept)
@@ -247,20 +292,20 @@ class KernelLogisticRegression(
             self.X_fit_ = X if self.kernel == "precomputed" else X.copy()
         self.converged_ = bool(np.all(conv))
         if not self.converged_:
-            warn_convergence(
+            warn_fit(
                 f"KernelLogisticRegression: IRLS did not reach tol={self.tol} within "
                 f"max_iter={self.max_iter} steps for {int(np.sum(~conv))} of {conv.size} "
                 f"binary problem(s) (lam={self.lam}); increase max_iter or lam"
             )
         return self
 
-    def _fit_pairs(self, X, yi, pairs, pair_index):
+    def _fit_pairs(self, X, yi, pairs, pair_index, sample_weight=None):
         """:class:`kclf.coupling.PairBatching`: every pair by
         :func:`kclf.klr._pairs.fit_pairs` (stacked IRLS where the pair's own fit would take
         direct steps)."""
         self._validate_params()
         self._check_params()
-        return fit_pairs(self, X, yi, pairs, pair_index)
+        return fit_pairs(self, X, yi, pairs, pair_index, sample_weight)
 
     @classmethod
     def _pairs_decision(cls, estimators, X_train, X, pair_index):
@@ -289,7 +334,9 @@ class KernelLogisticRegression(
 
     def _check_X(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_data(
+            self, X, dtype=np.float64, reset=False, accept_sparse=self._accept_sparse()
+        )
         if self.kernel == "precomputed":
             check_precomputed(X, n_train=self.X_fit_.shape[0])
         return X

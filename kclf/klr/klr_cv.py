@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import warnings
+from numbers import Integral
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 
-from .._base import CERTAIN_LOG_ODDS
+from .._base import log_odds
 from .._search import KernelGridSearch
 from .._validation import warn_convergence
-from ._solver import IRLSPaths
+from ._solver import IRLSPaths, counting_convergence
 from .klr import KernelLogisticRegression
 
 # the parameters passed on to every KernelLogisticRegression of the search
@@ -69,13 +68,16 @@ class KernelLogisticRegressionCV(KernelGridSearch):
         (:data:`kclf.model_selection.DEFAULT_SIGMA_FACTORS`).  Not with ``sigmas``.  The
         chosen width is ``sigma_``.
     cv : int, splitter or iterable, default=2
-        An integer: the number of folds (shuffled, stratified for one task when possible;
-        the same folds as ``LSPCCV`` for the same ``random_state``).  Otherwise a
-        scikit-learn splitter or an iterable of ``(train, validation)`` index arrays.
+        An integer: the number of folds, stratified for one task when possible;
+        unshuffled with ``random_state=None`` (as scikit-learn's searches with an integer
+        ``cv``, so a fit repeats exactly), shuffled by a given ``random_state``; the same
+        folds as ``LSPCCV``'s.  Otherwise a scikit-learn splitter or an iterable of
+        ``(train, validation)`` index arrays.
     scoring : {"error", "log_loss", "auc"}, default="error"
     multi_class : {"pairwise", "ovr"}, default="pairwise"
-    random_state : int or None
-        Seed of the fold assignment.
+    random_state : int, RandomState or None, default=None
+        Seed of the fold shuffling (None: unshuffled folds) and of the Nystroem
+        landmarks with ``n_components``.
     kernel, tol, max_iter, cg_tol, fit_intercept, solver
         As in :class:`KernelLogisticRegression`.
     n_components : int or None, default=None
@@ -83,12 +85,22 @@ class KernelLogisticRegressionCV(KernelGridSearch):
         rank, memory O(n m).  Per width the feature map is fitted once on all of ``X``
         (the landmarks drawn with ``random_state``, as the final
         ``KernelLogisticRegression(n_components=m, random_state=random_state)`` fit on
-        ``X`` draws them), and every fold, lambda and task is fitted in those features by
-        one primal IRLS call.  Pairwise multi-class mode fits each pair's own
-        feature map (as the final model does), one fit per setting and fold.
+        ``X`` draws them), and every fold and task is fitted in those features along the
+        lambda path, from the largest lambda to the smallest, each fit started from the
+        last one's solution and preconditioned by its Hessians
+        (:class:`kclf.klr._solver.PrimalProblem`).  Pairwise multi-class mode fits each
+        pair's own feature map (as the final model does), one fit per setting and fold.
     verbose : int, default=0
         0: silent.  1 or more: one line to stderr per (width, fold) with its best
         score over the lambdas, and one for the refit, each with the seconds elapsed.
+    n_jobs : int or None, default=None
+        The cores of the search, as in scikit-learn (``-1``: all).  An integer: every
+        BLAS call of the fit runs on one thread (``threadpoolctl``) and up to ``n_jobs``
+        widths of the grid are searched at once on threads (joblib's threading backend),
+        so the results are identical for every ``n_jobs``; each width running holds its
+        own kernel matrix (n x n, or the n x m Nystroem design).  None: one width at a
+        time, the BLAS library's threads as configured (results equal to an integer
+        ``n_jobs``'s to round-off).
 
     Attributes
     ----------
@@ -100,6 +112,15 @@ class KernelLogisticRegressionCV(KernelGridSearch):
         Multi-task mode only, one per task (None for a one-class task).
     n_iter_ : ndarray
         IRLS steps of the final fit(s).
+
+    Notes
+    -----
+    ``decision_function`` is ``best_estimator_``'s (single task: the log-odds ``f(x)``,
+    a strictly increasing function of ``predict_proba(X)[:, 1]`` that also orders the
+    rows whose probabilities round to 1).  Multi-task: the log-odds of each task's
+    probability, ``log p - log(1 - p)`` (``-+745`` at exactly 0 or 1, and for a one-class
+    task), tied exactly where the probabilities are, as scikit-learn's multi-output
+    checks require.
     """
 
     _needs_inputs = ("n_components", "Nystroem mode")
@@ -109,6 +130,7 @@ class KernelLogisticRegressionCV(KernelGridSearch):
             name: KernelLogisticRegression._parameter_constraints[name]
             for name in (*MODEL_PARAMS, "random_state")
         },
+        "n_jobs": [Integral, None],
     }
 
     def __init__(
@@ -129,6 +151,7 @@ class KernelLogisticRegressionCV(KernelGridSearch):
         solver="auto",
         n_components=None,
         verbose=0,
+        n_jobs=None,
     ):
         super().__init__(sigmas, lams, cv, scoring, random_state, kernel, sigma_factors, verbose)
         self.multi_class = multi_class
@@ -138,6 +161,7 @@ class KernelLogisticRegressionCV(KernelGridSearch):
         self.fit_intercept = fit_intercept
         self.solver = solver
         self.n_components = n_components
+        self.n_jobs = n_jobs
 
     def _estimator(self, sigma, lam):
         """The model at one setting (``sigma`` NaN: no width)."""
@@ -148,16 +172,17 @@ class KernelLogisticRegressionCV(KernelGridSearch):
             **{name: getattr(self, name) for name in MODEL_PARAMS},
         )
 
-    def _naive_path(self, X, sigma, tr, va, y, lams, conv):
-        """Class posteriors on the validation fold by one fit per lambda."""
+    def _naive_path(self, X, sigma, tr, va, y, lams, conv, w_tr=None):
+        """Class posteriors on the validation fold by one fit per lambda (``w_tr``: the
+        training rows' weights); their convergence goes to ``conv``, not to warnings."""
         out = []
+        weighted = {} if w_tr is None else {"sample_weight": w_tr}
         for lam in lams:
             est = self._estimator(sigma, lam)
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always", ConvergenceWarning)
-                est.fit(X[tr], y[tr])
-            conv.append(np.array([not any(w.category is ConvergenceWarning for w in caught)]))
-            P = np.zeros((va.size, self.classes_.size))
+            with counting_convergence():
+                est.fit(X[tr], y[tr], **weighted)
+            conv.append(np.array([est.converged_]))
+            P = np.zeros((va.shape[0], self.classes_.size))
             P[:, np.searchsorted(self.classes_, est.classes_)] = est.predict_proba(X[va])
             out.append(P)
         return np.stack(out)
@@ -177,30 +202,13 @@ class KernelLogisticRegressionCV(KernelGridSearch):
             self.random_state,
         )
 
-    def fit(self, X, y):
-        """Select (sigma, lambda) by CV, then refit on all of ``X``
-        (:meth:`kclf._search.KernelGridSearch.fit`; no ``sample_weight`` yet: the
-        kernel logistic regression solver does not take weights).
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
-            The training inputs, or their Gram matrix with ``kernel="precomputed"``.
-        y : array-like of shape (n_samples,) or (n_samples, n_tasks)
-            Class labels (single task), or a 0/1 matrix with one binary task per column.
-
-        Returns
-        -------
-        self : object
-            The fitted search.
-        """
-        return super().fit(X, y)
-
-    def _search(self, X, y, labels, folds, table):
+    def _search(self, X, y, labels, folds, table, sample_weight=None):
         """Every (task, sigma, lambda)'s fold scores by warm IRLS paths; warns once
         (``ConvergenceWarning``) if some of the search's IRLS fits stopped at
         ``max_iter``."""
-        conv = self._paths().search(X, y, labels, folds, table, self.classes_, self._naive_path)
+        conv = self._paths().search(
+            X, y, labels, folds, table, self.classes_, self._naive_path, sample_weight
+        )
         if not conv.all():
             warn_convergence(
                 f"KernelLogisticRegressionCV: {int(np.sum(~conv))} of {conv.size} IRLS "
@@ -209,17 +217,18 @@ class KernelLogisticRegressionCV(KernelGridSearch):
                 stacklevel=3,
             )
 
-    def _refit(self, X, y, reuse):
+    def _refit(self, X, y, reuse, sample_weight=None):
         est = self._estimator(np.nan if self.sigma_ is None else self.sigma_, self.lam_)
-        est.fit(X, y)
+        est.fit(X, y, **({} if sample_weight is None else {"sample_weight": sample_weight}))
         self.n_iter_ = est.n_iter_
         return est
 
-    def _refit_tasks(self, X, Y, fit_tasks, sig_t, lam_t, reuse):
+    def _refit_tasks(self, X, Y, fit_tasks, sig_t, lam_t, reuse, sample_weight=None):
         self.estimators_ = [None] * self.n_tasks_
+        weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
         for t, sigma, lam in zip(fit_tasks, sig_t, lam_t):
             est = self._estimator(sigma, lam)
-            self.estimators_[t] = est.fit(X, np.asarray(Y)[:, t].astype(int))
+            self.estimators_[t] = est.fit(X, np.asarray(Y)[:, t].astype(int), **weighted)
         fitted = [e for e in self.estimators_ if e is not None]
         self.n_iter_ = np.concatenate([e.n_iter_ for e in fitted]) if fitted else np.array([])
 
@@ -231,14 +240,11 @@ class KernelLogisticRegressionCV(KernelGridSearch):
         return out
 
     def _tasks_decision(self, X):
-        """The log-odds ``f(x)`` of every task's model (``+-CERTAIN_LOG_ODDS`` for a
-        one-class task, as LSPC's for a posterior of exactly 1 or 0)."""
-        n = X.shape[0]
-        return np.column_stack(
-            [
-                np.full(n, CERTAIN_LOG_ODDS if self.task_constant_[t] else -CERTAIN_LOG_ODDS)
-                if e is None
-                else e.decision_function(X)
-                for t, e in enumerate(self.estimators_)
-            ]
-        )
+        """The log-odds of every task's probability, ``log p - log(1 - p)``
+        (:func:`kclf._base.log_odds`; ``-+CERTAIN_LOG_ODDS = -+745`` at exactly 0 or 1, and
+        for a one-class task): a strictly increasing function of :meth:`predict_proba`'s
+        column wherever float64 resolves it (p above about 1e-100), equal exactly where
+        the probabilities are, so that the two rank the rows alike (scikit-learn's
+        multi-output checks); ``f(x)`` itself above 36.7 would order rows whose
+        probabilities have all rounded to 1."""
+        return log_odds(self._tasks_proba(X))

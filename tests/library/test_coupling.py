@@ -176,16 +176,12 @@ def test_pairwise_coupling_errors():
         PairwiseCoupling(LogisticRegression()).fit(Xn, y)
 
 
-# max_iter bounds the coupling iteration, which runs at prediction, so there is no
-# fit-time n_iter_ to expose.
-SKIPPED = {
-    "check_non_transformer_estimators_n_iter": "max_iter bounds the coupling at predict time"
-}
-
-
 @parametrize_with_checks(
-    [PairwiseCoupling(KernelLogisticRegression()), PairwiseCoupling(LogisticRegression())],
-    expected_failed_checks=lambda est: SKIPPED,
+    [
+        PairwiseCoupling(KernelLogisticRegression()),
+        PairwiseCoupling(LogisticRegression()),
+        PairwiseCoupling(KernelLogisticRegression(solver="cg")),  # pair by pair
+    ]
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)

@@ -117,8 +117,10 @@ def test_nystroem_search_rejects_precomputed():
 
 @parametrize_with_checks(
     [
+        # at least as many landmarks as the weight checks' 15 distinct rows, which the
+        # weighted and the repeated fits then both take (kclf.klr._solver.landmark_rows)
         KernelLogisticRegressionCV(
-            sigmas=[1.0, 2.0], lams=[0.1, 1.0], n_components=10, random_state=0
+            sigmas=[1.0, 2.0], lams=[0.1, 1.0], n_components=20, random_state=0
         )
     ]
 )
