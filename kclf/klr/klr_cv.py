@@ -163,6 +163,11 @@ class KernelLogisticRegressionCV(KernelGridSearch):
         self.n_components = n_components
         self.n_jobs = n_jobs
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = self.kernel in ("rbf", "linear")
+        return tags
+
     def _estimator(self, sigma, lam):
         """The model at one setting (``sigma`` NaN: no width)."""
         return KernelLogisticRegression(

@@ -5,11 +5,13 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 from scipy.special import expit
+from scipy.stats import rankdata
 from sklearn.datasets import load_iris, make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kclf._folds import cv_folds
+from kclf.coupling import PairwiseCoupling
 from kclf.kernels import median_sigma, rbf_kernel
 from kclf.klr import KernelLogisticRegression, KernelLogisticRegressionCV
 from kclf.klr._solver import irls, penalised_loglik
@@ -384,3 +386,117 @@ def test_changing_X_after_fit_does_not_change_the_model(binary, kw):
     before = m.predict_proba(X[:10])
     X_caller += 5.0
     np.testing.assert_array_equal(m.predict_proba(X[:10]), before)
+
+
+def strictly_ordered(d, p):
+    """Every pair of rows whose probabilities differ has its scores in the same strict
+    order (the probabilities sorted, the scores must increase wherever they do)."""
+    order = np.argsort(p, kind="stable")
+    dp, dd = np.diff(p[order]), np.diff(d[order])
+    return bool(np.all(dd[dp > 0] > 0))
+
+
+def test_decision_function_increases_with_the_positive_probability():
+    """Binary KLR, PairwiseCoupling of two classes and KLR-CV's tasks: where two rows'
+    probabilities of the positive class differ, so do their scores, in the same order;
+    the data are separable (linear kernel, small lambda), so many probabilities round to 1
+    (KLR's and the coupling's scores keep ordering those rows; the multi-task scores
+    tie exactly where the probabilities do)."""
+    rng = np.random.default_rng(0)
+    X = np.r_[rng.normal(-2.0, 1.0, (60, 2)), rng.normal(2.0, 1.0, (60, 2))]
+    y = np.r_[np.zeros(60), np.ones(60)].astype(int)
+    Xt = rng.normal(0.0, 4.0, (400, 2))
+    klr = KernelLogisticRegression(kernel="linear", lam=1e-4).fit(X, y)
+    pc = PairwiseCoupling(KernelLogisticRegression(kernel="linear", lam=1e-4)).fit(X, y)
+    pc_loop = PairwiseCoupling(LogisticRegression(C=1e4)).fit(X, y)
+    Y = np.c_[y, (X[:, 0] > 2.5)].astype(int)
+    multi = KernelLogisticRegressionCV(kernel="linear", lams=[1e-4, 1e-2], cv=2).fit(X, Y)
+    for est in (klr, pc, pc_loop):
+        p, d = est.predict_proba(Xt)[:, 1], est.decision_function(Xt)
+        assert np.sum(p == 1.0) > 10 or est is pc_loop  # rounding does happen
+        assert strictly_ordered(d, p)
+        np.testing.assert_array_equal(d > 0, est.predict(Xt) == 1)
+    P, D = multi.predict_proba(Xt), multi.decision_function(Xt)
+    assert np.sum(P[:, 0] == 1.0) > 10
+    for t in range(2):
+        assert strictly_ordered(D[:, t], P[:, t])
+        np.testing.assert_array_equal(rankdata(D[:, t]), rankdata(P[:, t]))
+    np.testing.assert_array_equal(D > 0, multi.predict(Xt) == 1)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"sigma": 1.5},
+        {"kernel": "linear", "lam": 1.0},
+        {"multi_class": "ovr", "solver": "cg"},
+        {"n_components": 30, "random_state": 0},
+    ],
+)
+def test_sparse_input_gives_the_dense_probabilities(params):
+    """CSR and CSC inputs: the kernels equal the dense ones to round-off (Gaussian:
+    distances of uncentred sparse rows, eps (||x||^2 + ||y||^2)), so do the fits."""
+    from scipy import sparse
+
+    X, y = load_iris(return_X_y=True)
+    X = np.where(X > np.median(X, axis=0), X, 0.0)  # half the entries zero
+    dense = KernelLogisticRegression(**params, **TIGHT).fit(X, y)
+    for container in (sparse.csr_matrix, sparse.csc_matrix):
+        est = KernelLogisticRegression(**params, **TIGHT).fit(container(X), y)
+        np.testing.assert_allclose(
+            est.predict_proba(container(X)), dense.predict_proba(X), rtol=0, atol=1e-8
+        )
+    cv = KernelLogisticRegressionCV(sigmas=[1.0, 2.0], lams=[0.01, 1.0], **TIGHT)
+    a = cv.fit(sparse.csr_matrix(X), y).predict_proba(X)
+    np.testing.assert_allclose(a, cv.fit(X, y).predict_proba(X), rtol=0, atol=1e-8)
+
+
+def test_weighted_search_scores_equal_weighted_fits():
+    """KLR-CV with sample_weight: each fold's score is the weighted score of a
+    KernelLogisticRegression fitted with the training rows' weights."""
+    from kclf._scoring import score_proba
+
+    X, y = make_classification(90, 4, n_informative=3, n_redundant=0, random_state=2)
+    w = np.random.default_rng(3).uniform(0.0, 3.0, 90)
+    folds = [
+        (np.arange(90)[k::3], np.setdiff1d(np.arange(90), np.arange(90)[k::3])) for k in (0, 1)
+    ]
+    sigmas, lams = [1.0, 3.0], [0.01, 1.0]
+    cv = KernelLogisticRegressionCV(sigmas, lams, cv=folds, scoring="log_loss", **TIGHT)
+    cv.fit(X, y, sample_weight=w)
+    naive = []
+    for s in sigmas:
+        for lam in lams:
+            sc = []
+            for tr, va in folds:
+                est = KernelLogisticRegression(sigma=s, lam=lam, **TIGHT)
+                est.fit(X[tr], y[tr], sample_weight=w[tr])
+                sc.append(score_proba(est.predict_proba(X[va]), y[va], "log_loss", w[va]))
+            naive.append(np.mean(sc))
+    np.testing.assert_allclose(cv.cv_results_["mean_test_score"], naive, rtol=1e-9)
+
+
+@pytest.mark.parametrize("n_components", [None, 20])
+def test_n_jobs_gives_identical_results(n_components):
+    X, y = load_iris(return_X_y=True)
+    kw = dict(sigma_factors=[0.5, 1.0, 2.0], lams=[0.01, 1.0], n_components=n_components)
+    fits = [
+        KernelLogisticRegressionCV(**kw, random_state=0, n_jobs=j).fit(X, y) for j in (1, 2, -1)
+    ]
+    for other in fits[1:]:
+        np.testing.assert_array_equal(
+            other.cv_results_["mean_test_score"], fits[0].cv_results_["mean_test_score"]
+        )
+        np.testing.assert_array_equal(other.predict_proba(X), fits[0].predict_proba(X))
+
+
+@pytest.mark.parametrize("params", [{}, {"n_components": 10}])
+def test_an_overflowing_linear_kernel_is_refused_in_one_line(params):
+    X, y = make_classification(60, 3, n_informative=2, n_redundant=0, random_state=0)
+    for est in (
+        KernelLogisticRegression(kernel="linear", **params),
+        KernelLogisticRegressionCV(kernel="linear", **params),
+    ):
+        with pytest.raises(ValueError, match="overflows") as err:
+            est.fit(1e300 * X, y)
+        assert "\n" not in str(err.value)
