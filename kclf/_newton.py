@@ -68,7 +68,7 @@ class NewtonProblem:
         """Whether each column is done after a step that took its objective from ``old`` to
         ``new`` (at ``x``, ``z``): the relative change of ``Phi`` at most ``tol``."""
         xp = _namespace(new)
-        return xp.abs(new - old) <= tol * xp.maximum(xp.abs(new), 1e-300)
+        return xp.abs(new - old) <= tol * xp.clip(xp.abs(new), 1e-300, None)
 
     def refine(self, failed, cols):
         """Columns whose step could not be made an ascent by halving (``failed``, a mask

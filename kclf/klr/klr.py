@@ -365,7 +365,9 @@ class KernelLogisticRegression(
         Returns
         -------
         scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            Binary: ``f(x)``, the log-odds of ``classes_[1]`` (Eq. 2).  Multi-class: one
+            Binary: ``f(x)``, the log-odds of ``classes_[1]`` (Eq. 2), a strictly
+            increasing function of ``predict_proba(X)[:, 1] = sigmoid(f(x))`` that also
+            orders the rows whose probabilities round to 0 or 1.  Multi-class: one
             column per class, ``f_k(x)`` (one-vs-rest) or the log of the coupled
             probabilities (pairwise).
         """

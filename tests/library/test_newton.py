@@ -177,3 +177,58 @@ def test_preconditioned_conjugate_gradients():
     )
     assert ok.all()
     np.testing.assert_allclose(X, np.linalg.solve(A, B), rtol=1e-7)
+
+
+def test_the_loop_and_cg_run_on_array_api_strict_arrays():
+    """The loop and conjugate gradients use only the array API standard: on
+    array-api-strict arrays (which refuse anything else) they return that namespace's
+    arrays and the NumPy solutions."""
+    xp = pytest.importorskip("array_api_strict", reason="array-api-strict not installed")
+    Xn, Yn = data()
+    X, Y = xp.asarray(Xn), xp.asarray(Yn)
+    lam = xp.asarray([0.01, 1.0, 30.0])
+
+    class Strict(NewtonProblem):
+        def objective(self, w, z, cols):
+            Yc, lc = xp.take(Y, cols, axis=1), xp.take(lam, cols)
+            loglik = xp.sum(Yc * z - xp.logaddexp(xp.zeros_like(z), z), axis=0)
+            return loglik - 0.5 * lc * xp.sum(w * w, axis=0)
+
+        def direction(self, w, z, cols):
+            p = 1.0 / (1.0 + xp.exp(-z))
+            lc = xp.take(lam, cols)
+            g = X.T @ (xp.take(Y, cols, axis=1) - p) - lc * w
+            steps = []
+            for k in range(cols.shape[0]):
+                H = (X * (p[:, k] * (1.0 - p[:, k]))[:, None]).T @ X
+                steps.append(xp.linalg.solve(H + lc[k] * xp.eye(4, dtype=X.dtype), g[:, k]))
+            dw = xp.stack(steps, axis=1)
+            return dw, X @ dw
+
+    w0 = xp.zeros((4, 3), dtype=xp.float64)
+    r = newton(Strict(), w0, X @ w0, tol=1e-12, max_iter=50)
+    ref = newton(
+        Logistic(Xn, Yn, [0.01, 1.0, 30.0]),
+        np.zeros((4, 3)),
+        np.zeros((200, 3)),
+        tol=1e-12,
+        max_iter=50,
+    )
+    assert isinstance(r.x, type(X)) and bool(xp.all(r.converged))
+    np.testing.assert_allclose(np.asarray(r.x), ref.x, rtol=1e-10, atol=1e-12)
+    A = X.T @ X
+    B = xp.asarray(np.random.default_rng(1).normal(size=(4, 3)))
+    S, LS, _, ok = conjugate_gradients(
+        lambda V, cols: (A @ V + xp.take(lam, cols) * V, X @ V),
+        B,
+        xp.zeros_like(B),
+        1e-12,
+        50,
+        lambda R, cols: R / xp.linalg.diagonal(A)[:, None],
+        track=True,
+    )
+    assert isinstance(S, type(X)) and bool(xp.all(ok))
+    np.testing.assert_allclose(np.asarray(LS), np.asarray(X @ S), atol=1e-12)
+    for t in range(3):
+        exact = np.linalg.solve(Xn.T @ Xn + float(lam[t]) * np.eye(4), np.asarray(B)[:, t])
+        np.testing.assert_allclose(np.asarray(S)[:, t], exact, rtol=1e-9)
