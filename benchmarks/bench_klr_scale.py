@@ -7,6 +7,7 @@ many test rows; both searches with their default grids (9 widths x 9 lambdas), 2
 width and lambda, the test AUC, and the ratio of the two times.
 
     flock /tmp/kclf-heavy.lock .venv/bin/python benchmarks/bench_klr_scale.py --sizes 50000
+    ... --sizes 50000 --n-jobs default 1 2     # and the speed-up of n_jobs=2 over 1
     .venv/bin/python benchmarks/bench_klr_scale.py --sizes 5000 --n-basis 300   # a minute
 
 ``--only klr`` runs the KLR search alone (to time another checkout's code at the same
@@ -51,7 +52,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="*", default=[50_000])
     ap.add_argument("--n-basis", type=int, default=1000)
-    ap.add_argument("--n-jobs", type=int, nargs="*", default=[None])
+    ap.add_argument(
+        "--n-jobs",
+        nargs="*",
+        default=["default"],
+        help="n_jobs values to run ('default': not given, the BLAS library's threads)",
+    )
     ap.add_argument("--only", choices=["klr", "lspc"], default=None)
     args = ap.parse_args()
     b = args.n_basis
@@ -63,7 +69,7 @@ def main():
         X, y, X_test, y_test = X[:n], y[:n], X[n:], y[n:]
         t_lspc = None
         for n_jobs in args.n_jobs:
-            jobs = {} if n_jobs is None else {"n_jobs": n_jobs}
+            jobs = {} if n_jobs == "default" else {"n_jobs": int(n_jobs)}
             rows = []
             if args.only != "klr":
                 t_lspc, est, auc = run(LSPCCV, {"n_basis": b, **jobs}, X, y, X_test, y_test)
@@ -75,7 +81,7 @@ def main():
             for name, t, est, auc in rows:
                 ratio = f"{t / t_lspc:.1f}" if t_lspc else ""
                 print(
-                    f"| {n} | {name} | {n_jobs or 'default'} | {t:.1f} | {est.sigma_:.4g} | "
+                    f"| {n} | {name} | {n_jobs} | {t:.1f} | {est.sigma_:.4g} | "
                     f"{est.lam_:.4g} | {auc:.4f} | {ratio} |",
                     flush=True,
                 )

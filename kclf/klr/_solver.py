@@ -27,6 +27,7 @@ from sklearn.kernel_approximation import Nystroem
 from sklearn.metrics.pairwise import pairwise_kernels
 
 from .._newton import NewtonProblem, conjugate_gradients, newton
+from .._parallel import serial_blas
 from .._scoring import score_proba
 from .._validation import warn_convergence
 from ..coupling import couple
@@ -38,6 +39,11 @@ AUTO_CG_MIN_N = 128
 CG_TOL_FLOOR = 1e-14
 # memory cap (float64 entries) for one batch of stacked direct-solve matrices
 CHOLESKY_BATCH_ENTRIES = 2**24
+# up to this many features the Nystroem path factorises (Cholesky, the SVD of the
+# landmarks' kernel) on one BLAS thread: a factorisation of 1001 features took 21 ms on
+# one thread and 0.48 s on two beside one other busy process (this project's 2-core
+# machine), as LSPC's eigendecompositions (kclf.lspc._solver.SERIAL_EIGH_MAX)
+SERIAL_FACTOR_MAX = 2048
 
 
 #: per thread: set while :class:`kclf.KernelLogisticRegressionCV`'s search fits estimators
@@ -327,12 +333,14 @@ class HessianCache:
         self.factors.pop(t, None)
 
     def solve(self, t, lam, r):
-        """``(G_t + lam I)^{-1} r``."""
-        if self.factors.get(t, (None,))[0] != lam:
-            H = self.grams[t].copy()
-            H[np.diag_indices_from(H)] += lam
-            self.factors[t] = (lam, scipy.linalg.cho_factor(H))
-        return scipy.linalg.cho_solve(self.factors[t][1], r)
+        """``(G_t + lam I)^{-1} r`` (Cholesky on one BLAS thread up to
+        ``SERIAL_FACTOR_MAX`` features)."""
+        with serial_blas(r.shape[0] <= SERIAL_FACTOR_MAX):
+            if self.factors.get(t, (None,))[0] != lam:
+                H = self.grams[t].copy()
+                H[np.diag_indices_from(H)] += lam
+                self.factors[t] = (lam, scipy.linalg.cho_factor(H))
+            return scipy.linalg.cho_solve(self.factors[t][1], r)
 
 
 class PrimalProblem(NewtonProblem):
@@ -476,7 +484,8 @@ def nystroem_map(X, kernel, sigma, n_components, random_state, sample_weight=Non
     else:
         offset, scale, kw = None, 1.0, {"kernel": kernel}
     nystroem = Nystroem(n_components=min(n_components, rows.size), random_state=random_state, **kw)
-    nystroem.fit(nystroem_inputs(X[rows], offset, scale))
+    with serial_blas(min(n_components, rows.size) <= SERIAL_FACTOR_MAX):  # its SVD
+        nystroem.fit(nystroem_inputs(X[rows], offset, scale))
     return offset, scale, nystroem
 
 
