@@ -180,21 +180,11 @@ def cv_select(
     """
     decode, score, fast_score, label_score = criteria
     label_score = label_score if per_label else None
+    scoring = (decode, score, fast_score, label_score, sample_weight)
     with threadpool_limits(limits=1, user_api="blas"):
         out = Parallel(n_jobs=n_jobs, prefer="threads")(
             delayed(_reported(fold_path, progress, "path", k, len(folds)))(
-                params,
-                X,
-                Y,
-                train,
-                test,
-                rho1s,
-                rho2s,
-                decode,
-                score,
-                fast_score,
-                label_score,
-                sample_weight,
+                params, X, Y, train, test, rho1s, rho2s, *scoring
             )
             for k, (train, test) in enumerate(folds)
         )

@@ -584,7 +584,7 @@ def test_path_solutions_equal_cold_fits_to_the_tolerance():
     def decode(U, A):
         return (bp.exact_map(U, A) > 0).astype(int)
 
-    def score(Y_true, Y_pred):
+    def score(Y_true, Y_pred, w=None):
         return float(np.mean(np.all(Y_pred == Y_true, axis=1)))
 
     _, _, solutions, _, _, _ = solver.fold_path(
