@@ -73,6 +73,8 @@ import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, eigsh
 from scipy.special import expit
 
+from ..kernels import unit_of
+
 #: Backtracking: ``L`` is multiplied by this after every accepted step, down to
 #: ``L_FLOOR`` times the Lipschitz bound (which keeps the stopping rule's residual bound).
 STEP_SHRINK = 0.9
@@ -161,6 +163,10 @@ class Scaling:
         total = X.shape[0] if w is None else float(w.sum())
         if scaling is None:
             return
+        # the moments of X / u, u a power of two (exact): X and c X give the same scaled
+        # features at any c, where the squares of X itself would under- or overflow
+        u = unit_of(X)
+        X = X * (1.0 / u)
         if self.sparse:
             if scaling != "standardize":
                 raise ValueError("sparse features need scaling='standardize' or None")
@@ -171,24 +177,24 @@ class Scaling:
                 mean = np.asarray(X.T @ w).ravel() / total
                 sq = np.asarray(X.multiply(X).T @ w).ravel() / total
             sd = np.sqrt(np.maximum(sq - mean * mean, 0.0))
-            big = float(abs(X).max()) if X.nnz else 0.0
-            sd[sd <= 1e-12 * max(1.0, big)] = 1.0
-            self.scale = 1.0 / sd
+            sd[sd <= 1e-12] = 1.0  # constant (to 1e-12 of the largest magnitude)
+            self.scale = 1.0 / (sd * u)
             return
-        self.mean = X.mean(axis=0) if w is None else (w @ X) / total
-        Xc = X - self.mean
+        mean = X.mean(axis=0) if w is None else (w @ X) / total
+        self.mean = mean * u
+        Xc = X - mean
         if scaling == "standardize":
             sd = Xc.std(axis=0) if w is None else np.sqrt((w @ (Xc * Xc)) / total)
-            sd[sd <= 1e-12 * max(1.0, float(np.abs(X).max(initial=0.0)))] = 1.0
-            self.scale = 1.0 / sd
+            sd[sd <= 1e-12] = 1.0  # constant (to 1e-12 of the largest magnitude)
+            self.scale = 1.0 / (sd * u)
             return
         wXc = Xc if w is None else Xc * w[:, None]
         cov = wXc.T @ Xc / max(total - 1, 1)
         evals, evecs = np.linalg.eigh(cov)
         evals = np.maximum(evals, 0.0)
         root = np.sqrt(evals + whiten_eps * max(float(evals.mean()), 1e-300))
-        self.T = (evecs / root) @ evecs.T
-        self.T_inv = (evecs * root) @ evecs.T
+        self.T = ((evecs / root) @ evecs.T) / u
+        self.T_inv = ((evecs * root) @ evecs.T) * u
 
     def transform(self, X):
         if self.kind is None:
@@ -270,7 +276,8 @@ class Data:
             k = d + (self.m if self.n_pairs else 0)
             if min(self.n, k) <= 32:
                 M = Xc.toarray() if not self.n_pairs else np.hstack([Xc.toarray(), r2 * Sc])
-                top = float(np.linalg.norm(rw * M, 2)) ** 2 if M.size else 0.0
+                top = float(np.linalg.norm(rw * M, 2)) if M.size else 0.0
+                top *= top
             else:
                 op = LinearOperator((k, k), matvec=normal, dtype=float)
                 v0 = np.linspace(1.0, 2.0, k)
@@ -282,12 +289,19 @@ class Data:
                 M = rw * M
             k = M.shape[1]
             if min(M.shape) <= 32:
-                top = float(np.linalg.norm(M, 2)) ** 2 if M.size else 0.0
+                top = float(np.linalg.norm(M, 2)) if M.size else 0.0
+                top *= top
             else:
                 op = LinearOperator((k, k), matvec=lambda v: M.T @ (M @ v), dtype=float)
                 v0 = np.linspace(1.0, 2.0, k)
                 top = float(eigsh(op, k=1, which="LA", tol=1e-6, v0=v0)[0][0])
             self._lip = max(1.0, top * (1.0 + 1e-4) / self.total)
+        if not np.isfinite(self._lip):
+            raise ValueError(
+                "the features are too large for the solver: the Lipschitz constant of the "
+                "pseudo-likelihood's gradient overflows (use scaling='standardize' or "
+                "'whiten', which work at any scale of X)"
+            )
         return self._lip
 
     def split(self, theta):

@@ -208,6 +208,12 @@ class CorrLog(ClassifierMixin, BaseEstimator):
     weighted mean of its test rows' criterion (subset accuracy, Hamming loss or F1 per
     row).  Sparse ``X`` (CSR, CSC) is taken as is (``scaling="standardize"`` or None).
 
+    **Any scale.**  With ``scaling="standardize"`` (the default) or ``"whiten"`` the model
+    of ``c * X`` is that of ``X`` for any ``c`` from 1e-300 to 1e300 (the scaling's moments
+    are taken in units of a power of two of ``X``'s magnitude).  ``scaling=None`` fits the
+    raw features, whose penalty depends on their scale by design; features too large for
+    the solver's step bound are refused in one line.
+
     **scikit-learn's estimator checks** all pass with ``decode="marginal"``.  With the
     default ``decode="map"`` one cannot: ``check_classifier_multioutput`` asserts that
     ``predict`` equals ``predict_proba`` rounded, i.e. that the prediction is each

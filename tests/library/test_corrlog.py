@@ -916,3 +916,19 @@ def test_cross_validation_weighs_fold_fits_and_fold_scores():
     dropped = CorrLog(**kw).fit(X[keep], Y[keep])
     np.testing.assert_array_equal(zero.cv_results_["mean_score"], dropped.cv_results_["mean_score"])
     np.testing.assert_array_equal(zero.coef_, dropped.coef_)
+
+
+@pytest.mark.parametrize("scaling", ["standardize", "whiten", "sparse"])
+def test_any_scale_of_the_features_gives_the_same_probabilities(scaling):
+    # the scaling's moments are taken in units of a power of two of the features
+    from scipy import sparse
+
+    X, Y = make_corrlog_toy(200, np.random.default_rng(0))
+    if scaling == "sparse":
+        X, scaling = sparse.csr_array(X * (X > 0.5)), "standardize"
+    base = CorrLog(1e-3, 1e-2, scaling=scaling).fit(X, Y).predict_proba(X)
+    for c in (1e-300, 1e-150, 1e150, 1e300):
+        P = CorrLog(1e-3, 1e-2, scaling=scaling).fit(X * c, Y).predict_proba(X * c)
+        np.testing.assert_allclose(P, base, atol=1e-12)
+    with pytest.raises(ValueError, match="too large for the solver.*scaling='standardize'"):
+        CorrLog(1e-3, 1e-2, scaling=None).fit(X * 1e300, Y)
