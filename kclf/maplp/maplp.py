@@ -6,15 +6,25 @@ Linear Programming" (``../shared/papers/maplp_*``), section 4.
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._base import KernelMixin
 from .._decision import ranked_log_odds
 from .._distinct import distinct_rows
-from .._validation import KERNEL, POSITIVE, check_precomputed, class_labels
+from .._validation import (
+    KERNEL,
+    POSITIVE,
+    check_precomputed,
+    class_labels,
+    reject_with_precomputed,
+)
 from ..kernels import gram, median_sigma
 from ._solver import equal_inputs_solution, maplp_criterion, solve_lp
 
@@ -115,6 +125,16 @@ class MAPLP(KernelMixin, ClassifierMixin, BaseEstimator):
     express a ring.  ``bias=False`` (the default) is the paper's LP as printed, with the
     same solutions as before this option existed.
 
+    **At any size (``n_basis``).**  With ``b`` centres the programme has ``C b + N``
+    variables (``C b`` coefficients, ``N`` slacks), ``N`` cap rows and one equality, and
+    ``N b + N + C b`` non-zeros (each cap row holds the ``b`` kernel values of its row in
+    its class's block); the kernel is an ``N x b`` matrix.  Without it ``b = N``: ``N^2``
+    non-zeros and an ``N x N`` kernel, so the LP's size grows linearly in ``N`` for a
+    fixed ``b`` instead of quadratically.  HiGHS's interior point costs a few dozen
+    iterations, each a factorisation of the normal equations, whose size grows with the
+    number of rows ``N`` and the non-zeros ``N b`` (``benchmarks/bench_maplp.py --scale``
+    measures it).
+
     **All training inputs equal.**  When the Gram matrix is constant (every ``x_i`` the
     same point ``x_0`` as far as the kernel can tell) the LP reads
     ``max sum_y n_y a_y`` subject to ``sum_y a_y = 1``, ``a >= 0``, with
@@ -151,6 +171,16 @@ class MAPLP(KernelMixin, ClassifierMixin, BaseEstimator):
     bias : bool, default=False
         Add a non-negative constant ``b_y`` to every class's surrogate (see above; not in
         the paper, an ablation).
+    n_basis : int or None, default=None
+        ``None``: the paper's kernel expansion, one basis function ``k(., x_j)`` per
+        (distinct) training row.  An int ``b``: the expansion restricted to ``b`` centres
+        drawn uniformly without replacement from the distinct training rows (seeded by
+        ``random_state``; every row when ``b`` is at least their number, the paper's
+        model), ``w(x, y) = b_y + sum_j alpha_{y,j} k(x, c_j)``: the same LP with the
+        ``N x b`` kernel between the rows and the centres (see "At any size").  Not with
+        ``kernel="precomputed"``.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the centres of ``n_basis`` (``check_random_state``), the only random step.
 
     Attributes
     ----------
@@ -228,13 +258,26 @@ class MAPLP(KernelMixin, ClassifierMixin, BaseEstimator):
         "kernel": KERNEL,
         "solver_options": [dict, None],
         "bias": ["boolean"],
+        "n_basis": [Interval(Integral, 1, None, closed="left"), None],
+        "random_state": ["random_state"],
     }
 
-    def __init__(self, sigma=None, *, kernel="rbf", solver_options=None, bias=False):
+    def __init__(
+        self,
+        sigma=None,
+        *,
+        kernel="rbf",
+        solver_options=None,
+        bias=False,
+        n_basis=None,
+        random_state=None,
+    ):
         self.sigma = sigma
         self.kernel = kernel
         self.solver_options = solver_options
         self.bias = bias
+        self.n_basis = n_basis
+        self.random_state = random_state
 
     def _kernel_kind(self):
         return self.kernel if isinstance(self.kernel, str) else "callable"
@@ -279,6 +322,7 @@ class MAPLP(KernelMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"solver_options['method'] must be one of {HIGHS_METHODS}, got {method!r}"
             )
+        reject_with_precomputed(self, "n_basis", "a basis of centres among the inputs")
         X, y = self._validate(X, y)
         sw = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         check_classification_targets(y)
@@ -291,6 +335,13 @@ class MAPLP(KernelMixin, ClassifierMixin, BaseEstimator):
         # the distinct (x, y) pairs of positive weight, each weighing its copies' sum
         rows, _, weight = distinct_rows(X, y_index, sw)
         y_index = y_index[rows]
+        n = rows.size
+        # the basis: every distinct row (the paper), or n_basis of them drawn at random
+        if self.n_basis is None or self.n_basis >= n:
+            centres = np.arange(n)
+        else:
+            rng = check_random_state(self.random_state)
+            centres = np.sort(rng.choice(n, self.n_basis, replace=False))
         self.sigma_ = None
         if precomputed:
             K = X[np.ix_(rows, rows)]
@@ -302,17 +353,18 @@ class MAPLP(KernelMixin, ClassifierMixin, BaseEstimator):
                     if self.sigma is None
                     else float(self.sigma)
                 )
-            K = gram(self.kernel, Xd, None, self.sigma_)
+            K = gram(self.kernel, Xd, Xd[centres], self.sigma_)
             if not np.all(np.isfinite(K)):
                 raise ValueError("the kernel matrix contains NaN or infinity")
         _check_non_negative_kernel(K, "the training kernel matrix")
-        n = K.shape[0]
-        off = K[~np.eye(n, dtype=bool)]
+        own = np.zeros(K.shape, dtype=bool)  # k(x_i, c_j) of a centre with itself
+        own[centres, np.arange(centres.size)] = True
+        off = K[~own]
         # (a pair of weight above one is two copies of a row: their kernel is not 0)
         if (
             n > 1
             and weight.max() <= 1
-            and np.max(np.abs(off)) < np.finfo(float).eps * max(np.max(np.abs(np.diag(K))), 1e-300)
+            and np.max(np.abs(off)) < np.finfo(float).eps * max(np.max(np.abs(K[own])), 1e-300)
         ):
             raise ValueError(
                 "degenerate kernel: the Gram matrix is numerically the identity "
@@ -332,7 +384,7 @@ class MAPLP(KernelMixin, ClassifierMixin, BaseEstimator):
             )
             local = np.flatnonzero(alpha.max(axis=0) > 0)
             self.alpha_ = alpha[:, local]
-        self.support_ = rows[local]
+        self.support_ = rows[centres[local]]
         if not precomputed:
             self.support_vectors_ = X[self.support_]
         self.objective_ = maplp_criterion(

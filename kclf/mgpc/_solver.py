@@ -366,7 +366,8 @@ def ep_log_marginal_likelihood_gradient(K, result, dK):
     K : ndarray of shape (n, n)
         The prior covariance ``result`` was computed for.
     result : dict
-        :func:`ep_sites`'s result (converged: the formula holds at the fixed point only).
+        :func:`ep_sites`'s result without sample weights (converged: the formula holds at
+        the fixed point only).
     dK : sequence of ndarray of shape (n, n)
         ``dK / d theta_k`` for each hyper-parameter.
 

@@ -438,3 +438,52 @@ def test_any_scale_of_the_features_gives_the_same_probabilities(scale):
     P = scaled.predict_proba(Xt * scale)
     assert np.all(np.isfinite(P))
     np.testing.assert_allclose(P, base.predict_proba(Xt), atol=1e-8)
+
+
+# ---------------------------------------------------------------- a basis of centres
+
+
+def test_all_rows_as_centres_is_the_full_model():
+    X, y, w, Xt = _weighted_problem(7, n=50)
+    full = MAPLP().fit(X, y)
+    for b in (50, 80):
+        basis = MAPLP(n_basis=b, random_state=0).fit(X, y)
+        np.testing.assert_array_equal(basis.predict_proba(Xt), full.predict_proba(Xt))
+        assert basis.objective_ == full.objective_
+
+
+@pytest.mark.parametrize("bias", [False, True])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_restricted_lp_optimum_equals_vertex_enumeration(seed, bias):
+    """The LP over b < N centres maximises the criterion over the restricted expansion:
+    the vertex enumeration of the rectangular N x b kernel says the same."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(5, 2))
+    y = np.array([0, 0, 1, 1, 1])
+    m = MAPLP(sigma=0.9, n_basis=2, bias=bias, random_state=seed).fit(X, y)
+    # the centres drawn, as fit draws them: from the rows in the order of their values
+    Xd_order = np.lexsort(np.c_[X, y].T[::-1])
+    drawn = np.sort(np.random.RandomState(seed).choice(5, 2, replace=False))
+    centres = Xd_order[drawn]
+    K = rbf_kernel(X[Xd_order], X[centres], 0.9)
+    expected = brute_force_max(K, y[Xd_order], 2, bias)
+    assert m.objective_ == pytest.approx(expected, abs=1e-6)
+    assert set(m.support_) <= set(centres)
+
+
+def test_centres_are_seeded_by_random_state():
+    from sklearn.datasets import make_moons
+
+    X, y = make_moons(300, noise=0.3, random_state=1)
+    a = MAPLP(n_basis=40, random_state=3).fit(X, y)
+    b = MAPLP(n_basis=40, random_state=3).fit(X, y)
+    c = MAPLP(n_basis=40, random_state=4).fit(X, y)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    assert not np.array_equal(a.support_, c.support_)
+    assert a.support_.size <= 40
+    # the weights of the rows, not only the centres, enter the LP: 40 centres of 300 rows
+    # stay close to the full model
+    full = MAPLP().fit(X, y)
+    assert np.mean(a.predict(X) == full.predict(X)) > 0.9
+    with pytest.raises(ValueError, match="n_basis .* not available with kernel='precomputed'"):
+        MAPLP(kernel="precomputed", n_basis=3).fit(rbf_kernel(X, X, 1.0), y)
