@@ -357,15 +357,14 @@ class MAPLP(KernelMixin, ClassifierMixin, BaseEstimator):
             if not np.all(np.isfinite(K)):
                 raise ValueError("the kernel matrix contains NaN or infinity")
         _check_non_negative_kernel(K, "the training kernel matrix")
-        own = np.zeros(K.shape, dtype=bool)  # k(x_i, c_j) of a centre with itself
-        own[centres, np.arange(centres.size)] = True
-        off = K[~own]
+        # the largest k(x_i, c_j) but those of a centre with itself (K >= 0; no copy of K)
+        own = (centres, np.arange(centres.size))
+        diag = K[own]
+        K[own] = 0.0
+        off_max = K.max() if K.size else 0.0
+        K[own] = diag
         # (a pair of weight above one is two copies of a row: their kernel is not 0)
-        if (
-            n > 1
-            and weight.max() <= 1
-            and np.max(np.abs(off)) < np.finfo(float).eps * max(np.max(np.abs(K[own])), 1e-300)
-        ):
+        if n > 1 and weight.max() <= 1 and off_max < np.finfo(float).eps * max(diag.max(), 1e-300):
             raise ValueError(
                 "degenerate kernel: the Gram matrix is numerically the identity "
                 f"(sigma={self.sigma_!r} is too small for these data), so w(x, y) would "
