@@ -148,9 +148,11 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         Folds solved in parallel threads; each fold's products run on one BLAS thread
         whatever ``n_jobs``, so the fit does not depend on it.
     random_state : int, RandomState instance or None, default=0
-        Seeds the folds of an integer ``cv`` (``check_random_state``: an instance is drawn
-        from; the fit itself is deterministic) and the Gibbs sampler of ``decode="f1"`` (an
-        integer gives the same decisions on every call, an instance is drawn from at each).
+        Seeds the shuffled folds of an integer ``cv`` (``check_random_state``: an instance
+        is drawn from; the fit itself is deterministic; None: the folds unshuffled, in the
+        rows' order, as scikit-learn's searches with an integer ``cv``) and the Gibbs
+        sampler of ``decode="f1"`` (an integer gives the same decisions on every call, an
+        instance is drawn from at each).
     verbose : int, default=0
         0: silent.  1 or more: one line to stderr per fold of each penalty path of the
         search (its best mean score) and one for the choice, each with the seconds
@@ -333,7 +335,8 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         positive weight: an integer ``cv`` splits those rows (as if the others were never
         given); given folds index the rows of ``X``, and lose their rows of weight 0 (a
         fold left without training or test rows is dropped)."""
-        rs = check_random_state(self.random_state)
+        # None: unshuffled folds, as scikit-learn's searches with an integer cv
+        rs = None if self.random_state is None else check_random_state(self.random_state)
         if keep.all() or (isinstance(self.cv, Integral) and not isinstance(self.cv, bool)):
             return cv_splits(self.cv, X[keep], Y[keep], rs)
         new = np.cumsum(keep) - 1

@@ -932,3 +932,20 @@ def test_any_scale_of_the_features_gives_the_same_probabilities(scaling):
         np.testing.assert_allclose(P, base, atol=1e-12)
     with pytest.raises(ValueError, match="too large for the solver.*scaling='standardize'"):
         CorrLog(1e-3, 1e-2, scaling=None).fit(X * 1e300, Y)
+
+
+def test_random_state_none_gives_unshuffled_folds_and_the_same_fit_every_run():
+    # as scikit-learn's searches with an integer cv (issue 43 item 9): the folds in the
+    # rows' order, not drawn from numpy's global generator
+    from kclf._folds import cv_folds
+
+    X, Y = small_problem(seed=9, n=60, d=3)
+    kw = dict(random_state=None, rho1_grid=[1e-2, 0.0], rho2_grid=[1.0, 1e-2], cv=3)
+    fits = [CorrLog(**kw).fit(X, Y) for _ in range(2)]
+    np.testing.assert_array_equal(
+        fits[0].cv_results_["mean_score"], fits[1].cv_results_["mean_score"]
+    )
+    np.testing.assert_array_equal(fits[0].coef_, fits[1].coef_)
+    assert [t.tolist() for _, t in cv_folds(Y, 3, None)] == [
+        list(range(k * 20, (k + 1) * 20)) for k in range(3)
+    ]
