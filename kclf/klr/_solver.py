@@ -26,6 +26,7 @@ from scipy.special import expit
 from sklearn.kernel_approximation import Nystroem
 from sklearn.metrics.pairwise import pairwise_kernels
 
+from .._distinct import distinct_rows
 from .._newton import NewtonProblem, conjugate_gradients, newton
 from .._parallel import serial_blas
 from .._scoring import score_proba
@@ -442,23 +443,14 @@ def irls_primal(design, Y, lam, tol=1e-6, max_iter=100, W0=None, weights=None, c
 
 def landmark_rows(X, sample_weight=None):
     """The rows Nystroem's landmarks are drawn from: the distinct rows of positive weight,
-    each at its first occurrence, in order.  A repeated row is one candidate (two equal
-    landmarks add nothing to the feature space but a singular ``K_mm``), and a row of
-    weight 0 none, so data with integer weights and the same data with its rows repeated
-    (0: left out) draw from the same rows; with at least as many landmarks as such rows
-    they take them all and fit the same model."""
-    rows = np.arange(X.shape[0]) if sample_weight is None else np.flatnonzero(sample_weight > 0)
-    if sp.issparse(X):
-        Xr = sp.csr_matrix(X[rows])
-        Xr.sum_duplicates()
-        Xr.eliminate_zeros()
-        first = {}
-        for k in range(Xr.shape[0]):
-            lo, hi = Xr.indptr[k], Xr.indptr[k + 1]
-            first.setdefault((Xr.indices[lo:hi].tobytes(), Xr.data[lo:hi].tobytes()), k)
-        return rows[np.sort(np.fromiter(first.values(), dtype=int))]
-    _, first = np.unique(X[rows], axis=0, return_index=True)
-    return rows[np.sort(first)]
+    each at its first occurrence, in order (:func:`kclf._distinct.distinct_rows` of the
+    inputs alone).  A repeated row is one candidate (two equal landmarks add nothing to
+    the feature space but a singular ``K_mm``), and a row of weight 0 none, so data with
+    integer weights and the same data with its rows repeated (0: left out) draw from the
+    same rows; with at least as many landmarks as such rows they take them all and fit
+    the same model."""
+    first, _, _ = distinct_rows(X, np.zeros(X.shape[0], dtype=int), sample_weight)
+    return np.sort(first)
 
 
 def nystroem_map(X, kernel, sigma, n_components, random_state, sample_weight=None):
