@@ -21,6 +21,7 @@ from scipy.linalg.lapack import dpotrf as _potrf
 from scipy.linalg.lapack import dtrtri as _trtri
 from scipy.special import erf, expit, log_ndtr
 
+from .._newton import NewtonProblem, newton
 from ..kernels import rbf_kernel
 
 # Williams & Barber (1998), Appendix A: the logistic sigmoid as a combination of five
@@ -64,12 +65,42 @@ def covariance(Z1, Z2, length_scale, amplitude):
     return amplitude * rbf_kernel(Z1, Z2, length_scale)
 
 
+class LaplaceProblem(NewtonProblem):
+    """MLA's objective ``psi(a) = -a'f/2 + log p(y|f)``, ``f = K a`` (R&W Eq. 3.12, the
+    log-likelihood's terms weighted by ``s``), for :func:`kclf._newton.newton`: the step is
+    Newton's ``M <- (C^-1 + W)^-1 (W M + grad log p(y|M))`` in the form of R&W Algorithm
+    3.1 (Cholesky of ``B = I + W^1/2 C W^1/2``, ``W = diag(s pi (1 - pi))``); a column is
+    done when a step gains less than ``tol`` (absolute)."""
+
+    def __init__(self, K, y, s):
+        self.K, self.y, self.s = K, y[:, None], s[:, None]
+
+    def objective(self, a, f, cols):
+        return -0.5 * np.sum(a * f, axis=0) - np.sum(
+            self.s * np.logaddexp(0.0, -self.y * f), axis=0
+        )
+
+    def direction(self, a, f, cols):
+        pi = expit(f)
+        W = self.s * pi * (1.0 - pi)
+        sW = np.sqrt(W[:, 0])
+        L = cholesky(np.eye(sW.size) + sW[:, None] * self.K * sW[None, :], lower=True)
+        b = W * f + self.s * ((self.y + 1.0) / 2.0 - pi)
+        a_new = b - (sW * cho_solve((L, True), sW * (self.K @ b[:, 0])))[:, None]
+        return a_new - a, self.K @ (a_new - a)
+
+    def converged(self, old, new, a, f, cols, tol):
+        return new - old < tol
+
+
 def laplace_mode(K, y, max_iter=100, tol=1e-10, *, sample_weight=None):
     """Posterior mode of the latent values with the logistic likelihood (MLA, Sec. 3.3).
 
     Newton's iteration ``M <- (C^-1 + W)^-1 (W M + grad log p(y|M))`` in the form of
-    R&W Algorithm 3.1 (Cholesky of ``B = I + W^1/2 C W^1/2``), with step halving if the
-    objective ``-a'f/2 + log p(y|f)`` would decrease.
+    R&W Algorithm 3.1 (Cholesky of ``B = I + W^1/2 C W^1/2``; :class:`LaplaceProblem` in
+    the library's one Newton loop, :func:`kclf._newton.newton`), with step halving if the
+    objective ``-a'f/2 + log p(y|f)`` would decrease; it stops when a step gains less than
+    ``tol``.
 
     Sample weights ``s_i`` multiply the log-likelihood terms,
     ``log p(y|f) = sum_i s_i log sigma(y_i f_i)``: the gradient is ``s (t - pi)`` and
@@ -97,33 +128,10 @@ def laplace_mode(K, y, max_iter=100, tol=1e-10, *, sample_weight=None):
     """
     n = K.shape[0]
     s = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    zero = np.zeros((n, 1))
+    r = newton(LaplaceProblem(K, y, s), zero, zero, tol=tol, max_iter=max_iter, max_halvings=20)
+    f = r.z[:, 0]
     t = (y + 1.0) / 2.0
-    f = np.zeros(n)
-    a = np.zeros(n)
-    psi_old = -np.inf
-    converged = False
-    for it in range(1, max_iter + 1):
-        n_iter = it
-        pi = expit(f)
-        W = s * pi * (1.0 - pi)
-        sW = np.sqrt(W)
-        L = cholesky(np.eye(n) + sW[:, None] * K * sW[None, :], lower=True)
-        b = W * f + s * (t - pi)
-        a_new = b - sW * cho_solve((L, True), sW * (K @ b))
-        step = 1.0
-        while True:
-            a_try = a + step * (a_new - a)
-            f_try = K @ a_try
-            psi = -0.5 * a_try @ f_try - s @ np.logaddexp(0.0, -y * f_try)
-            if psi >= psi_old - 1e-12 * abs(psi) or step < 1e-6:
-                break
-            step /= 2.0
-        a, f = a_try, f_try
-        if psi - psi_old < tol:
-            converged = True
-            psi_old = max(psi, psi_old)
-            break
-        psi_old = psi
     pi = expit(f)
     W = s * pi * (1.0 - pi)
     sW = np.sqrt(W)
@@ -136,8 +144,8 @@ def laplace_mode(K, y, max_iter=100, tol=1e-10, *, sample_weight=None):
         "sqrt_w": sW,
         "L": L,
         "log_marginal_likelihood": float(lml),
-        "n_iter": n_iter,
-        "converged": converged,
+        "n_iter": int(r.n_iter[0]),
+        "converged": bool(r.converged[0]),
     }
 
 
