@@ -95,9 +95,9 @@ class LSPCCV(KernelGridSearch):
         ``y``).  The validation rows are scored with the same costs: each weighted as
         the loss weighs it (``"balanced"`` from the validation rows' own classes, i.e.
         the balanced error rate), so the search picks the setting of least
-        cost-weighted error, the costs ``class_weight`` states.  Weighted, the full basis's ``H`` differs per task: one
-        eigendecomposition of ``K^T W K / m`` per (sigma, fold, task), as for
-        ``basis="classwise"``.
+        cost-weighted error, the costs ``class_weight`` states.  Weighted, the full
+        basis's ``H`` differs per task: one eigendecomposition of ``K^T W K / m`` per
+        (sigma, fold, task), as for ``basis="classwise"``.
     verbose : int, default=0
         0: silent.  1 or more: one line to stderr per (width, fold) with its best
         score over the lambdas, and one for the refit, each with the seconds elapsed.
