@@ -62,9 +62,7 @@ def Xt_outputs(est, Xt):
 
 
 def test_multiclass_scores_replace_the_rounded_posteriors_by_the_outputs():
-    X, y = make_classification(
-        120, 4, n_informative=3, n_redundant=0, n_classes=3, random_state=1
-    )
+    X, y = make_classification(120, 4, n_informative=3, n_redundant=0, n_classes=3, random_state=1)
     est = LSPC(sigma=0.7, lam=0.01).fit(X[:80], y[:80])
     Xt = X[80:] * 1.5
     P, T = est.predict_proba(Xt), est.decision_function(Xt)
@@ -113,8 +111,6 @@ def test_the_roc_auc_scorer_ranks_as_the_posteriors(rounding):
         assert scored == pytest.approx(roc_auc_score(yte, p), abs=1e-15)
     else:
         # breaking ties can only move the AUC by the tied pairs' half-credits
-        tied_pairs = sum(
-            np.sum(yte[p == v] == 1) * np.sum(yte[p == v] == 0) for v in (0.0, 1.0)
-        )
+        tied_pairs = sum(np.sum(yte[p == v] == 1) * np.sum(yte[p == v] == 0) for v in (0.0, 1.0))
         bound = 0.5 * tied_pairs / (np.sum(yte == 1) * np.sum(yte == 0))
         assert abs(scored - roc_auc_score(yte, p)) <= bound + 1e-15
