@@ -109,7 +109,11 @@ class LSPCCV(KernelGridSearch):
         own kernel matrix (n x n, or n x b with ``n_basis``).  None: one width at a time,
         the BLAS library's threads as configured (results equal to an integer
         ``n_jobs``'s to round-off).  ``benchmarks/bench_lspc_jobs.py`` measures the
-        speed-up.
+        speed-up: on this project's 2-core machine ``n_jobs=2`` ran 0.84-1.00 times as
+        fast as ``n_jobs=1`` (the search's eigendecompositions and exponentials are
+        bound by memory bandwidth there, which two threads share), and ``n_jobs=1``
+        1.4-3.3 times as fast as None (BLAS's two threads only add overhead to those
+        calls).
 
     Notes
     -----
