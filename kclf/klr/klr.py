@@ -87,7 +87,12 @@ class KernelLogisticRegression(
     n_components : int or None, default=None
         Use a Nystroem approximation ``K ~ Phi Phi^T`` of this rank (for n >> 1e4):
         memory O(n m) instead of O(n^2).  Not available with ``kernel="precomputed"``
-        (scikit-learn's ``Nystroem`` needs the inputs, not the Gram matrix).
+        (scikit-learn's ``Nystroem`` needs the inputs, not the Gram matrix).  The
+        landmarks are a random draw from the distinct rows of positive weight
+        (``random_state``); with fewer landmarks than such rows, integer weights and the
+        repeated rows draw from the same rows in another order, so they fit equal models
+        only in distribution: scikit-learn's two sample-weight equivalence checks cannot
+        apply then (they pass with at least as many landmarks as distinct rows).
     fit_intercept : bool, default=True
         Augment the inputs by a constant 1 (footnote 3): ``K + 1``, penalised intercept.
     solver : {"auto", "cg", "direct"}, default="auto"
