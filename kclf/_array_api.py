@@ -1,0 +1,143 @@
+"""Array API support (private): the namespace of the inputs, moving arrays between it and
+NumPy, and the few operations the standard leaves out that the kernel estimators need.
+
+Under ``sklearn.config_context(array_api_dispatch=True)`` an estimator that declares
+``array_api_support`` takes the inputs' namespace (PyTorch, CuPy, ``array-api-strict``)
+from :func:`get_namespace` and computes in it, on the inputs' device, as scikit-learn's
+own estimators do (its user guide, "Array API support").  NumPy inputs, and every input
+without dispatch, keep the NumPy code paths.  The namespaces come from
+``array-api-compat`` (the ``array-api`` extra: ``pip install kclf[array-api]``); the
+library itself imports neither PyTorch nor CuPy.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn import get_config
+
+
+def get_namespace(*arrays):
+    """``(xp, is_array_api)``: the namespace of ``arrays`` when scikit-learn's
+    ``array_api_dispatch`` is on and they are not NumPy arrays, else ``(numpy, False)``.
+
+    ``None``, sparse matrices, lists, tuples and strings are passed over.  Arrays of two
+    namespaces are a ``TypeError`` (``array_api_compat.array_namespace``'s).
+    """
+    if not get_config()["array_api_dispatch"]:
+        return np, False
+    arrays = [
+        a for a in arrays if a is not None and not sp.issparse(a) and not isinstance(a, list | tuple | str)
+    ]
+    if not arrays or all(isinstance(a, np.ndarray | np.generic) for a in arrays):
+        return np, False
+    try:
+        import array_api_compat
+    except ImportError as exc:  # pragma: no cover - the extra is installed in the tests
+        raise ImportError(
+            "array API dispatch needs the array-api-compat package: pip install kclf[array-api]"
+        ) from exc
+    xp = array_api_compat.array_namespace(*arrays)
+    if array_api_compat.is_numpy_namespace(xp):
+        return np, False
+    return xp, True
+
+
+def device(x):
+    """The device of the array ``x`` (``"cpu"`` for NumPy)."""
+    if isinstance(x, np.ndarray):
+        return "cpu"
+    import array_api_compat
+
+    return array_api_compat.device(x)
+
+
+def to_numpy(x, xp):
+    """``x`` of the namespace ``xp`` as a NumPy array (copied off its device)."""
+    if xp is np or isinstance(x, np.ndarray):
+        return np.asarray(x)
+    name = xp.__name__
+    if "cupy" in name:
+        return x.get()
+    if "torch" in name:
+        return x.detach().cpu().numpy()
+    if name == "array_api_strict":
+        return np.asarray(xp.asarray(x, device=xp.Device("CPU_DEVICE")))
+    return np.asarray(x)
+
+
+def from_numpy(a, xp, device_):
+    """The NumPy array ``a`` in the namespace ``xp`` on ``device_``."""
+    if xp is np:
+        return np.asarray(a)
+    return xp.asarray(a, device=device_)
+
+
+def float_dtype(xp, X):
+    """The floating dtype to compute in: ``X``'s (float32 or float64)."""
+    return X.dtype if X.dtype in (xp.float32, xp.float64) else xp.float64
+
+
+def eps(xp, dtype):
+    """The machine epsilon of ``dtype``."""
+    return float(xp.finfo(dtype).eps)
+
+
+def median_rows(xp, X):
+    """The coordinate-wise median of the rows of ``X`` (n >= 1), shape (n_features,)."""
+    n = X.shape[0]
+    S = xp.sort(X, axis=0)
+    if n % 2:
+        return S[n // 2, :]
+    return 0.5 * (S[n // 2 - 1, :] + S[n // 2, :])
+
+
+def power_of_two_scale(value):
+    """The power of two nearest ``value`` (> 0, finite), 1.0 otherwise: dividing by it is
+    exact in floating point."""
+    if not (value > 0 and math.isfinite(value)):
+        return 1.0
+    return 2.0 ** round(math.log2(value))
+
+
+def add_to_diagonal(xp, A, value):
+    """``A + value * I`` for a square ``A`` (a new array)."""
+    n = A.shape[0]
+    return A + value * xp.eye(n, dtype=A.dtype, device=device(A))
+
+
+def symmetrize(xp, A):
+    """``(A + A^T) / 2``: a matrix product's round-off makes a Gram matrix slightly
+    asymmetric, which ``eigh`` of some namespaces would read from one triangle only."""
+    return 0.5 * (A + A.T)
+
+
+def rank_auc(xp, y, scores, weights=None):
+    """ROC AUC of ``scores`` ((n,)) against 0/1 labels ``y`` ((n,)) by the Mann-Whitney
+    statistic, ties counting one half, each row weighing ``weights`` ((n,) float64, or
+    None for one): ``sum_{i pos, j neg} w_i w_j ([s_i > s_j] + [s_i = s_j] / 2)`` over
+    ``W_pos W_neg``, what ``sklearn.metrics.roc_auc_score`` gives with ``sample_weight``.
+    NaN where the positive or the negative weight is zero.  With unit weights every sum is
+    an integer, exact in float64."""
+    n = scores.shape[0]
+    dev = device(scores)
+    w = xp.ones(n, dtype=xp.float64, device=dev) if weights is None else weights
+    positive = y == 1
+    zero = xp.zeros_like(w)
+    w_pos = xp.where(positive, w, zero)
+    w_neg = w - w_pos
+    total_pos, total_neg = float(xp.sum(w_pos)), float(xp.sum(w_neg))
+    if total_pos == 0 or total_neg == 0:
+        return math.nan
+    order = xp.argsort(scores)
+    s = xp.take(scores, order)
+    # cum[k]: the negatives' weight among the k smallest scores
+    cum = xp.concat(
+        [xp.zeros(1, dtype=xp.float64, device=dev), xp.cumulative_sum(xp.take(w_neg, order))]
+    )
+    below = xp.take(cum, xp.searchsorted(s, s, side="left"))
+    upto = xp.take(cum, xp.searchsorted(s, s, side="right"))
+    won = xp.sum(xp.take(w_pos, order) * (below + 0.5 * (upto - below)))
+    return float(won) / (total_pos * total_neg)
