@@ -25,7 +25,7 @@ import numpy as np
 from bench_corrlog import MULAN_SETS, baseline
 from sklearn.utils import check_random_state
 
-from kclf._search import cv_splits
+from kclf._folds import cv_splits
 from kclf.corrlog import CorrLog
 from kclf.corrlog._decoding import _conditional_log_likelihood
 from kclf.corrlog._penalty_search import LABEL_CRITERIA

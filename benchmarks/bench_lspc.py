@@ -26,7 +26,7 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.svm import SVC
 
 from kclf import LSPCCV, KernelLogisticRegressionCV
-from kclf._search import cv_folds
+from kclf._folds import cv_folds
 from kclf.kernels import rbf_kernel
 from kclf.lspc import LSPC
 from kclf.model_selection import sigma_grid

@@ -51,7 +51,7 @@ from sklearn.svm import SVC
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_lspc import make_counts  # noqa: E402
 
-from kclf._search import cv_folds  # noqa: E402
+from kclf._folds import cv_folds  # noqa: E402
 from kclf.coupling import PairwiseCoupling  # noqa: E402
 from kclf.kernels import median_sigma, rbf_kernel  # noqa: E402
 from kclf.klr import KernelLogisticRegression, KernelLogisticRegressionCV  # noqa: E402

@@ -29,22 +29,25 @@ DEFAULT_LAMS = np.logspace(-3, 1, 9)
 TIE_RTOL = 1e-12
 
 
-def sigma_grid(X, factors=None):
+def sigma_grid(X, factors=None, *, sample_weight=None):
     """Gaussian widths relative to the data: ``factors`` times the median pairwise
     distance of ``X`` (:func:`kclf.kernels.median_sigma`).
 
     Parameters
     ----------
-    X : array-like of shape (n_samples, n_features)
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
     factors : array-like of positive floats or None, default=None
         None: :data:`DEFAULT_SIGMA_FACTORS`.
+    sample_weight : array-like of shape (n_samples,) or None, default=None
+        Row weights: the median of the pairwise distances of the rows repeated by their
+        weights (:func:`kclf.kernels.median_sigma`).
 
     Returns
     -------
     sigmas : ndarray of shape (n_factors,)
     """
     factors = DEFAULT_SIGMA_FACTORS if factors is None else positive_grid(factors, "sigma_factors")
-    return median_sigma(X) * factors
+    return median_sigma(X, sample_weight=sample_weight) * factors
 
 
 def best_index(scores, scoring, sigma, lam):

@@ -16,7 +16,6 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .lspc import LSPC, LSPCCV
 from .metrics import EPS
 
 #: The largest decision value Platt's sigmoid is fitted on: the log-odds of a probability
@@ -24,16 +23,25 @@ from .metrics import EPS
 MAX_SCORE = float(np.log1p(-EPS) - np.log(EPS))
 
 
+def response_method(estimator):
+    """The method whose output Platt's sigmoid is fitted on: the estimator's
+    ``calibration_response_method`` where it declares one (the protocol
+    :class:`PlattScaled` documents), else ``"decision_function"`` if it has one, else
+    ``"predict_proba"`` (scikit-learn's ``CalibratedClassifierCV`` order)."""
+    declared = getattr(estimator, "calibration_response_method", None)
+    if declared is not None:
+        return declared
+    return "decision_function" if hasattr(estimator, "decision_function") else "predict_proba"
+
+
 def platt_scores(estimator, X):
     """The finite scores Platt's sigmoid is fitted on (:class:`PlattScaled`).
 
-    LSPC (:class:`kclf.LSPC`, :class:`kclf.LSPCCV`): its posterior estimates themselves,
-    ``predict_proba(X)`` (the column of ``classes_[1]`` for two classes).  Any other
-    estimator: its ``decision_function`` clipped to ``[-MAX_SCORE, MAX_SCORE]``, or
-    without one its ``predict_proba`` as scikit-learn uses it.  ``ValueError`` naming the
-    estimator for a NaN score.
+    By :func:`response_method`: ``predict_proba(X)`` (the column of ``classes_[1]`` for
+    two classes), or ``decision_function(X)`` clipped to ``[-MAX_SCORE, MAX_SCORE]``.
+    ``ValueError`` naming the estimator for a NaN score.
     """
-    if isinstance(estimator, (LSPC, LSPCCV)) or not hasattr(estimator, "decision_function"):
+    if response_method(estimator) == "predict_proba":
         P = np.asarray(estimator.predict_proba(X), dtype=float)
         scores = P[:, 1] if P.shape[1] == 2 else P
     else:
@@ -89,20 +97,21 @@ class PlattScaled(ClassifierMixin, BaseEstimator):
     training scores themselves.  The sigmoid is monotone, so rankings (AUC) and the
     refitted estimator's decisions are those of ``estimator`` fitted on all the data.
 
-    The scores (:func:`platt_scores`) are those the estimator fits its outputs on.  LSPC
-    (:class:`kclf.LSPC`, :class:`kclf.LSPCCV`) fits the posterior itself by least squares
-    (Eq. (3)), so its errors are additive on the probability scale, and LSPC-new's
-    rounding (Eq. (6)) sets many posteriors to exactly 0 or 1; its log-odds
-    (``decision_function``) stretch an error of a few hundredths near 0 or 1 without
-    bound (to ``-+745`` at exactly 0 or 1, beyond every finite log-odds of a float64; infinite
-    once, which made the fit's gradient ``inf * 0``: NaN probabilities).  Its sigmoid is
-    therefore fitted on the posterior ``p`` itself, and ``1 / (1 + exp(A p + B))`` stays
-    between ``1 / (1 + exp(B))`` and ``1 / (1 + exp(A + B))``, away from 0 and 1.  Every
-    other estimator's score is its ``decision_function``, the scale its loss is additive
-    on (a logistic or probit model's log-odds or latent mean, an SVC's or MAPLP's margin:
-    scikit-learn's choice), clipped to ``+-MAX_SCORE = +-log((1 - EPS) / EPS) = +-34.54``,
-    the log-odds of kclf's log-loss clip, so that Platt's maximum-likelihood fit only
-    sees finite scores; without one, its ``predict_proba``.
+    The scores (:func:`platt_scores`) are those the estimator fits its outputs on, asked
+    of the estimator itself (:func:`response_method`), as scikit-learn's
+    ``CalibratedClassifierCV`` does: its ``decision_function`` if it has one, else its
+    ``predict_proba``, unless it declares another by a class attribute
+    ``calibration_response_method`` (``"predict_proba"`` or ``"decision_function"``).
+    LSPC (:class:`kclf.LSPC`, :class:`kclf.LSPCCV`) declares ``"predict_proba"``: it fits
+    the posterior itself by least squares (Eq. (3)), so its errors are additive on the
+    probability scale, and LSPC-new's rounding (Eq. (6)) sets many posteriors to exactly 0
+    or 1; its sigmoid is fitted on the posterior ``p`` itself, and
+    ``1 / (1 + exp(A p + B))`` stays between ``1 / (1 + exp(B))`` and
+    ``1 / (1 + exp(A + B))``, away from 0 and 1.  Every other estimator's score is its
+    ``decision_function``, the scale its loss is additive on (a logistic or probit model's
+    log-odds or latent mean, an SVC's or MAPLP's margin: scikit-learn's choice), clipped to
+    ``+-MAX_SCORE = +-log((1 - EPS) / EPS) = +-34.54``, the log-odds of kclf's log-loss
+    clip, so that Platt's maximum-likelihood fit only sees finite scores.
 
     Parameters
     ----------

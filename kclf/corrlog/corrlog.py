@@ -28,8 +28,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._folds import cv_splits
 from .._progress import SearchProgress
-from .._search import cv_splits
 from .._validation import binary_labels, label_matrix, warn_convergence
 from ._decoding import (
     BP_RETRY_DAMPING,

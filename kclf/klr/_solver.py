@@ -20,7 +20,7 @@ import scipy.linalg
 from scipy.special import expit
 from sklearn.kernel_approximation import Nystroem
 
-from .._search import score_proba
+from .._scoring import score_proba
 from ..coupling import couple
 from ..kernels import gram
 

@@ -177,6 +177,25 @@ class KernelLogisticRegressionCV(KernelGridSearch):
             self.random_state,
         )
 
+    def fit(self, X, y):
+        """Select (sigma, lambda) by CV, then refit on all of ``X``
+        (:meth:`kclf._search.KernelGridSearch.fit`; no ``sample_weight`` yet: the
+        kernel logistic regression solver does not take weights).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
+            The training inputs, or their Gram matrix with ``kernel="precomputed"``.
+        y : array-like of shape (n_samples,) or (n_samples, n_tasks)
+            Class labels (single task), or a 0/1 matrix with one binary task per column.
+
+        Returns
+        -------
+        self : object
+            The fitted search.
+        """
+        return super().fit(X, y)
+
     def _search(self, X, y, labels, folds, table):
         """Every (task, sigma, lambda)'s fold scores by warm IRLS paths; warns once
         (``ConvergenceWarning``) if some of the search's IRLS fits stopped at

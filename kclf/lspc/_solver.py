@@ -20,18 +20,16 @@ numbers refer to the first.
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
 from sklearn.utils import check_random_state
-from threadpoolctl import ThreadpoolController
 
-from .._search import BinaryFoldScores, binary_fold_scores, fold_scores
-from ..kernels import gram, squared_distances
+from .._parallel import serial_blas
+from .._scoring import BinaryFoldScores, binary_fold_scores, fold_scores
+from ..kernels import gaussian, gram, scaled_squared_distances, unit_of
 
-_CONTROLLER = []
 # rows of the design matrix per block of a Gram pass over a non-contiguous row set
 ROW_BLOCK = 8192
 # rows per block of the per-width exp of the design matrix (about 2 MB at b = 1000)
@@ -183,17 +181,6 @@ def effective_alpha(alpha, rounding):
     return np.maximum(alpha, 0.0) if rounding == "parameters" else alpha
 
 
-def serial_blas(serial=True):
-    """Context: one BLAS thread if ``serial``, else unchanged.  ``threadpool_limits``
-    inspects the loaded libraries on every call (about 10 ms here, as much as an eigh of
-    a few hundred rows); one cached ``ThreadpoolController`` switches in microseconds."""
-    if not serial:
-        return contextlib.nullcontext()
-    if not _CONTROLLER:
-        _CONTROLLER.append(ThreadpoolController())
-    return _CONTROLLER[0].limit(limits=1, user_api="blas")
-
-
 def symmetric_eigh(A, lower=True):
     """Eigenvalues and eigenvectors of the symmetric ``A`` (its ``lower`` or upper triangle),
     by LAPACK's divide and conquer (``driver="evd"``, in place).  Where that fails to
@@ -302,33 +289,33 @@ def eigen_path(H, h, m, lams, serial):
     return (V @ GR.reshape(V.shape[0], -1)).reshape(GR.shape)
 
 
-def exp_design(D, K, scale, S, bounds, block=EXP_BLOCK):
-    """``K = exp(scale * D)`` in place, row block by row block, and per row group ``a``
-    (``bounds``) ``K_a^T S_a`` from each block while it is in cache (a separate thin
-    product would read all of ``K`` again, memory-bound).  Returns the groups' (b, p)
+def exp_design(D, K, sigma, unit, S, bounds, block=EXP_BLOCK):
+    """``K = gaussian(D, sigma, unit)`` in place, row block by row block, and per row
+    group ``a`` (``bounds``) ``K_a^T S_a`` from each block while it is in cache (a separate
+    thin product would read all of ``K`` again, memory-bound).  Returns the groups' (b, p)
     products."""
     KS = []
     for a in range(bounds.size - 1):
         acc = np.zeros((K.shape[1], S.shape[1]))
         for lo in range(bounds[a], bounds[a + 1], block):
             hi = min(lo + block, bounds[a + 1])
-            Kb = K[lo:hi]
-            np.multiply(D[lo:hi], scale, out=Kb)
-            np.exp(Kb, out=Kb)
+            Kb = gaussian(D[lo:hi], sigma, unit, out=K[lo:hi])
             acc += Kb.T @ S[lo:hi]
         KS.append(acc)
     return KS
 
 
 def design_distances(X, order, C, block=ROW_BLOCK):
-    """Squared distances ``||x - c||^2`` of the rows ``X[order]`` to the centres ``C``,
-    (n, b), computed in row blocks so the temporaries stay O(block b).  Each block equals
-    :func:`kclf.kernels.squared_distances` of its rows bit for bit (both translate by
-    the centres' median)."""
+    """``(D, u)``: the squared distances ``||x - c||^2 / u^2`` of the rows ``X[order]`` to
+    the centres ``C``, (n, b), in the units ``u`` of all of them
+    (:func:`kclf.kernels.unit_of`), computed in row blocks so the temporaries stay
+    O(block b).  Each block equals :func:`kclf.kernels.scaled_squared_distances` of its
+    rows in those units bit for bit (both translate by the centres' median)."""
+    u = unit_of(X, C)
     D = np.empty((order.size, C.shape[0]))
     for lo in range(0, order.size, block):
-        D[lo : lo + block] = squared_distances(X[order[lo : lo + block]], C)
-    return D
+        D[lo : lo + block] = scaled_squared_distances(X[order[lo : lo + block]], C, unit=u)[0]
+    return D, u
 
 
 def class_columns(n_tasks, n_cls):
@@ -430,21 +417,25 @@ class GridPaths:
         return acc.scores()
 
     def search_exact(self, X, folds, ind, labels, table):
-        """Add every (task, sigma, lambda)'s fold scores to ``table``; returns the squared
-        distances of ``X`` (rbf; None otherwise) for the final fit."""
+        """Add every (task, sigma, lambda)'s fold scores to ``table`` (one width per
+        :meth:`kclf._search.ScoreTable.run` item); returns the scaled squared distances
+        ``(D, u)`` of ``X`` (rbf; None otherwise) for the final fit."""
         sigmas, lams = table.sigmas, table.lams
         n_tasks = labels.shape[1]
         S, to_classes = solved_columns(ind, n_tasks, self.rounding)
-        D = squared_distances(X) if self.kernel == "rbf" and n_tasks else None
-        for si, sigma in enumerate(sigmas if n_tasks else ()):
+        D = scaled_squared_distances(X) if self.kernel == "rbf" and n_tasks else None
+        K_fixed = gram(self.kernel, X) if D is None and n_tasks else None
+
+        def width(si):
             # the same values as kernels.grams (and rbf_kernel) bit for bit
-            K = gram(self.kernel, X) if D is None else np.exp(D * (-1.0 / (2.0 * sigma**2)))
+            K = K_fixed if D is None else gaussian(D[0], sigmas[si], D[1])
             # the identity below needs K^T K = V diag(s^2) V^T: an eigendecomposition for a
             # symmetric K (indefinite too), a singular value decomposition otherwise (only
             # a precomputed or callable kernel can be non-symmetric)
             symmetric = self.kernel in ("rbf", "linear") or np.allclose(
                 K, K.T, rtol=0.0, atol=1e-13 * np.abs(K).max()
             )
+            scores = []
             for tr, va in folds:
                 m = tr.size
                 Ktr = K[np.ix_(tr, tr)]
@@ -468,7 +459,10 @@ class GridPaths:
                 else:
                     F = (Kva @ V) @ GB
                 F = F.reshape(va.size, lams.size, -1)
-                table.add(si, self.score_outputs(to_classes, F, labels[va]))
+                scores.append(self.score_outputs(to_classes, F, labels[va]))
+            return scores, None
+
+        table.run(width, range(sigmas.size if n_tasks else 0))
         return D
 
     def search_lowrank(self, X, folds, ind, labels, table):
@@ -488,26 +482,32 @@ class GridPaths:
         rbf = self.kernel == "rbf"
         S_o = S[order]
         if rbf:
-            D = design_distances(X, order, C)
-            K = np.empty_like(D)
+            D, unit = design_distances(X, order, C)
         else:
-            K = np.asarray(gram(self.kernel, X[order], C), dtype=float)
-            KS = [K[lo:hi].T @ S_o[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:])]
-        systems = []
-        for si, sigma in enumerate(sigmas if n_tasks else ()):
-            if rbf:
-                KS = exp_design(D, K, -1.0 / (2.0 * sigma**2), S_o, bounds)
+            K_fixed = np.asarray(gram(self.kernel, X[order], C), dtype=float)
+            KS_fixed = [K_fixed[lo:hi].T @ S_o[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:])]
+
+        def width(si):
+            if rbf:  # a design matrix of this width's own (widths may run side by side)
+                K = np.empty_like(D)
+                KS = exp_design(D, K, sigmas[si], unit, S_o, bounds)
+            else:
+                K, KS = K_fixed, KS_fixed
             fs = FoldSystems(K, KS, bounds, masks)
+            scores = []
             for k, (tr, va) in enumerate(folds):
                 H, h = fs.training(k)
                 A = eigen_path(H, h, tr.size, lams, serial=b <= SERIAL_EIGH_MAX)
                 if self.rounding == "parameters":
                     np.maximum(A, 0.0, out=A)
                 Kva, va_pos = rows_of(K, pos[va])
-                sc = self.score_product(to_classes, Kva, A.reshape(b, -1), labels_o[va_pos])
-                table.add(si, sc)
+                scores.append(
+                    self.score_product(to_classes, Kva, A.reshape(b, -1), labels_o[va_pos])
+                )
             G, KSf = fs.full()
-            systems.append((G, to_classes(KSf).reshape(b, -1)))
+            return scores, (G, to_classes(KSf).reshape(b, -1))
+
+        systems = table.run(width, range(sigmas.size if n_tasks else 0))
         return (index, C), systems
 
     def search_blocks(self, X, folds, labels, table):
@@ -526,13 +526,15 @@ class GridPaths:
             index, C = choose_centers(X, self.n_basis, self.centers, self.random_state)
         D = None
         if self.kernel == "rbf" and n_tasks:
-            D = squared_distances(X, C)
+            D = scaled_squared_distances(X, C)
         to_classes = class_columns(n_tasks, c)
-        for si, sigma in enumerate(sigmas if n_tasks else ()):
+
+        def width(si):
             if D is None:
-                K = self.kernel_matrix(X, C, sigma)
+                K = self.kernel_matrix(X, C, sigmas[si])
             else:
-                K = np.exp(D * (-1.0 / (2.0 * sigma**2)))
+                K = gaussian(D[0], sigmas[si], D[1])
+            scores = []
             for tr, va in folds:
                 if index is None:  # the basis: the fold's training samples
                     Ktr, Kva = K[np.ix_(tr, tr)], K[np.ix_(va, tr)]
@@ -549,13 +551,17 @@ class GridPaths:
                     A = effective_alpha(A, self.rounding).reshape(A.shape[0], -1)
                     F[:, :, t, :] = (Kva @ A).reshape(va.size, lams.size, c)
                 F = F.reshape(va.size, lams.size, -1)
-                table.add(si, self.score_outputs(to_classes, F, labels[va]))
+                scores.append(self.score_outputs(to_classes, F, labels[va]))
+            return scores, None
+
+        table.run(width, range(sigmas.size if n_tasks else 0))
         return None if index is None else (index, C)
 
     def search(self, X, y, labels, folds, table):
         """Every (task, sigma, lambda)'s fold scores (exact or low-rank path); returns what
         the refit reuses: the class indicator columns ``ind``, the grid's widths, and the
-        squared distances ``D`` (exact) or the ``centers`` and full ``systems`` per width
+        scaled squared distances ``D`` (exact, :func:`kclf.kernels.scaled_squared_distances`)
+        or the ``centers`` and full ``systems`` per width
         (low rank)."""
         if not self.multitask:
             ind = np.eye(self.classes.size)[labels[:, 0]]
@@ -591,7 +597,7 @@ class GridPaths:
                     G, KY = reuse["systems"][si]
                     H, h = G / X.shape[0], KY / X.shape[0]
                 elif D is not None:
-                    H, h = normal_equations(np.exp(D * (-1.0 / (2.0 * sigma**2))), reuse["ind"])
+                    H, h = normal_equations(gaussian(D[0], sigma, D[1]), reuse["ind"])
                 else:
                     H, h = normal_equations(self.kernel_matrix(X, None, sigma), reuse["ind"])
                 for lam in np.unique(lam_t[same_s]):

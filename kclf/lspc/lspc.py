@@ -105,6 +105,9 @@ class LSPC(KernelMixin, ArgmaxPredictMixin, ClassifierMixin, BaseEstimator):
     array([1., 1.])
     """
 
+    #: The scores :class:`kclf.PlattScaled` fits its sigmoid on: the posteriors, whose
+    #: least-squares errors (Eq. 3) are additive on the probability scale.
+    calibration_response_method = "predict_proba"
     _parameter_constraints = {
         "sigma": [POSITIVE, None],
         "lam": [POSITIVE],

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 
 from .._base import log_odds
@@ -47,8 +49,10 @@ class LSPCCV(KernelGridSearch):
         (:data:`kclf.model_selection.DEFAULT_SIGMA_FACTORS`).  Not with ``sigmas``.  The
         chosen width is ``sigma_``.
     cv : int, splitter or iterable, default=2
-        An integer: the number of folds (shuffled by ``random_state``; stratified for a
-        single task when every class has that many samples).  Otherwise a scikit-learn
+        An integer: the number of folds, stratified for a single task when every class
+        has that many samples; unshuffled (the rows in their order) with
+        ``random_state=None``, as scikit-learn's searches with an integer ``cv``, so a
+        fit repeats exactly; shuffled by a given ``random_state``.  Otherwise a scikit-learn
         splitter (its ``split(X, y)`` is used) or an iterable of ``(train, validation)``
         index arrays, as in scikit-learn's searches.
     rounding : {"outputs", "parameters", "none"}, default="outputs"
@@ -56,8 +60,9 @@ class LSPCCV(KernelGridSearch):
     scoring : {"error", "log_loss", "auc"}, default="error"
         Validation criterion: misclassification rate, log loss (lower is better) or
         ROC AUC (binary tasks only, higher is better).
-    random_state : int or None
-        Seed of the fold assignment (and of the centres with ``n_basis``).
+    random_state : int, RandomState or None, default=None
+        Seed of the fold shuffling (None: unshuffled folds) and of the centres with
+        ``n_basis`` (None: drawn from numpy's global generator).
     kernel : {"rbf", "linear", "precomputed"} or callable, default="rbf"
     n_basis : int or None, default=None
         ``None``: the exact model (kernels at all training points).  An integer ``b``:
@@ -93,6 +98,15 @@ class LSPCCV(KernelGridSearch):
     verbose : int, default=0
         0: silent.  1 or more: one line to stderr per (width, fold) with its best
         score over the lambdas, and one for the refit, each with the seconds elapsed.
+    n_jobs : int or None, default=None
+        The cores of the search, as in scikit-learn (``-1``: all).  An integer: every
+        BLAS call of the fit runs on one thread (``threadpoolctl``) and up to ``n_jobs``
+        widths of the grid are searched at once on threads (joblib's threading backend),
+        so the results are identical for every ``n_jobs``; each width running holds its
+        own kernel matrix (n x n, or n x b with ``n_basis``).  None: one width at a time,
+        the BLAS library's threads as configured (results equal to an integer
+        ``n_jobs``'s to round-off).  ``benchmarks/bench_lspc_jobs.py`` measures the
+        speed-up.
 
     Attributes
     ----------
@@ -109,6 +123,9 @@ class LSPCCV(KernelGridSearch):
         Multi-task mode: the label of a one-class task, NaN for the others.
     """
 
+    #: The scores :class:`kclf.PlattScaled` fits its sigmoid on: the posteriors, whose
+    #: least-squares errors (Eq. 3) are additive on the probability scale.
+    calibration_response_method = "predict_proba"
     _needs_inputs = ("n_basis", "low-rank LSPC")
     _parameter_constraints = {
         **KernelGridSearch._parameter_constraints,
@@ -119,6 +136,7 @@ class LSPCCV(KernelGridSearch):
         "centers": LSPC._parameter_constraints["centers"],
         "basis": LSPC._parameter_constraints["basis"],
         "class_weight": LSPC._parameter_constraints["class_weight"],
+        "n_jobs": [Integral, None],
     }
 
     def __init__(
@@ -137,6 +155,7 @@ class LSPCCV(KernelGridSearch):
         basis="full",
         class_weight=None,
         verbose=0,
+        n_jobs=None,
     ):
         super().__init__(sigmas, lams, cv, scoring, random_state, kernel, sigma_factors, verbose)
         self.rounding = rounding
@@ -144,6 +163,7 @@ class LSPCCV(KernelGridSearch):
         self.centers = centers
         self.basis = basis
         self.class_weight = class_weight
+        self.n_jobs = n_jobs
 
     def _paths(self):
         """The search and refit of this LSPC model (:class:`kclf.lspc._solver.GridPaths`)."""
@@ -159,6 +179,25 @@ class LSPCCV(KernelGridSearch):
             self.centers,
             self.random_state,
         )
+
+    def fit(self, X, y):
+        """Select (sigma, lambda) by CV, then refit on all of ``X``
+        (:meth:`kclf._search.KernelGridSearch.fit`; no ``sample_weight`` yet: the
+        LSPC solver does not take weights).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
+            The training inputs, or their Gram matrix with ``kernel="precomputed"``.
+        y : array-like of shape (n_samples,) or (n_samples, n_tasks)
+            Class labels (single task), or a 0/1 matrix with one binary task per column.
+
+        Returns
+        -------
+        self : object
+            The fitted search.
+        """
+        return super().fit(X, y)
 
     def _search(self, X, y, labels, folds, table):
         return self._paths().search(X, y, labels, folds, table)

@@ -13,7 +13,12 @@ public estimators at representative parameter settings:
   tolerance from the solver (:func:`permutation_atol`);
 * a DataFrame with its columns permuted is refused;
 * ``clone`` and refit with the same ``random_state`` is bit-identical;
-* extreme inputs give finite outputs or one clear error.
+* the CV searches with ``random_state=None`` (unshuffled folds) repeat bit for bit;
+* extreme inputs give finite outputs or one clear error;
+* features scaled by ``c`` from 1e-300 to 1e300 give the probabilities of the unscaled
+  features to round-off (every model whose default width is a multiple of the median
+  distance, or whose features are standardised, is the same model at any scale in exact
+  arithmetic), or one clear error; never NaN.
 
 The examples are derandomized (the "kclf" profile of tests/conftest.py) and bounded
 (:data:`EXAMPLES` per estimator and invariant).
@@ -55,6 +60,11 @@ class Case:
     permutation: bool = True
     #: the solver's stopping tolerance on the outputs compared (0: a direct solve)
     solver_tol: float = 0.0
+    #: whether the model is the same for X and c X in exact arithmetic (a default width
+    #: relative to the median distance, or standardised features); False for a fixed
+    #: width or a penalty on the raw coefficients (the scale check then asks only for
+    #: finite outputs or one clear error)
+    scale_invariant: bool = True
     extra: dict = field(default_factory=dict)
 
 
@@ -96,12 +106,16 @@ CASES = {
     "ManifoldGPC": Case(
         kclf.ManifoldGPC(n_centers=4, length_scale=1.0, amplitude=[1.0, 4.0], random_state=0),
         permutation=False,
+        scale_invariant=False,
     ),
     "ManifoldGPC-ep-identity": Case(
         kclf.ManifoldGPC(n_centers=None, inference="ep", length_scale=[0.5, 2.0], amplitude=4.0),
         solver_tol=1e-8,
+        scale_invariant=False,
     ),
-    "WeightedRidgeLogistic": Case(kclf.WeightedRidgeLogistic(tol=1e-12), solver_tol=1e-12),
+    "WeightedRidgeLogistic": Case(
+        kclf.WeightedRidgeLogistic(tol=1e-12), solver_tol=1e-12, scale_invariant=False
+    ),
     "PairwiseCoupling-3": Case(
         kclf.PairwiseCoupling(kclf.KernelLogisticRegression(tol=1e-10)),
         kind="multiclass",
@@ -296,3 +310,58 @@ def test_extreme_inputs_give_finite_outputs_or_one_clear_error(name, extreme, da
         assert message and "\n" not in message.strip(), message
         return
     check_outputs(case, est, X)
+
+
+#: the searches whose only randomness is the folds (and the defaults' k-means-free paths)
+SEARCHES = [n for n, c in CASES.items() if n.startswith(("LSPCCV", "KLRCV"))]
+
+
+@pytest.mark.parametrize("name", SEARCHES)
+@settings(max_examples=FEW)
+@given(data=st.data())
+def test_a_search_with_random_state_none_repeats_bit_for_bit(name, data):
+    """``random_state=None`` leaves an integer ``cv``'s folds unshuffled (as
+    scikit-learn's searches): two fits of the same data agree bit for bit."""
+    case = CASES[name]
+    X, y = data.draw(datasets(case.kind))
+    est = clone(case.estimator).set_params(random_state=None, cv=2)
+    first = fitted(est, X, y).predict_proba(X)
+    again = fitted(clone(est), X, y).predict_proba(X)
+    np.testing.assert_array_equal(again, first)
+
+
+#: 1e-300 and 1e300 and two factors between; c X rounds each feature by eps / 2
+SCALES = (1e-300, 1e-150, 1e150, 1e300)
+
+
+def scale_atol(case, P):
+    """How far the fit on ``c X`` may be from the fit on ``X``: the scaling rounds every
+    feature by ``eps / 2``, so every squared distance relative to the width by a few
+    eps (a kernel value by about ``eps d^2 / sigma^2 < 100 eps`` on these data), which
+    the solve amplifies as a reordered sum's round-off (:func:`permutation_atol`), times
+    100 for the kernel's own change."""
+    return 100 * permutation_atol(case, P)
+
+
+@pytest.mark.parametrize("name", CASES)
+@settings(max_examples=FEW)
+@given(data=st.data())
+def test_scaled_features_give_the_same_probabilities_or_one_clear_error(name, data):
+    case = CASES[name]
+    X, y = data.draw(datasets(case.kind))
+    c = data.draw(st.sampled_from(SCALES))
+    est = estimator(case, y)
+    P = fitted(est, X, y).predict_proba(X)
+    scaled = estimator(case, y)
+    try:
+        with np.errstate(all="ignore"):  # a refusal may come from numpy's overflow
+            fitted(scaled, X * c, y)
+            Q = scaled.predict_proba(X * c)
+    except ValueError as err:
+        message = str(err)
+        assert message and "\n" not in message.strip(), message
+        return
+    assert not np.isnan(Q).any(), f"NaN probabilities at scale {c:g}"
+    check_outputs(case, scaled, X * c)
+    if case.scale_invariant:
+        np.testing.assert_allclose(Q, P, rtol=0, atol=scale_atol(case, P))

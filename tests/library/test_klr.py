@@ -9,7 +9,7 @@ from sklearn.datasets import load_iris, make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from kclf._search import cv_folds
+from kclf._folds import cv_folds
 from kclf.kernels import median_sigma, rbf_kernel
 from kclf.klr import KernelLogisticRegression, KernelLogisticRegressionCV
 from kclf.klr._solver import batched_cg, irls, penalised_loglik

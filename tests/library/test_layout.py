@@ -191,3 +191,64 @@ def test_every_estimator_has_its_solver_in_one_file_of_its_family():
         assert any(m.endswith(f".{stem}") for m in _imports(module)), (name, stem)
         family = Path(solver).parent.name
         assert f"  {family}/" in LAYOUT_PAGE and f"    {stem}.py" in LAYOUT_PAGE, solver
+
+
+def _library_graph():
+    """``{module: kclf modules it imports}`` over the library (kclf/repro apart), at any
+    depth of each file; ``from .pkg import name`` counts the submodule ``pkg.name`` where
+    there is one, else ``pkg``."""
+    library = [p for p in (ROOT / "kclf").rglob("*.py") if "repro" not in p.parts]
+
+    def name(path):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+    modules = {name(p): p for p in library}
+    graph = {}
+    for module, path in modules.items():
+        found = set()
+        for target, imported in _kclf_imports(path):
+            sub = f"{target}.{imported}"
+            found.add(sub if sub in modules else target)
+        graph[module] = {m for m in found if m in modules}
+    return graph
+
+
+def test_no_library_module_imports_from_a_module_above_it():
+    """The library's imports form layers (no cycle, at any depth of a file): whatever a
+    module imports, a private name included, comes from a module that does not import
+    it back.  In particular the estimators' solvers sit below the search base
+    (``kclf._search``, above the estimators) and take the folds, scores and cores from
+    the private modules below them (``kclf._folds``, ``kclf._scoring``,
+    ``kclf._parallel``)."""
+    graph = _library_graph()
+    assert {"kclf._search", "kclf._folds", "kclf._scoring", "kclf.lspc._solver"} <= set(graph)
+
+    def below(module):
+        seen, stack = set(), [module]
+        while stack:
+            for m in graph[stack.pop()]:
+                if m not in seen:
+                    seen.add(m)
+                    stack.append(m)
+        return seen
+
+    cycles = sorted((a, b) for a in graph for b in graph[a] if a in below(b))
+    assert not cycles, cycles
+    solvers = [m for m in graph if m.rsplit(".", 1)[-1].endswith("_solver")]
+    assert {"kclf.lspc._solver", "kclf.klr._solver"} <= set(solvers)
+    up = {m: sorted(graph[m] & {"kclf._search"}) for m in solvers}
+    assert not any(up.values()), up
+    for low in ("kclf._folds", "kclf._scoring", "kclf._parallel", "kclf.kernels"):
+        assert "kclf._search" not in below(low) and not any(
+            m.startswith(("kclf.lspc", "kclf.klr")) for m in below(low)
+        ), low
+
+
+def test_the_generic_wrappers_know_no_concrete_estimator():
+    """``PlattScaled`` asks the estimator it wraps for its scores
+    (``kclf.platt.response_method``), as scikit-learn's ``CalibratedClassifierCV`` does,
+    instead of testing its class: ``kclf.platt`` imports no estimator family."""
+    graph = _library_graph()
+    families = ("kclf.lspc", "kclf.klr", "kclf.maplp", "kclf.mgpc", "kclf.corrlog")
+    assert not [m for m in graph["kclf.platt"] if m.startswith(families)]

@@ -8,7 +8,8 @@ from sklearn.cluster import KMeans
 from sklearn.model_selection import ShuffleSplit
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from kclf._search import cv_folds, score_proba
+from kclf._folds import cv_folds
+from kclf._scoring import score_proba
 from kclf.kernels import rbf_kernel
 from kclf.lspc import LSPC, LSPCCV
 from kclf.lspc._solver import effective_alpha, round_outputs

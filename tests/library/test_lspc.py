@@ -3,7 +3,8 @@ import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kclf import LSPCCV
-from kclf._search import cv_folds, score_proba
+from kclf._folds import cv_folds
+from kclf._scoring import score_proba
 from kclf.kernels import gram, grams, rbf_kernel
 from kclf.lspc import LSPC
 from kclf.repro.experiments.lspc_toy import run_trial
@@ -249,7 +250,7 @@ def test_sklearn_compatible(estimator, check):
 def test_rank_auc_equals_sklearn_with_ties():
     from sklearn.metrics import roc_auc_score
 
-    from kclf._search import rank_auc
+    from kclf._scoring import rank_auc
 
     rng = np.random.default_rng(0)
     y = rng.integers(0, 2, 300)

@@ -5,7 +5,8 @@ import pytest
 from sklearn.utils._param_validation import InvalidParameterError
 
 from kclf import LSPCCV
-from kclf._search import cv_folds, score_proba
+from kclf._folds import cv_folds
+from kclf._scoring import score_proba
 from kclf.kernels import rbf_kernel
 from kclf.lspc import LSPC
 from kclf.lspc._solver import balanced_weights, fit_alpha, round_outputs

@@ -5,7 +5,8 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from kclf._search import cv_folds, score_proba
+from kclf._folds import cv_folds
+from kclf._scoring import score_proba
 from kclf.klr import KernelLogisticRegression, KernelLogisticRegressionCV
 from kclf.klr._solver import nystroem_design
 

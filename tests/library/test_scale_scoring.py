@@ -1,13 +1,21 @@
-"""The low-rank search's vectorised scoring: every column's AUC from one rank
+"""The searches' vectorised scoring (kclf._scoring): every column's AUC from one rank
 pass, and the row-block accumulation of the binary fold scores, against the per-column
-and one-shot computations."""
+and one-shot computations; weighted, against scikit-learn's ``sample_weight`` and the
+repeated rows."""
 
 import numpy as np
 import pytest
 from scipy.stats import rankdata
 from sklearn.metrics import roc_auc_score
 
-from kclf._search import BinaryFoldScores, rank_auc, rank_auc_columns
+from kclf._scoring import (
+    BinaryFoldScores,
+    binary_fold_scores,
+    fold_scores,
+    rank_auc,
+    rank_auc_columns,
+    score_proba,
+)
 from kclf.lspc._solver import round_outputs
 from kclf.metrics import EPS
 
@@ -70,3 +78,56 @@ def test_blocks_equal_the_posteriors_scored_at_once(rounding, scoring):
             else:
                 ref = roc_auc_score(y[:, t], p[:, 1])
             assert abs(got[k, t] - ref) <= 1e-12 * max(1.0, abs(ref))
+
+
+def _weighted_case(seed=3, n=80, m=6):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    S = np.round(rng.normal(size=(n, m)) + y[:, None], 1)  # many ties
+    w = rng.integers(0, 4, n).astype(float)
+    w[:3] = [0.5, 2.25, 0.0]  # not only integers
+    return y, S, w
+
+
+def test_weighted_auc_equals_sklearn_roc_auc_score_with_sample_weight():
+    y, S, w = _weighted_case()
+    got = rank_auc_columns(y[:, None], S, sample_weight=w)
+    want = [roc_auc_score(y, S[:, j], sample_weight=w) for j in range(S.shape[1])]
+    np.testing.assert_allclose(got, want, rtol=1e-13)
+    assert rank_auc(y, S[:, 0], w) == pytest.approx(want[0], rel=1e-13)
+    # the positives' weights all zero: undefined
+    assert np.isnan(rank_auc(y, S[:, 0], np.where(y == 1, 0.0, 1.0)))
+
+
+def test_integer_weights_score_as_the_repeated_rows():
+    y, S, w = _weighted_case()
+    w = np.round(w)
+    rep = np.repeat(np.arange(y.size), w.astype(int))
+    P = np.stack([1 - 1 / (1 + np.exp(-S)), 1 / (1 + np.exp(-S))], -1).transpose(1, 0, 2)
+    P = P[:, :, None, :]  # (settings, n, tasks, classes)
+    for scoring in ("error", "log_loss", "auc"):
+        got = fold_scores(P, y[:, None], scoring, sample_weight=w)
+        want = fold_scores(P[:, rep], y[rep, None], scoring)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+        for j in range(3):
+            assert score_proba(P[j, :, 0], y, scoring, w) == pytest.approx(
+                score_proba(P[j, rep, 0], y[rep], scoring), rel=1e-12, abs=1e-15
+            )
+
+
+@pytest.mark.parametrize("scoring", ["error", "log_loss", "auc"])
+@pytest.mark.parametrize("rounding", ["outputs", "none"])
+def test_weighted_blocks_equal_the_weighted_scores_at_once(rounding, scoring):
+    rng = np.random.default_rng(5)
+    n, L, T = 300, 4, 2
+    F0, F1 = rng.normal(0.5, 0.4, (2, n, L, T))
+    y = rng.integers(0, 2, (n, T))
+    w = rng.uniform(0, 3, n)
+    acc = BinaryFoldScores(n, L, T, rounding, scoring, sample_weight=w)
+    for lo in range(0, n, 70):
+        acc.add(F0[lo : lo + 70], F1[lo : lo + 70], y[lo : lo + 70])
+    P = round_outputs(np.stack([F0, F1], -1), rounding).transpose(1, 0, 2, 3)
+    np.testing.assert_allclose(acc.scores(), fold_scores(P, y, scoring, w), rtol=1e-12)
+    # weights of one: the unweighted scores
+    ones = binary_fold_scores(F0, F1, y, rounding, scoring, np.ones(n))
+    np.testing.assert_allclose(ones, binary_fold_scores(F0, F1, y, rounding, scoring), rtol=1e-13)

@@ -96,3 +96,67 @@ def test_the_tie_rule_prefers_the_smoother_setting():
     assert best_index([0.2, 0.3, 0.3, 0.1], "error", sigma, lam) == 3
     assert best_index([0.2, 0.3, np.nan, 0.1], "auc", sigma, lam) == 1
     assert best_index([np.nan, 0.5, 0.5, np.nan], "auc", [np.nan] * 4, lam) == 2
+
+
+@pytest.mark.parametrize("search", SEARCHES, ids=lambda s: type(s).__name__)
+def test_random_state_none_gives_unshuffled_folds_and_the_same_fit_twice(search):
+    """As scikit-learn's searches with an integer ``cv``: the folds of
+    ``StratifiedKFold(cv)`` without shuffling, so two fits agree bit for bit; a given
+    seed shuffles."""
+    from sklearn.model_selection import StratifiedKFold
+
+    from kclf._folds import cv_folds
+
+    X, y = make_classification(60, 4, random_state=1)
+    folds = cv_folds(y, 3, None)
+    plain = StratifiedKFold(3).split(X, y)
+    for (tr, va), (tr2, va2) in zip(folds, plain):
+        np.testing.assert_array_equal(tr, tr2)
+        np.testing.assert_array_equal(va, va2)
+    shuffled = cv_folds(y, 3, 0)
+    assert not all(np.array_equal(a[1], b[1]) for a, b in zip(folds, shuffled))
+    est = clone(search).set_params(random_state=None)
+    first = est.fit(X, y)
+    P, scores = first.predict_proba(X), first.cv_results_["mean_test_score"].copy()
+    again = clone(est).fit(X, y)
+    np.testing.assert_array_equal(again.predict_proba(X), P)
+    np.testing.assert_array_equal(again.cv_results_["mean_test_score"], scores)
+    # the same as the unshuffled folds given explicitly
+    given = clone(est).set_params(cv=list(StratifiedKFold(2).split(X, y))).fit(X, y)
+    np.testing.assert_array_equal(given.predict_proba(X), P)
+
+
+@pytest.mark.parametrize("search", SEARCHES, ids=lambda s: type(s).__name__)
+def test_a_one_hot_target_warns_and_points_to_the_labels(search):
+    X, y = make_classification(60, 4, n_informative=3, n_redundant=0, n_classes=3, random_state=0)
+    with pytest.warns(UserWarning, match=r"one-hot.*3 columns.*1-D vector"):
+        clone(search).fit(X, np.eye(3, dtype=int)[y])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # two labels of some rows: no such warning
+        Y = np.c_[y == 0, y != 2].astype(int)
+        clone(search).fit(X, Y)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{}, {"n_basis": 30}, {"class_weight": "balanced"}, {"kernel": "linear"}],
+    ids=["exact", "low rank", "blocks", "linear"],
+)
+@pytest.mark.parametrize("multi", [False, True], ids=["one task", "two tasks"])
+def test_lspccv_results_are_identical_for_any_n_jobs(params, multi):
+    """One BLAS thread per width whatever ``n_jobs`` (OpenBLAS's bits depend on its
+    thread count), widths side by side: the same bits for 1, 2, 3 and all cores; the
+    default (None, the BLAS library's own threads) to round-off."""
+    X, y = make_classification(120, 5, random_state=3)
+    t = np.c_[y, (X[:, 0] > 0).astype(int)] if multi else y
+    grid = dict(sigmas=[0.5, 1.0, 2.0], lams=[0.01, 0.1, 1.0], random_state=0)
+    fits = {
+        n_jobs: LSPCCV(**grid, **params, n_jobs=n_jobs).fit(X, t) for n_jobs in (None, 1, 2, 3, -1)
+    }
+    base = fits[1]
+    for n_jobs in (2, 3, -1):
+        np.testing.assert_array_equal(fits[n_jobs].predict_proba(X), base.predict_proba(X))
+        np.testing.assert_array_equal(
+            fits[n_jobs].cv_results_["mean_test_score"], base.cv_results_["mean_test_score"]
+        )
+    np.testing.assert_allclose(fits[None].predict_proba(X), base.predict_proba(X), atol=1e-10)

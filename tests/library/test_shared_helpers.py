@@ -22,7 +22,7 @@ from kclf import (
     PlattScaled,
     WeightedRidgeLogistic,
 )
-from kclf._search import cv_splits
+from kclf._folds import cv_splits
 from kclf._validation import (
     binary_labels,
     class_labels,

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from kclf._search import cv_folds, score_proba
+from kclf._folds import cv_folds
+from kclf._scoring import score_proba
 from kclf.features.hmm_kernel import project_psd
 from kclf.lspc import LSPC
 from kclf.repro.experiments.multitask_auc import TrialOptions, fit_predict
