@@ -34,13 +34,15 @@ class KernelMixin:
         tags.input_tags.pairwise = self.kernel == "precomputed"
         return tags
 
-    def _width(self, X, factor=1.0):
+    def _width(self, X, factor=1.0, sample_weight=None):
         """The Gaussian width of a fit on ``X``: ``sigma``, or ``factor`` times the median
-        pairwise distance of ``X`` (:func:`kclf.kernels.median_sigma`) when it is None;
-        None for a kernel without a width."""
+        pairwise distance of ``X`` (:func:`kclf.kernels.median_sigma`, weighted by
+        ``sample_weight``) when it is None; None for a kernel without a width."""
         if self.kernel != "rbf":
             return None
-        return factor * median_sigma(X) if self.sigma is None else float(self.sigma)
+        if self.sigma is not None:
+            return float(self.sigma)
+        return factor * median_sigma(X, sample_weight=sample_weight)
 
 
 class ArgmaxPredictMixin:

@@ -316,8 +316,6 @@ class KernelGridSearch(KernelMixin, ClassifierMixin, BaseEstimator):
             sample_weight = _check_sample_weight(
                 sample_weight, X, dtype=np.float64, ensure_non_negative=True
             )
-            if not sample_weight.sum() > 0:
-                raise ValueError("sample_weight: the weights sum to 0; give some row a weight")
             weighted = {"sample_weight": sample_weight}
         sigmas, lams = self._grids(X, sample_weight)
         y, labels, fit_tasks = self._targets(y)

@@ -73,24 +73,33 @@ def solve_lspc(K, Y, lam):
     return solve_normal(*normal_equations(K, Y), lam, overwrite_h=True)
 
 
-def balanced_weights(yi, n_classes):
+def balanced_weights(yi, n_classes, sample_weight=None):
     """Per-sample weights of ``class_weight="balanced"`` (scikit-learn's spelling):
     ``w_i = n / (c' n_{y_i})`` with ``c'`` the number of classes present, so the weights
-    sum to ``n`` and every present class carries the same total weight."""
-    counts = np.bincount(yi, minlength=n_classes)
-    return yi.size / (np.count_nonzero(counts) * counts[yi].astype(float))
+    sum to ``n`` and every present class carries the same total weight.  With
+    ``sample_weight`` the counts are the classes' weights (``W / (c' W_{y_i})``), as the
+    repeated rows would give; a class of weight 0 gets 0."""
+    if sample_weight is None:
+        counts = np.bincount(yi, minlength=n_classes)
+        return yi.size / (np.count_nonzero(counts) * counts[yi].astype(float))
+    totals = np.bincount(yi, weights=sample_weight, minlength=n_classes)
+    present = np.count_nonzero(totals)
+    mine = totals[yi]
+    return np.divide(sample_weight.sum(), present * mine, out=np.zeros_like(mine), where=mine > 0)
 
 
-def sample_weights(yi, n_classes, class_weight, classes=None):
+def sample_weights(yi, n_classes, class_weight, classes=None, sample_weight=None):
     """The weights of the squared loss: None (all one), :func:`balanced_weights`, or
     a dict ``{label: weight}`` over ``classes`` (default ``0 .. n_classes - 1``; labels
-    not in it weigh 1)."""
+    not in it weigh 1); times ``sample_weight`` where given."""
     if class_weight is None:
-        return None
+        return sample_weight
     if isinstance(class_weight, dict):
         classes = range(n_classes) if classes is None else classes
-        return np.array([float(class_weight.get(c, 1.0)) for c in classes])[yi]
-    return balanced_weights(yi, n_classes)
+        cw = np.array([float(class_weight.get(c, 1.0)) for c in classes])[yi]
+    else:
+        cw = balanced_weights(yi, n_classes, sample_weight)
+    return cw if sample_weight is None else cw * sample_weight
 
 
 def block_columns(yi, n_classes, basis_class):
@@ -107,39 +116,65 @@ def block_columns(yi, n_classes, basis_class):
     ]
 
 
-def weighted_system(K, Y, weights):
-    """``(K^T W K / n, K^T W Y / n)`` as ``(H, h)`` of Eq. (3) with the weighted squared
-    loss ``(1/2n) sum_i w_i (alpha^T phi(x_i) - y_i)^2`` (``weights`` None: ``W = I``);
-    ``H`` full (both triangles)."""
-    n = K.shape[0]
+def weighted_system(K, Y, weights, basis=None, total=None):
+    """``(K'^T W K' / N, K'^T W Y / N)`` as ``(H, h)`` of Eq. (3) with the weighted squared
+    loss ``(1/2N) sum_i w_i (beta^T phi'(x_i) - y_i)^2`` (``weights`` None: ``W = I``);
+    ``H`` full (both triangles).  ``K' = K diag(basis)`` (None: ``K``) and ``N = total``
+    (None: the rows): the sample weights' form (:func:`weighting`)."""
+    n = K.shape[0] if total is None else total
+    if basis is not None:
+        K = K * basis
     KW = K if weights is None else K * weights[:, None]
     return KW.T @ K / n, KW.T @ Y / n
 
 
-def fit_alpha(K, yi, n_classes, lam, basis_class=None, weights=None):
+def weighting(sample_weight, rows, basis_rows):
+    """The sample weights' form of Eq. (3) on the training ``rows`` with basis functions
+    at the training rows ``basis_rows`` (None: other centres): ``(basis, total)``.
+
+    A row of weight ``w`` stands for ``w`` copies: its squared error counts ``w`` times
+    (the loss weights, :func:`sample_weights`), the mean is over ``N = sum w`` rows, and a
+    basis function at a row of weight ``w`` is ``w`` copies of one function, whose
+    coefficients, ridge-penalised, share its total ``a`` equally: penalty ``a^2 / w``.
+    With ``beta = a / sqrt(w)`` that is Eq. (3) in ``beta`` on the design columns scaled
+    by ``sqrt(w)`` (``basis``), and ``alpha = sqrt(w) beta``.  Integer weights then give
+    the fit of the repeated rows and a zero weight that of the row dropped (its column
+    scaled to 0, its coefficient 0); centres that are not training rows (k-means,
+    a random subset) are each one function.  ``sample_weight`` None: ``(None, None)``,
+    the unweighted form."""
+    if sample_weight is None:
+        return None, None
+    basis = None if basis_rows is None else np.sqrt(sample_weight[basis_rows])
+    return basis, float(sample_weight[rows].sum())
+
+
+def fit_alpha(K, yi, n_classes, lam, basis_class=None, weights=None, basis=None, total=None):
     """The solution alpha~ (b, n_classes) of Eq. (3) on the design matrix ``K`` (n, b):
     per block of :func:`block_columns` ``(H_B + lam I)^{-1} h_B`` with the (weighted)
-    :func:`weighted_system` of its columns; zero outside a class's block."""
+    :func:`weighted_system` of its columns; zero outside a class's block.  ``basis``,
+    ``total``: the sample weights' form (:func:`weighting`; alpha~ is ``basis * beta``)."""
     Y = np.eye(n_classes)[yi]
     alpha = np.zeros((K.shape[1], n_classes))
     for cols, cls in block_columns(yi, n_classes, basis_class):
-        H, h = weighted_system(K[:, cols], Y[:, cls], weights)
+        scale = None if basis is None else basis[cols]
+        H, h = weighted_system(K[:, cols], Y[:, cls], weights, scale, total)
         H[np.diag_indices_from(H)] += lam
-        alpha[np.ix_(np.arange(K.shape[1])[cols], cls)] = scipy.linalg.solve(H, h, assume_a="pos")
+        a = scipy.linalg.solve(H, h, assume_a="pos")
+        alpha[np.ix_(np.arange(K.shape[1])[cols], cls)] = a if scale is None else a * scale[:, None]
     return alpha
 
 
-def solve_basis(K, yi, n_classes, lam, basis_class=None, weights=None):
+def solve_basis(K, yi, n_classes, lam, basis_class=None, weights=None, basis=None, total=None):
     """Eq. (3) on the design matrix ``K`` (n, b) for the class indices ``yi``: the
     unweighted full basis by one Cholesky factorisation (:func:`solve_lspc`), a class-wise
-    basis (``basis_class``, the class of each basis function) or sample ``weights`` per
+    basis (``basis_class``, the class of each basis function) or weights per
     block (:func:`fit_alpha`)."""
-    if basis_class is None and weights is None:
+    if basis_class is None and weights is None and basis is None and total is None:
         return solve_lspc(K, np.eye(n_classes)[yi], lam)
-    return fit_alpha(K, yi, n_classes, lam, basis_class, weights)
+    return fit_alpha(K, yi, n_classes, lam, basis_class, weights, basis, total)
 
 
-def alpha_path(K, yi, n_classes, lams, basis_class=None, weights=None):
+def alpha_path(K, yi, n_classes, lams, basis_class=None, weights=None, basis=None, total=None):
     """:func:`fit_alpha` for every lambda of ``lams`` at once, (b, n_lams, n_classes):
     per block one eigendecomposition ``H_B = V diag(e) V^T``, then
     ``alpha~(lam) = V diag(1 / (e + lam)) V^T h_B``."""
@@ -147,11 +182,14 @@ def alpha_path(K, yi, n_classes, lams, basis_class=None, weights=None):
     lams = np.asarray(lams, dtype=float)
     alpha = np.zeros((K.shape[1], lams.size, n_classes))
     for cols, cls in block_columns(yi, n_classes, basis_class):
-        H, h = weighted_system(K[:, cols], Y[:, cls], weights)
+        scale = None if basis is None else basis[cols]
+        H, h = weighted_system(K[:, cols], Y[:, cls], weights, scale, total)
         e, V = symmetric_eigh(H)
         R = V.T @ h  # (b_B, |cls|)
         GR = R[:, None, :] / (e[:, None, None] + lams[None, :, None])
         A = (V @ GR.reshape(V.shape[0], -1)).reshape(GR.shape)
+        if scale is not None:
+            A *= scale[:, None, None]
         if isinstance(cols, slice):
             alpha[:, :, cls] = A
         else:
@@ -176,6 +214,42 @@ def round_outputs(F, rounding):
     return out
 
 
+def decision_scores(R, U, rounding):
+    """LSPC's ``decision_function`` from its outputs: ``R`` (n, c) those its posteriors
+    are made of (:func:`round_outputs`), ``U`` (n, c) the unrounded outputs
+    ``phi(x)^T alpha~`` of Eq. (2) (``R`` itself but for ``rounding="parameters"``).
+
+    Two classes, (n,): ``2 p - 1`` of the posterior ``p`` of the second class, but where
+    the rounding of Eq. (6) (or Eq. 4) made ``p`` exactly 1, ``1 - 2 min(u_0, 0) >= 1``,
+    and where it made ``p`` exactly 0, ``-1 + 2 min(u_1, 0) <= -1``: the rounded-away
+    outputs say by how much the other class was ruled out, on the posteriors' scale.
+    More classes, (n, c): the posteriors, a posterior of exactly 0 replaced by
+    ``min(u_k, 0) <= 0`` and one of exactly 1 by ``1 - max_{j != k} min(u_j, 0) >= 1``.
+    Either way the scores are ranked as the posteriors where these differ (ties of
+    posteriors closer than the float spacing near -1 or 0 apart) and break the ties of
+    0 and 1; positive (two classes) exactly where the second class is predicted.
+    ``rounding="none"``: ``2 p - 1`` (two classes) or the posteriors, which never tie at
+    0 or 1 by rounding.
+    """
+    P = round_outputs(R, rounding)
+    if P.shape[1] == 2:
+        s = 2.0 * P[:, 1] - 1.0
+        if rounding != "none":
+            below = np.minimum(U, 0.0)
+            s = np.where(P[:, 1] == 1.0, 1.0 - 2.0 * below[:, 0], s)
+            s = np.where(P[:, 1] == 0.0, -1.0 + 2.0 * below[:, 1], s)
+        return s
+    if rounding == "none":
+        return P
+    below = np.minimum(U, 0.0)
+    T = np.where(P == 0.0, below, P)
+    one = P == 1.0
+    if one.any():
+        others = np.where(one, -np.inf, below).max(axis=1, keepdims=True)
+        T = np.where(one, 1.0 - others, T)
+    return T
+
+
 def effective_alpha(alpha, rounding):
     """The parameters used for prediction: ``max(0, alpha)`` for the original LSPC."""
     return np.maximum(alpha, 0.0) if rounding == "parameters" else alpha
@@ -196,14 +270,27 @@ def symmetric_eigh(A, lower=True):
         )
 
 
-def choose_centers(X, n_basis, centers, random_state):
+def choose_centers(X, n_basis, centers, random_state, sample_weight=None):
     """``(index, C)``: the ``b = min(n_basis, n)`` kernel centres.
 
     ``"random"``: the rows ``index`` (sorted) of a uniform sample without replacement,
     drawn with ``random_state``; ``b = n`` gives every row in its own order, i.e. the
     exact model's basis.  ``"kmeans"``: the cluster centres of scikit-learn's
-    ``KMeans`` (one seeded k-means++ start), ``index`` None.
+    ``KMeans`` (one seeded k-means++ start), ``index`` None.  ``sample_weight``: among
+    the rows of positive weight only (``n`` their number), as if the others were
+    dropped; k-means weighted by them.
     """
+    if sample_weight is not None:
+        rows = np.flatnonzero(sample_weight > 0)
+        if centers == "random":
+            index, _ = choose_centers(X[rows], n_basis, centers, random_state)
+            return rows[index], X[rows[index]]
+        from sklearn.cluster import KMeans
+
+        b = min(int(n_basis), rows.size)
+        km = KMeans(n_clusters=b, n_init=1, random_state=random_state)
+        km.fit(X[rows], sample_weight=sample_weight[rows])
+        return None, np.asarray(km.cluster_centers_, dtype=float)
     n = X.shape[0]
     b = min(int(n_basis), n)
     if centers == "random":
@@ -214,6 +301,15 @@ def choose_centers(X, n_basis, centers, random_state):
 
     km = KMeans(n_clusters=b, n_init=1, random_state=random_state).fit(X)
     return None, np.asarray(km.cluster_centers_, dtype=float)
+
+
+def center_rows(index, sample_weight):
+    """The training rows the centres ``index`` stand for as basis functions of the exact
+    model (:func:`weighting`): every row of positive weight (``n_basis >= n``), else
+    None (a subset, or k-means centres: one function each)."""
+    if sample_weight is None or index is None:
+        return None
+    return index if index.size == np.count_nonzero(sample_weight > 0) else None
 
 
 def gram_upper(K):
@@ -360,6 +456,8 @@ class GridPaths:
     The search decomposes each (sigma, fold) Gram matrix once and solves every lambda and
     task on top (:meth:`search_exact`), or, with ``n_basis``, each fold's ``b x b`` Gram
     matrix (:meth:`search_lowrank`), or each class block (:meth:`search_blocks`).
+    ``sample_weight`` (n,) or None: every fold's fit weighted as :func:`weighting` says,
+    its validation rows scored with their weights.
     """
 
     kernel: object
@@ -372,6 +470,20 @@ class GridPaths:
     n_basis: int | None = None
     centers: str = "random"
     random_state: object = None
+    sample_weight: object = None
+
+    def weights_of(self, rows):
+        """The sample weights of ``rows`` (None unweighted)."""
+        return None if self.sample_weight is None else self.sample_weight[rows]
+
+    def centers_of(self, X):
+        """The low-rank centres ``(index, C)`` (:func:`choose_centers`, among the rows of
+        positive weight) and the scale of their basis functions (:func:`weighting`)."""
+        index, C = choose_centers(
+            X, self.n_basis, self.centers, self.random_state, self.sample_weight
+        )
+        rows = center_rows(index, self.sample_weight)
+        return (index, C), None if rows is None else np.sqrt(self.sample_weight[rows])
 
     def blockwise(self):
         """Whether the classes (or tasks) have no common system: a class-wise basis, or
@@ -382,9 +494,9 @@ class GridPaths:
         """The kernel between ``X`` and ``Y`` at the width ``sigma`` (NaN: none)."""
         return gram(self.kernel, X, Y, None if np.isnan(sigma) else sigma)
 
-    def score_outputs(self, to_classes, F, labels):
+    def score_outputs(self, to_classes, F, labels, w=None):
         """(n_lams, n_tasks) scores of the validation outputs ``F`` (n_va, n_lams, p) of
-        the solved columns (:func:`solved_columns`)."""
+        the solved columns (:func:`solved_columns`), weighted by ``w`` (n_va,) if given."""
         n_tasks = labels.shape[1]
         if to_classes.ones:  # [ones, positives]: negative = ones - positive
             F1 = F[:, :, 1:]
@@ -393,20 +505,37 @@ class GridPaths:
             F0, F1 = F[:, :, 0::2], F[:, :, 1::2]
         else:
             P = round_outputs(to_classes(F.transpose(1, 0, 2)), self.rounding)
-            return fold_scores(P, labels, self.scoring)
-        return binary_fold_scores(F0, F1, labels, self.rounding, self.scoring)
+            return fold_scores(P, labels, self.scoring, w)
+        return binary_fold_scores(F0, F1, labels, self.rounding, self.scoring, w)
 
-    def score_product(self, to_classes, Kva, A, labels):
+    def block_scores(self, to_classes, F, labels, w=None):
+        """:meth:`score_outputs` of the class-wise or class-weighted search: with class
+        weights every validation row is scored with the loss's weight (its class's
+        weight, ``"balanced"`` from the validation rows' own classes, times its sample
+        weight), per task, so the search picks the setting of least cost-weighted error
+        (balanced error for ``"balanced"``) -- the costs ``class_weight`` states."""
+        if self.class_weight is None:
+            return self.score_outputs(to_classes, F, labels, w)
+        c, n_tasks = to_classes.n_cls, labels.shape[1]
+        F = F.reshape(F.shape[0], F.shape[1], n_tasks, c)
+        out = np.empty((F.shape[1], n_tasks))
+        for t in range(n_tasks):
+            wt = sample_weights(labels[:, t], c, self.class_weight, self.classes, w)
+            one = class_columns(1, c)
+            out[:, t] = self.score_outputs(one, F[:, :, t, :], labels[:, t : t + 1], wt)[:, 0]
+        return out
+
+    def score_product(self, to_classes, Kva, A, labels, w=None):
         """:meth:`score_outputs` of the validation outputs ``Kva @ A`` (``A`` (b, n_lams x
         p), lambda-major), two classes per task computed and scored in row blocks of
         :data:`SCORE_BLOCK` (:class:`kclf._search.BinaryFoldScores`)."""
         n_va, n_tasks = labels.shape
         if to_classes.n_cls != 2:  # more classes: the whole product at once
             F = (Kva @ A).reshape(n_va, A.shape[1] // (to_classes.n_cls * n_tasks), -1)
-            return self.score_outputs(to_classes, F, labels)
+            return self.score_outputs(to_classes, F, labels, w)
         p = n_tasks + 1 if to_classes.ones else 2 * n_tasks
         n_lams = A.shape[1] // p
-        acc = BinaryFoldScores(n_va, n_lams, n_tasks, self.rounding, self.scoring)
+        acc = BinaryFoldScores(n_va, n_lams, n_tasks, self.rounding, self.scoring, w)
         for lo in range(0, n_va, SCORE_BLOCK):
             F = (Kva[lo : lo + SCORE_BLOCK] @ A).reshape(-1, n_lams, p)
             if to_classes.ones:  # [ones, positives]: negative = ones - positive
@@ -437,8 +566,19 @@ class GridPaths:
             )
             scores = []
             for tr, va in folds:
-                m = tr.size
+                m = norm = tr.size
                 Ktr = K[np.ix_(tr, tr)]
+                Kva = K[np.ix_(va, tr)]
+                S_tr = S[tr]
+                if self.sample_weight is not None:
+                    # Eq. (3) weighted (:func:`weighting`): rows and basis columns both
+                    # scaled by sqrt(w), so the training Gram matrix stays symmetric,
+                    # D K D, and its decomposition solves every lambda as unweighted
+                    d = np.sqrt(self.sample_weight[tr])
+                    norm = float(self.sample_weight[tr].sum())
+                    Ktr = Ktr * d[:, None] * d[None, :]
+                    Kva = Kva * d[None, :]
+                    S_tr = S_tr * d[:, None]
                 if symmetric:
                     with serial_blas(m <= SERIAL_EIGH_MAX):
                         s, V = symmetric_eigh(Ktr)
@@ -446,10 +586,10 @@ class GridPaths:
                 else:
                     U, s, Vt = scipy.linalg.svd(Ktr, overwrite_a=True, check_finite=False)
                     V = Vt.T
-                B = U.T @ S[tr]
-                Kva = K[np.ix_(va, tr)]
-                # (H + lam I)^{-1} h = V G U^T Y_tr with G = (s/m) / (s^2/m + lam), all lams
-                G = (s / m) / (s * s / m + lams[:, None])
+                B = U.T @ S_tr
+                # (H + lam I)^{-1} h = V G U^T Y_tr with G = (s/N) / (s^2/N + lam), all lams
+                # (N the rows m, or their weight)
+                G = (s / norm) / (s * s / norm + lams[:, None])
                 # columns (lam, solved column): every setting in one matrix product
                 GB = (G.T[:, :, None] * B[:, None, :]).reshape(m, -1)
                 if self.rounding == "parameters":
@@ -459,7 +599,7 @@ class GridPaths:
                 else:
                     F = (Kva @ V) @ GB
                 F = F.reshape(va.size, lams.size, -1)
-                scores.append(self.score_outputs(to_classes, F, labels[va]))
+                scores.append(self.score_outputs(to_classes, F, labels[va], self.weights_of(va)))
             return scores, None
 
         table.run(width, range(sigmas.size if n_tasks else 0))
@@ -471,7 +611,7 @@ class GridPaths:
         ``(K^T K, K^T ind)`` for the final fit."""
         sigmas, lams = table.sigmas, table.lams
         n, n_tasks = X.shape[0], labels.shape[1]
-        index, C = choose_centers(X, self.n_basis, self.centers, self.random_state)
+        (index, C), col_scale = self.centers_of(X)
         b = C.shape[0]
         order, bounds, masks = row_atoms(n, folds)
         pos = np.empty(n, dtype=int)
@@ -481,6 +621,9 @@ class GridPaths:
 
         rbf = self.kernel == "rbf"
         S_o = S[order]
+        w_o = self.weights_of(order)
+        if w_o is not None:  # K^T W S from the pass over the rows (:func:`weighting`)
+            S_o = S_o * w_o[:, None]
         if rbf:
             D, unit = design_distances(X, order, C)
         else:
@@ -492,23 +635,31 @@ class GridPaths:
                 K = np.empty_like(D)
                 KS = exp_design(D, K, sigmas[si], unit, S_o, bounds)
             else:
-                K, KS = K_fixed, KS_fixed
-            fs = FoldSystems(K, KS, bounds, masks)
+                K, KS = K_fixed.copy(), KS_fixed
+            KG = K
+            if w_o is not None:
+                if col_scale is not None:  # the centres are the training rows
+                    K *= col_scale
+                    KS = [col_scale[:, None] * a for a in KS]
+                KG = K * np.sqrt(w_o)[:, None]  # rows weighted in the Gram matrices
+            fs = FoldSystems(KG, KS, bounds, masks)
             scores = []
             for k, (tr, va) in enumerate(folds):
                 H, h = fs.training(k)
-                A = eigen_path(H, h, tr.size, lams, serial=b <= SERIAL_EIGH_MAX)
+                m = tr.size if w_o is None else float(self.sample_weight[tr].sum())
+                A = eigen_path(H, h, m, lams, serial=b <= SERIAL_EIGH_MAX)
                 if self.rounding == "parameters":
                     np.maximum(A, 0.0, out=A)
                 Kva, va_pos = rows_of(K, pos[va])
+                w_va = None if w_o is None else w_o[va_pos]
                 scores.append(
-                    self.score_product(to_classes, Kva, A.reshape(b, -1), labels_o[va_pos])
+                    self.score_product(to_classes, Kva, A.reshape(b, -1), labels_o[va_pos], w_va)
                 )
             G, KSf = fs.full()
             return scores, (G, to_classes(KSf).reshape(b, -1))
 
         systems = table.run(width, range(sigmas.size if n_tasks else 0))
-        return (index, C), systems
+        return (index, C), systems, col_scale
 
     def search_blocks(self, X, folds, labels, table):
         """:meth:`search_exact` (or, with ``n_basis``, the low-rank search) for a
@@ -523,7 +674,10 @@ class GridPaths:
         else:
             if self.basis == "classwise" and self.centers != "random":
                 raise ValueError("basis='classwise' needs centers='random' (labelled centres)")
-            index, C = choose_centers(X, self.n_basis, self.centers, self.random_state)
+            index, C = choose_centers(
+                X, self.n_basis, self.centers, self.random_state, self.sample_weight
+            )
+        all_rows = center_rows(index, self.sample_weight)
         D = None
         if self.kernel == "rbf" and n_tasks:
             D = scaled_squared_distances(X, C)
@@ -541,17 +695,19 @@ class GridPaths:
                 else:  # the shared centres
                     Ktr, Kva = K[tr], K[va]
                 F = np.empty((va.size, lams.size, n_tasks, c))
+                w_tr = self.weights_of(tr)
+                basis, total = weighting(self.sample_weight, tr, tr if index is None else all_rows)
                 for t in range(n_tasks):
                     yt = labels[tr, t]
                     basis_class = None
                     if self.basis == "classwise":
                         basis_class = yt if index is None else labels[index, t]
-                    weights = sample_weights(yt, c, self.class_weight, self.classes)
-                    A = alpha_path(Ktr, yt, c, lams, basis_class, weights)
+                    weights = sample_weights(yt, c, self.class_weight, self.classes, w_tr)
+                    A = alpha_path(Ktr, yt, c, lams, basis_class, weights, basis, total)
                     A = effective_alpha(A, self.rounding).reshape(A.shape[0], -1)
                     F[:, :, t, :] = (Kva @ A).reshape(va.size, lams.size, c)
                 F = F.reshape(va.size, lams.size, -1)
-                scores.append(self.score_outputs(to_classes, F, labels[va]))
+                scores.append(self.block_scores(to_classes, F, labels[va], self.weights_of(va)))
             return scores, None
 
         table.run(width, range(sigmas.size if n_tasks else 0))
@@ -573,7 +729,8 @@ class GridPaths:
         elif self.n_basis is None:
             reuse["D"] = self.search_exact(X, folds, ind, labels, table)
         else:
-            reuse["centers"], reuse["systems"] = self.search_lowrank(X, folds, ind, labels, table)
+            found = self.search_lowrank(X, folds, ind, labels, table)
+            reuse["centers"], reuse["systems"], reuse["basis"] = found
         return reuse
 
     def refit_tasks(self, X, Y, fit_tasks, sig_t, lam_t, reuse, n_tasks):
@@ -587,6 +744,11 @@ class GridPaths:
         if self.blockwise():
             self.refit_blocks(alpha_t, X, Y, fit_tasks, sig_t, lam_t, reuse["centers"])
             return alpha_t
+        sw = self.sample_weight
+        # the sample weights' form (:func:`weighting`): the mean over N = sum w rows, the
+        # basis functions at the training rows scaled by sqrt(w) (alpha = scale * beta)
+        n = X.shape[0] if sw is None else float(sw.sum())
+        scale = np.sqrt(sw) if sw is not None and self.n_basis is None else reuse.get("basis")
         # the final systems have n (or b) unknowns; up to SERIAL_EIGH_MAX their Gram
         # matrix and Cholesky factorisation run on one BLAS thread, as the search's eigh
         with serial_blas(n_basis <= SERIAL_EIGH_MAX):
@@ -595,15 +757,23 @@ class GridPaths:
                 if self.n_basis is not None:
                     si = int(np.flatnonzero(np.isnan(sigmas) | (sigmas == sigma))[0])
                     G, KY = reuse["systems"][si]
-                    H, h = G / X.shape[0], KY / X.shape[0]
-                elif D is not None:
-                    H, h = normal_equations(gaussian(D[0], sigma, D[1]), reuse["ind"])
+                    H, h = G / n, KY / n
                 else:
-                    H, h = normal_equations(self.kernel_matrix(X, None, sigma), reuse["ind"])
+                    K = gaussian(D[0], sigma, D[1]) if D is not None else None
+                    K = self.kernel_matrix(X, None, sigma) if K is None else K
+                    if sw is None:
+                        H, h = normal_equations(K, reuse["ind"])
+                    else:  # rows and columns by sqrt(w): D K D, symmetric
+                        H, h = normal_equations(
+                            scale[:, None] * K * scale, scale[:, None] * reuse["ind"]
+                        )
+                        H, h = H * (X.shape[0] / n), h * (X.shape[0] / n)
                 for lam in np.unique(lam_t[same_s]):
                     tasks = np.flatnonzero(same_s & (lam_t == lam))
                     cols = (2 * tasks[:, None] + np.arange(2)).ravel()
                     alpha = solve_normal(H, h[:, cols], lam)
+                    if scale is not None:
+                        alpha *= scale[:, None]
                     alpha_t[:, fit_tasks[tasks], :] = alpha.reshape(-1, tasks.size, 2)
         return alpha_t
 
@@ -611,6 +781,9 @@ class GridPaths:
         """:meth:`refit_tasks` for a class-wise basis or class weights, into ``alpha_t``:
         per task :func:`fit_alpha` at its (sigma, lambda), one kernel per distinct sigma."""
         index, C = (None, None) if centers is None else centers
+        sw = self.sample_weight
+        basis_rows = np.arange(X.shape[0]) if index is None else center_rows(index, sw)
+        basis, total = weighting(sw, slice(None), basis_rows)
         for sigma in np.unique(sig_t):
             same_s = np.flatnonzero(np.isnan(sig_t) if np.isnan(sigma) else sig_t == sigma)
             K = self.kernel_matrix(X, C, sigma)
@@ -620,5 +793,5 @@ class GridPaths:
                 basis_class = None
                 if self.basis == "classwise":
                     basis_class = yt if index is None else yt[index]
-                weights = sample_weights(yt, 2, self.class_weight, self.classes)
-                alpha_t[:, t, :] = fit_alpha(K, yt, 2, lam_t[k], basis_class, weights)
+                weights = sample_weights(yt, 2, self.class_weight, self.classes, sw)
+                alpha_t[:, t, :] = fit_alpha(K, yt, 2, lam_t[k], basis_class, weights, basis, total)

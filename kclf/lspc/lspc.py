@@ -12,9 +12,9 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
-from .._base import ArgmaxPredictMixin, KernelMixin, log_odds
+from .._base import ArgmaxPredictMixin, KernelMixin
 from .._validation import (
     KERNEL,
     POSITIVE,
@@ -23,7 +23,16 @@ from .._validation import (
     reject_with_precomputed,
 )
 from ..kernels import gram
-from ._solver import choose_centers, effective_alpha, round_outputs, sample_weights, solve_basis
+from ._solver import (
+    center_rows,
+    choose_centers,
+    decision_scores,
+    effective_alpha,
+    round_outputs,
+    sample_weights,
+    solve_basis,
+    weighting,
+)
 
 ROUNDINGS = ("outputs", "parameters", "none")
 
@@ -88,6 +97,40 @@ class LSPC(KernelMixin, ArgmaxPredictMixin, ClassifierMixin, BaseEstimator):
     center_index_ : ndarray of shape (b,) or None
         With ``n_basis`` and ``centers="random"``: the training rows used as centres.
 
+    Notes
+    -----
+    **Sample weights.**  A row of weight ``w`` stands for ``w`` copies of it: its squared
+    error counts ``w`` times, Eq. (3)'s means run over ``N = sum w`` rows, and a basis
+    function at a training row of weight ``w`` is ``w`` copies of one function, whose
+    ridge-penalised coefficients share its total ``a`` equally (penalty ``a^2 / w``), so
+    the design column is scaled by ``sqrt(w)`` and ``alpha_`` is ``sqrt(w)`` times the
+    solution.  Integer weights then give the fit of the repeated rows and a zero weight
+    that of the row dropped, to round-off (scikit-learn's sample-weight equivalence
+    checks); weights ``c w`` fit as ``lam / c`` (both terms of ``H`` scale), as
+    scikit-learn's estimators whose loss the weights multiply.  ``class_weight``
+    multiplies the row weights (``"balanced"`` from the classes' weights).  The default
+    width is the median distance over the pairs of the repeated rows (a pair weighs
+    ``w_i w_j``, a row with its own copies ``w_i (w_i - 1) / 2`` pairs at distance 0;
+    with more than 1000 rows, evenly spaced ones by position).  With ``n_basis`` the
+    centres are drawn among the rows of positive weight (a zero weight is the row
+    dropped; k-means weighted), and each is one basis function; drawn by position, a
+    weighted fit and the fit of the rows repeated draw other centres, so only
+    ``n_basis >= n`` (every row a centre, the exact model) repeats the repeated rows'
+    fit, and scikit-learn's sample-weight equivalence checks, which repeat and shuffle
+    the rows, do not apply to a random low-rank basis.
+
+    **Sparse input.**  CSR / CSC matrices with the rbf and linear kernels: the kernels
+    equal the dense array's to round-off (:mod:`kclf.kernels`).
+
+    **Any scale.**  With the default width the model is the same for ``X`` and ``c X``
+    (1e-300 to 1e300), to round-off: the distances are computed in power-of-two units.
+
+    **Calibration.**  :meth:`decision_function` breaks the ties of LSPC-new's posteriors
+    0 and 1 by the outputs the rounding discarded, on the posteriors' scale, so scikit-
+    learn's ``CalibratedClassifierCV(method="sigmoid")`` improves the log loss;
+    :class:`kclf.PlattScaled` fits its sigmoid on the posteriors themselves
+    (``calibration_response_method``).
+
     References
     ----------
     M. Sugiyama, "Superfast-trainable multi-class probabilistic classifier by
@@ -143,53 +186,69 @@ class LSPC(KernelMixin, ArgmaxPredictMixin, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.class_weight = class_weight
 
-    def _check_params(self, X):
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = self.kernel in ("rbf", "linear")
+        return tags
+
+    def _check_params(self, X, sample_weight=None):
         """The rules between parameters; the width used (None for non-rbf kernels)."""
         reject_with_precomputed(self, "n_basis", "low-rank LSPC")
         if self.n_basis is not None and self.basis == "classwise" and self.centers != "random":
             raise ValueError("basis='classwise' needs centers='random' (labelled centres)")
-        return self._width(X)
+        return self._width(X, sample_weight=sample_weight)
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit the model: solve Eq. (3) for every class with one factorisation.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
-            The training inputs, or their Gram matrix with ``kernel="precomputed"``.
+        X : {array-like, sparse matrix} of shape (n_samples, n_features), or (n_samples, n_samples)
+            The training inputs (CSR / CSC too with the rbf and linear kernels), or their
+            Gram matrix with ``kernel="precomputed"``.
         y : array-like of shape (n_samples,)
             Class labels (at least two classes).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative row weights: weighted least squares, a row of weight ``w``
+            standing for ``w`` copies of it (see the class's Notes).
 
         Returns
         -------
         self : LSPC
             The fitted estimator (``alpha_`` the solution alpha~ of Eq. (3)).
         """
-        return self._fit(X, y)
+        return self._fit(X, y, sample_weight=sample_weight)
 
-    def _fit(self, X, y, centers=None):
+    def _fit(self, X, y, centers=None, sample_weight=None):
         """:meth:`fit`; ``centers`` an ``(index, C)`` pair chosen by the caller (a search
         that fixed the low-rank basis before its folds) instead of :func:`choose_centers`."""
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        sparse = ("csr", "csc") if self.__sklearn_tags__().input_tags.sparse else False
+        X, y = validate_data(self, X, y, dtype=np.float64, accept_sparse=sparse)
         if self.kernel == "precomputed":
             check_precomputed(X)
         self.classes_, yi = class_labels(y, "LSPC")
-        self.sigma_ = self._check_params(X)
+        sw = None
+        if sample_weight is not None:
+            sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        self.sigma_ = self._check_params(X, sw)
         if self.n_basis is None:
             index, C = np.arange(X.shape[0]), None
         elif centers is not None:
             index, C = centers
         else:
-            index, C = choose_centers(X, self.n_basis, self.centers, self.random_state)
+            index, C = choose_centers(X, self.n_basis, self.centers, self.random_state, sw)
         K = gram(self.kernel, X, C, self.sigma_)
         if not np.all(np.isfinite(K)):
             raise ValueError("kernel matrix of X contains NaN or infinity")
-        weights = sample_weights(yi, self.classes_.size, self.class_weight, self.classes_)
+        weights = sample_weights(yi, self.classes_.size, self.class_weight, self.classes_, sw)
+        basis, total = weighting(sw, slice(None), index if C is None else center_rows(index, sw))
         # class-wise: class c uses only the basis functions at its own samples (its block
         # of H), the squared error still over all n samples
         basis_class = None if self.basis == "full" else yi[index]
-        self.alpha_ = solve_basis(K, yi, self.classes_.size, self.lam, basis_class, weights)
+        self.alpha_ = solve_basis(
+            K, yi, self.classes_.size, self.lam, basis_class, weights, basis, total
+        )
         self.center_index_ = None if self.n_basis is None else index
         if C is not None:
             self.X_fit_ = C
@@ -199,15 +258,19 @@ class LSPC(KernelMixin, ArgmaxPredictMixin, ClassifierMixin, BaseEstimator):
             self.X_fit_ = X if self.kernel == "precomputed" else X.copy()
         return self
 
-    def _raw_outputs(self, X, rounded=True):
+    def _kernel(self, X):
+        """The kernel of test inputs ``X`` to the centres (checked as at fit)."""
         check_is_fitted(self)
         if self.kernel == "precomputed":
             check_precomputed(X, n_train=self.X_fit_.shape[0])
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        sparse = ("csr", "csc") if self.__sklearn_tags__().input_tags.sparse else False
+        X = validate_data(self, X, dtype=np.float64, reset=False, accept_sparse=sparse)
         if self.kernel == "precomputed":
-            K = X
-        else:
-            K = gram(self.kernel, X, self.X_fit_, self.sigma_)
+            return X
+        return gram(self.kernel, X, self.X_fit_, self.sigma_)
+
+    def _raw_outputs(self, X, rounded=True):
+        K = self._kernel(X)
         alpha = effective_alpha(self.alpha_, self.rounding) if rounded else self.alpha_
         return K @ alpha
 
@@ -230,7 +293,7 @@ class LSPC(KernelMixin, ArgmaxPredictMixin, ClassifierMixin, BaseEstimator):
         return round_outputs(self._raw_outputs(X), self.rounding)
 
     def decision_function(self, X):
-        """Scores ranked like :meth:`predict_proba`.
+        """Scores ranked like :meth:`predict_proba`, with its ties at 0 and 1 broken.
 
         Parameters
         ----------
@@ -240,14 +303,22 @@ class LSPC(KernelMixin, ArgmaxPredictMixin, ClassifierMixin, BaseEstimator):
         Returns
         -------
         scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
-            Two classes: the log-odds ``log p(classes_[1]|x) - log p(classes_[0]|x)``
-            (``-+CERTAIN_LOG_ODDS = -+745``, beyond every other value, where a posterior is
-            exactly 0 or 1, as LSPC-new's rounding of Eq. (6) allows: finite, ranked like
-            the posteriors; ``p1 - p0`` for ``rounding="none"``, whose outputs may be
-            negative).
-            More classes: the posterior estimates of :meth:`predict_proba`.
+            Two classes: ``2 p - 1`` of the posterior ``p`` of ``classes_[1]`` where it
+            lies strictly between 0 and 1 (and 0 where both outputs round to 0, ``p =
+            1/2``); where LSPC-new's rounding of Eq. (6) (or Eq. 4's) sets ``p`` to
+            exactly 1, ``1 - 2 min(f_0, 0) >= 1``, and where it sets ``p`` to exactly 0,
+            ``-1 + 2 min(f_1, 0) <= -1``, with ``f`` the unrounded outputs
+            ``phi(x)^T alpha~`` of Eq. (2): the outputs the rounding discarded rank the
+            rows the posteriors tie, on the posteriors' own scale, so a sigmoid can be
+            fitted to the scores (``CalibratedClassifierCV(method="sigmoid")``).  A
+            strictly increasing function of ``p`` where the posteriors differ (to the
+            float spacing near -1), positive exactly where :meth:`predict` says
+            ``classes_[1]``.  More classes: the posteriors, a posterior of exactly 0
+            replaced by ``min(f_k, 0)`` and one of exactly 1 by
+            ``1 - max_{j != k} min(f_j, 0)``.  ``rounding="none"``: ``2 p - 1``, or the
+            posteriors.
         """
-        P = self.predict_proba(X)
-        if P.shape[1] != 2:
-            return P
-        return log_odds(P[:, 1]) if self.rounding != "none" else P[:, 1] - P[:, 0]
+        K = self._kernel(X)
+        U = K @ self.alpha_
+        R = K @ effective_alpha(self.alpha_, self.rounding) if self.rounding == "parameters" else U
+        return decision_scores(R, U, self.rounding)

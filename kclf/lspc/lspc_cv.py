@@ -92,9 +92,12 @@ class LSPCCV(KernelGridSearch):
     class_weight : {"balanced"}, dict or None, default=None
         As in :class:`kclf.LSPC`; the weights come from each fold's (and the final fit's)
         training labels (a dict's keys: the labels of ``y``, 0 and 1 per task of a 2-D
-        ``y``).  Weighted, the full basis's ``H`` differs per task: one
-        eigendecomposition of ``K^T W K / m`` per (sigma, fold, task), as for
-        ``basis="classwise"``.
+        ``y``).  The validation rows are scored with the same costs: each weighted as
+        the loss weighs it (``"balanced"`` from the validation rows' own classes, i.e.
+        the balanced error rate), so the search picks the setting of least
+        cost-weighted error, the costs ``class_weight`` states.  Weighted, the full
+        basis's ``H`` differs per task: one eigendecomposition of ``K^T W K / m`` per
+        (sigma, fold, task), as for ``basis="classwise"``.
     verbose : int, default=0
         0: silent.  1 or more: one line to stderr per (width, fold) with its best
         score over the lambdas, and one for the refit, each with the seconds elapsed.
@@ -106,7 +109,30 @@ class LSPCCV(KernelGridSearch):
         own kernel matrix (n x n, or n x b with ``n_basis``).  None: one width at a time,
         the BLAS library's threads as configured (results equal to an integer
         ``n_jobs``'s to round-off).  ``benchmarks/bench_lspc_jobs.py`` measures the
-        speed-up.
+        speed-up: on this project's 2-core machine ``n_jobs=2`` ran 0.84-1.00 times as
+        fast as ``n_jobs=1`` (the search's eigendecompositions and exponentials are
+        bound by memory bandwidth there, which two threads share), and ``n_jobs=1``
+        1.4-3.3 times as fast as None (BLAS's two threads only add overhead to those
+        calls).
+
+    Notes
+    -----
+    ``fit(X, y, sample_weight)`` weighs each fold's fit as :class:`kclf.LSPC` does (its
+    Notes), scores the validation rows with their weights (weighted error, log loss,
+    AUC) and refits with all of them; the default widths are then multiples of the
+    weighted median distance, and the low-rank centres are drawn among the rows of
+    positive weight.  With ``cv`` given as groups of rows, integer weights give the
+    search of the repeated rows (an integer ``cv`` splits the rows as they are, a zero
+    weight's row included).  Every path takes them: exact (the fold's Gram matrix scaled
+    by ``sqrt(w)`` on both sides, still one eigendecomposition per fold), low rank (the
+    rows scaled by ``sqrt(w)`` in the fold Gram sums), class-wise or class-weighted
+    blocks, several tasks.  Sparse ``X`` (CSR / CSC) with the rbf and linear kernels.
+
+    :meth:`decision_function`: one task, that of ``best_estimator_``
+    (:meth:`kclf.LSPC.decision_function`: ``2 p - 1``, LSPC-new's ties at 0 and 1 broken
+    by the unrounded outputs); several tasks, each task's log-odds with its ties kept
+    (``-+745`` at exactly 0 or 1), since scikit-learn's multi-output check asks every
+    task's scores to rank exactly as its probabilities, ties included.
 
     Attributes
     ----------
@@ -165,7 +191,12 @@ class LSPCCV(KernelGridSearch):
         self.class_weight = class_weight
         self.n_jobs = n_jobs
 
-    def _paths(self):
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = self.kernel in ("rbf", "linear")
+        return tags
+
+    def _paths(self, sample_weight=None):
         """The search and refit of this LSPC model (:class:`kclf.lspc._solver.GridPaths`)."""
         return GridPaths(
             self.kernel,
@@ -178,41 +209,24 @@ class LSPCCV(KernelGridSearch):
             self.n_basis,
             self.centers,
             self.random_state,
+            sample_weight,
         )
 
-    def fit(self, X, y):
-        """Select (sigma, lambda) by CV, then refit on all of ``X``
-        (:meth:`kclf._search.KernelGridSearch.fit`; no ``sample_weight`` yet: the
-        LSPC solver does not take weights).
+    def _search(self, X, y, labels, folds, table, sample_weight=None):
+        return self._paths(sample_weight).search(X, y, labels, folds, table)
 
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features), or (n_samples, n_samples)
-            The training inputs, or their Gram matrix with ``kernel="precomputed"``.
-        y : array-like of shape (n_samples,) or (n_samples, n_tasks)
-            Class labels (single task), or a 0/1 matrix with one binary task per column.
-
-        Returns
-        -------
-        self : object
-            The fitted search.
-        """
-        return super().fit(X, y)
-
-    def _search(self, X, y, labels, folds, table):
-        return self._paths().search(X, y, labels, folds, table)
-
-    def _refit(self, X, y, reuse):
+    def _refit(self, X, y, reuse, sample_weight=None):
         """Eq. (3) on all of ``X`` at ``sigma_``, ``lam_`` (the search's centres)."""
         model = ("rounding", "kernel", "n_basis", "centers", "random_state", "basis")
         model += ("class_weight",)
         est = LSPC(self.sigma_, self.lam_, **{name: getattr(self, name) for name in model})
-        return est._fit(X, y, centers=reuse["centers"])
+        return est._fit(X, y, centers=reuse["centers"], sample_weight=sample_weight)
 
-    def _refit_tasks(self, X, Y, fit_tasks, sig_t, lam_t, reuse):
+    def _refit_tasks(self, X, Y, fit_tasks, sig_t, lam_t, reuse, sample_weight=None):
         """``alpha_`` (n_basis, n_tasks, 2) of every searched task, and the kernel
         centres: the search's (``n_basis``) or a copy of ``X``."""
-        self.alpha_ = self._paths().refit_tasks(X, Y, fit_tasks, sig_t, lam_t, reuse, self.n_tasks_)
+        paths = self._paths(sample_weight)
+        self.alpha_ = paths.refit_tasks(X, Y, fit_tasks, sig_t, lam_t, reuse, self.n_tasks_)
         if reuse["centers"] is not None:
             self.center_index_, self.X_fit_ = reuse["centers"]
         else:
@@ -236,6 +250,8 @@ class LSPCCV(KernelGridSearch):
         return out
 
     def _tasks_decision(self, X):
-        """The log-odds of :meth:`_tasks_proba` (``2 p - 1`` for ``rounding="none"``)."""
+        """The log-odds of :meth:`_tasks_proba` (``2 p - 1`` for ``rounding="none"``),
+        ties kept: scikit-learn's multi-output check asks every task's scores to rank
+        exactly as its probabilities, ties included."""
         P = self._tasks_proba(X)
         return log_odds(P) if self.rounding != "none" else 2.0 * P - 1.0

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from sklearn.utils._param_validation import InvalidParameterError
+from sklearn.utils.class_weight import compute_sample_weight
 
 from kclf import LSPCCV
 from kclf._folds import cv_folds
@@ -20,7 +21,10 @@ def blobs(n=80, seed=0, d=3, c=2, prior=None):
 
 
 def refit_scores(X, y, sigmas, lams, folds, scoring, **params):
-    """Mean fold scores (sigma-major) by one LSPC fit per (sigma, lambda, fold)."""
+    """Mean fold scores (sigma-major) by one LSPC fit per (sigma, lambda, fold); with a
+    ``class_weight`` each validation row weighted as the loss weighs it (scikit-learn's
+    ``compute_sample_weight`` of the validation labels: balanced error for "balanced")."""
+    cw = params.get("class_weight")
     return np.array(
         [
             np.mean(
@@ -29,6 +33,7 @@ def refit_scores(X, y, sigmas, lams, folds, scoring, **params):
                         LSPC(sigma=s, lam=lam, **params).fit(X[tr], y[tr]).predict_proba(X[va]),
                         y[va],
                         scoring,
+                        None if cw is None else compute_sample_weight(cw, y[va]),
                     )
                     for tr, va in folds
                 ]

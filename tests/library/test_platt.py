@@ -173,6 +173,10 @@ def test_platt_matches_sklearn_sigmoid_calibration_on_svc():
     assert np.all(np.abs(got.predict_proba(X)[:, 1] - ref.predict_proba(X)[:, 1]) <= tol)
 
 
+def _dot(A, B):
+    return A @ B.T
+
+
 def test_platt_validates_its_input_as_scikit_learn_does():
     X, y = _rounded_data(60)
     frame = pd.DataFrame(X, columns=["a", "b", "c", "d"])
@@ -189,8 +193,13 @@ def test_platt_validates_its_input_as_scikit_learn_does():
         kclf.PlattScaled(kclf.LSPC()).fit(X, np.c_[y, y])
     sparse = scipy.sparse.csr_matrix(X)
     assert kclf.PlattScaled(SVC(), cv=3).fit(sparse, y).predict_proba(sparse).shape == (60, 2)
+    # LSPC takes sparse input with its rbf kernel, not with a callable one
+    sparse_lspc = kclf.PlattScaled(kclf.LSPC(), cv=3, random_state=0).fit(sparse, y)
+    np.testing.assert_allclose(
+        sparse_lspc.predict_proba(sparse), model.predict_proba(frame), rtol=0, atol=1e-12
+    )
     with pytest.raises(TypeError, match="[Ss]parse"):
-        kclf.PlattScaled(kclf.LSPC(), cv=3).fit(sparse, y)
+        kclf.PlattScaled(kclf.LSPC(kernel=_dot), cv=3).fit(sparse, y)
     lists = kclf.PlattScaled(kclf.LSPC(), cv=3, random_state=0).fit(X.tolist(), y.tolist())
     # the same numbers (a frame's array is column-major): equal up to BLAS round-off
     np.testing.assert_allclose(

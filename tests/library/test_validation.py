@@ -63,6 +63,7 @@ CASES = {
             "centers": ["grid"],
             "basis": ["half", None],
             "class_weight": ["inverse", 2.0],
+            "n_jobs": ["two", 1.5, 0],
         },
     ),
     "KernelLogisticRegression": (
