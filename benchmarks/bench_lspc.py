@@ -22,11 +22,10 @@ import tracemalloc
 
 import numpy as np
 from sklearn.calibration import CalibratedClassifierCV
-from sklearn.model_selection import GridSearchCV
+from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.svm import SVC
 
 from kclf import LSPCCV, KernelLogisticRegressionCV
-from kclf._folds import cv_folds
 from kclf.kernels import rbf_kernel
 from kclf.lspc import LSPC
 from kclf.model_selection import sigma_grid
@@ -76,7 +75,8 @@ def klr_search(X, Y, sigmas, lams):
 
 
 def svc_search(X, Y, sigmas, lams, tasks):
-    folds = cv_folds(Y, 2, 0)
+    # the searches' folds of a 0/1 task matrix: KFold(2, shuffle=True, random_state=0)
+    folds = list(KFold(2, shuffle=True, random_state=0).split(X))
     grid = {
         "estimator__gamma": list(1.0 / (2.0 * sigmas**2)),
         "estimator__C": list(1.0 / lams),

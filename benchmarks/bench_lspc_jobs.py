@@ -69,7 +69,7 @@ def main():
         secs, probs = {}, {}
         for n_jobs in jobs:
             est = LSPCCV(random_state=0, n_jobs=n_jobs, **params)
-            secs[n_jobs], fitted = best_of(lambda est=est: est.fit(X, y), args.repeat)
+            secs[n_jobs], fitted = best_of(lambda e=est, X=X, y=y: e.fit(X, y), args.repeat)
             probs[n_jobs] = fitted.predict_proba(X[:500])
         same = all(np.array_equal(probs[1], probs[j]) for j in jobs if j is not None)
         row = "".join(f"{secs[j]:>10.2f}" for j in jobs)

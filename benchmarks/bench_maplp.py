@@ -9,11 +9,20 @@ median taken.  MAPLP is timed with each HiGHS algorithm.
 
 Without the mirror the banana realisation is replaced by 400 + 4900 points from Breiman's
 twonorm generator (said in the output).
+
+``--scale``: MAPLP at any size instead (``n_basis``; issue 45): Breiman's ringnorm (20-D,
+generated, standardised on the training rows) at the paper's width, the full model on 500
+(the benchmark's subsample), 1,000 and 2,000 training rows beside ``n_basis=500`` centres
+on 1,000, 2,000 and 5,000 rows, plain and with ``bias=True``; every fit in a fresh child
+process, which reports its wall time, its peak resident memory above its size at the
+start, and the test error on 2,000 other rows.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
+import resource
 import time
 from pathlib import Path
 
@@ -46,11 +55,59 @@ def timed(make, X, y, Xt, yt, repeat):
     return float(np.median(times)), err
 
 
+def _rss_mb():
+    """The resident memory of this process now, MB (Linux's /proc)."""
+    with open("/proc/self/status") as f:
+        kb = next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+    return kb / 1024.0
+
+
+def _fit_in_child(kw, X, y, Xt, yt, queue):
+    start = _rss_mb()
+    t0 = time.perf_counter()
+    model = MAPLP(**kw).fit(X, y)
+    seconds = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KB on Linux
+    queue.put((seconds, peak - start, 100 * np.mean(model.predict(Xt) != yt)))
+
+
+#: the paper's width for ringnorm, gamma = 0.09 (sigma = sqrt(1 / (2 gamma)))
+RING_SIGMA = float(np.sqrt(1 / (2 * 0.09)))
+
+
+def scale(seed=0):
+    """MAPLP on up to 5,000 ringnorm rows with 500 centres against the full model."""
+    X, y = ida.generate("ringnorm", seed, 7000)
+    X = (X - X[:5000].mean(axis=0)) / X[:5000].std(axis=0)
+    Xt, yt = X[5000:], y[5000:]
+    ctx = multiprocessing.get_context("fork")
+    print(
+        f"ringnorm (generated, 20-D), sigma={RING_SIGMA:.4g} (the paper's gamma 0.09), test "
+        "error on 2,000 rows; each fit in its own process"
+    )
+    print(f"{'model':<26}{'rows':>7}{'fit s':>9}{'peak MB':>9}{'test error %':>14}")
+    runs = [(n, None) for n in (500, 1000, 2000)] + [(n, 500) for n in (1000, 2000, 5000)]
+    for bias in (False, True):
+        for n, b in runs:
+            queue = ctx.Queue()
+            kw = {"sigma": RING_SIGMA, "bias": bias, "n_basis": b, "random_state": 0}
+            p = ctx.Process(target=_fit_in_child, args=(kw, X[:n], y[:n], Xt, yt, queue))
+            p.start()
+            seconds, peak, err = queue.get()
+            p.join()
+            name = f"MAPLP(bias={bias}" + (f", n_basis={b})" if b else ")")
+            print(f"{name:<26}{n:>7}{seconds:>9.2f}{peak:>9.0f}{err:>14.2f}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mirror", default=str(ROOT.parent / "shared" / "data" / "ida"))
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--scale", action="store_true", help="n_basis on 5,000 ringnorm rows")
     args = ap.parse_args()
+    if args.scale:
+        scale()
+        return
     name, (X, y, Xt, yt) = load(args.mirror)
     sigma = np.sqrt(1 / (2 * GAMMA))
     svc_s, svc_err = timed(lambda: SVC(C=10.0, gamma=GAMMA), X, y, Xt, yt, args.repeat)

@@ -131,9 +131,9 @@ def _size_marginals_independent(U):
 FLIP_GAIN_TOL = 1e-9
 
 
-def _map_subset_accuracy(U, A, Y_true, rows_ok, inference, bp_max_iter, bp_damping):
+def _map_subset_accuracy(U, A, Y_true, rows_ok, inference, bp_max_iter, bp_damping, w=None):
     """The subset accuracy of the MAP decoding (:func:`_decode`, ``"map"``), decoding only
-    the rows whose true label vector can be the decoded one.
+    the rows whose true label vector can be the decoded one (the rows weighted by ``w``).
 
     A row scores 1 only when the decoded vector is its true one ``y``. The decoded vectors
     are single-flip maxima of ``y^T u + sum_{i<j} a_ij y_i y_j``: the exact MAP is a
@@ -150,29 +150,36 @@ def _map_subset_accuracy(U, A, Y_true, rows_ok, inference, bp_max_iter, bp_dampi
     if not cand.any():
         return 0.0
     pred = _decode(U[cand], A, "map", inference, bp_max_iter, bp_damping)[0]
-    return float(np.sum(np.all(pred == Y_true[cand], axis=1))) / len(U)
+    hit = np.all(pred == Y_true[cand], axis=1)
+    if w is None:
+        return float(np.sum(hit)) / len(U)
+    return float(w[cand] @ hit) / float(w.sum())
 
 
-def _conditional_log_likelihood(U, A, Y_true):
+def _conditional_log_likelihood(U, A, Y_true, w=None):
     """Each label's mean held-out log-likelihood given the other labels, Eq. (11):
     ``log sigmoid(2 y_i (u_i + sum_j a_ij y_j))``, the term of the pseudo-likelihood (12)
-    that the label's weights control (the criterion of ``penalty="per_label"``)."""
+    that the label's weights control (the criterion of ``penalty="per_label"``); the mean
+    weighted by ``w`` over the rows."""
     S = 2.0 * Y_true - 1.0
-    return -np.mean(np.logaddexp(0.0, -2.0 * S * (U + S @ A)), axis=0)
+    return -np.average(np.logaddexp(0.0, -2.0 * S * (U + S @ A)), axis=0, weights=w)
 
 
-def _example_f1(Y_true, Y_pred):
-    """Mean example-based F1 (an empty truth and prediction score 1)."""
+def _example_f1(Y_true, Y_pred, w=None):
+    """Mean example-based F1 (an empty truth and prediction score 1), weighted by ``w``."""
     both = np.sum(Y_true & Y_pred, axis=1)
     total = np.sum(Y_true, axis=1) + np.sum(Y_pred, axis=1)
-    return float(np.mean(np.where(total == 0, 1.0, 2.0 * both / np.maximum(total, 1))))
+    f1 = np.where(total == 0, 1.0, 2.0 * both / np.maximum(total, 1))
+    return float(np.average(f1, weights=w))
 
 
-def _score(Y_true, Y_pred, decode):
+def _score(Y_true, Y_pred, decode, w=None):
     """CV criterion: subset accuracy for the MAP, 1 - Hamming loss for the marginals,
-    example-based F1 for the F1 decision."""
+    example-based F1 for the F1 decision; means over the rows weighted by ``w``."""
     if decode == "map":
-        return float(np.mean(np.all(Y_pred == Y_true, axis=1)))
+        return float(np.average(np.all(Y_pred == Y_true, axis=1), weights=w))
     if decode == "f1":
-        return _example_f1(Y_true.astype(int), Y_pred.astype(int))
-    return 1.0 - float(np.mean(Y_pred != Y_true))
+        return _example_f1(Y_true.astype(int), Y_pred.astype(int), w)
+    if w is None:
+        return 1.0 - float(np.mean(Y_pred != Y_true))
+    return 1.0 - float(np.average(np.mean(Y_pred != Y_true, axis=1), weights=w))

@@ -77,14 +77,16 @@ def cv_criteria(decode, inference, bp_max_iter, bp_damping, gibbs, per_label):
     def decode_fn(U, A):
         return _decode(U, A, decode, inference, bp_max_iter, bp_damping, gibbs)[0]
 
-    def score(Y_true, Y_pred):
-        return _score(Y_true, Y_pred, decode)
+    def score(Y_true, Y_pred, w=None):
+        return _score(Y_true, Y_pred, decode, w)
 
     fast_score = None
     if decode == "map":
 
-        def fast_score(U, A, Y_true, rows_ok):
-            return _map_subset_accuracy(U, A, Y_true, rows_ok, inference, bp_max_iter, bp_damping)
+        def fast_score(U, A, Y_true, rows_ok, w=None):
+            return _map_subset_accuracy(
+                U, A, Y_true, rows_ok, inference, bp_max_iter, bp_damping, w
+            )
 
     label_score = _conditional_log_likelihood if per_label else None
     return decode_fn, score, fast_score, label_score
@@ -108,13 +110,13 @@ def label_criterion(name, inference, bp_max_iter, bp_damping):
     if name not in LABEL_CRITERIA:
         raise ValueError(f"per-label criterion must be one of {LABEL_CRITERIA}, got {name!r}")
 
-    def score(U, A, Y_true):
+    def score(U, A, Y_true, w=None):
         exact = inference == "exact" or U.shape[1] <= MAX_EXACT_LABELS
         if name == "conditional" or (name == "auto" and not exact):
-            return _conditional_log_likelihood(U, A, Y_true)
+            return _conditional_log_likelihood(U, A, Y_true, w)
         P = _marginals(U, A, inference, bp_max_iter, bp_damping)[0]
         P = np.clip(P, MARGINAL_EPS, 1.0 - MARGINAL_EPS)
-        return np.mean(Y_true * np.log(P) + (1 - Y_true) * np.log1p(-P), axis=0)
+        return np.average(Y_true * np.log(P) + (1 - Y_true) * np.log1p(-P), axis=0, weights=w)
 
     return score
 
@@ -152,6 +154,7 @@ def cv_select(
     per_label=False,
     second_score=None,
     progress=SILENT,
+    sample_weight=None,
 ):
     """Choose ``(rho1, rho2)`` on the grid ``rho2s x rho1s`` (each strongest first) by the
     mean of the folds' scores (:func:`kclf.corrlog._solver.fold_path` with ``criteria``
@@ -173,13 +176,15 @@ def cv_select(
     (strong rules and KKT checks) and ``"seconds_decode"`` (decoding and scoring the test
     folds), summed over the folds and paths.  ``progress``
     (:class:`kclf._progress.SearchProgress`) gets a line per fold of each path.
+    ``sample_weight`` (n,) or None weighs the rows of every fold's fit and score.
     """
     decode, score, fast_score, label_score = criteria
     label_score = label_score if per_label else None
+    scoring = (decode, score, fast_score, label_score, sample_weight)
     with threadpool_limits(limits=1, user_api="blas"):
         out = Parallel(n_jobs=n_jobs, prefer="threads")(
             delayed(_reported(fold_path, progress, "path", k, len(folds)))(
-                params, X, Y, train, test, rho1s, rho2s, decode, score, fast_score, label_score
+                params, X, Y, train, test, rho1s, rho2s, *scoring
             )
             for k, (train, test) in enumerate(folds)
         )
@@ -199,7 +204,18 @@ def cv_select(
         return rho1s[b], rho2s[a], results, starts, None
     second_score = label_score if second_score is None else second_score
     second = _weight_paths(
-        params, X, Y, folds, rho1s, rho2s, (a, b), out, second_score, n_jobs, progress
+        params,
+        X,
+        Y,
+        folds,
+        rho1s,
+        rho2s,
+        (a, b),
+        out,
+        second_score,
+        n_jobs,
+        progress,
+        sample_weight,
     )
     label_scores = np.mean([o[0] for o in second], axis=0)  # (n_rho2, n_rho1, m)
     key = "label_score_shared_couplings"
@@ -227,7 +243,9 @@ def cv_select(
     return rho1s[b], rho2s[a], results, starts, label_rho
 
 
-def _weight_paths(params, X, Y, folds, rho1s, rho2s, at, out, label_score, n_jobs, progress):
+def _weight_paths(
+    params, X, Y, folds, rho1s, rho2s, at, out, label_score, n_jobs, progress, sample_weight=None
+):
     """Each fold's second path (:func:`kclf.corrlog._solver.fold_weight_path`): the
     couplings' penalty held at the shared choice ``at = (a, b)``, the weights' moving over
     the grid, started from the fold's first-path solutions (``out``) at the strongest
@@ -247,6 +265,7 @@ def _weight_paths(params, X, Y, folds, rho1s, rho2s, at, out, label_score, n_job
                 rho2s[a],
                 label_score,
                 [(p, o[2][p]) for p in sorted({(0, 0), (a, b)}) if p in o[2]],
+                sample_weight,
             )
             for k, ((train, test), o) in enumerate(zip(folds, out))
         )

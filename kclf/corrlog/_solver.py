@@ -12,7 +12,10 @@ objective minimised here is::
       + rho2 * (||W||_2^2 + c ||alpha||_2^2) + rho1 * (||W||_1 + c ||alpha||_1)
 
 with ``W`` the weights without the intercepts and ``c = coupling_scale``: the paper's
-shared penalty.  With per-label penalties (``penalty="per_label"`` of the estimator) the
+shared penalty.  Sample weights ``s_l`` make the pseudo-likelihood a weighted one: the
+mean ``(1/n) sum_l`` becomes ``sum_l s_l / sum_l s_l``, and the scaling's and the
+centring's means and variances are weighted alike, so an integer weight is that many
+copies of the row.  With per-label penalties (``penalty="per_label"`` of the estimator) the
 weights ``w_i`` of label ``i`` (column ``i`` of ``W``) carry their own elastic net
 ``rho2_i ||w_i||_2^2 + rho1_i ||w_i||_1`` and the couplings keep the shared
 ``c (rho2 ||alpha||_2^2 + rho1 ||alpha||_1)``; the loss of label ``i``'s conditional (11)
@@ -69,6 +72,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, eigsh
 from scipy.special import expit
+
+from ..kernels import unit_of
 
 #: Backtracking: ``L`` is multiplied by this after every accepted step, down to
 #: ``L_FLOOR`` times the Lipschitz bound (which keeps the stopping rule's residual bound).
@@ -149,36 +154,47 @@ class Scaling:
     A sparse ``X`` (not for "whiten") stays sparse: "standardize" only rescales its columns
     (``mean`` is then zero here, and :class:`Data` centres without forming ``X - mean``)."""
 
-    def __init__(self, X, scaling, whiten_eps):
+    def __init__(self, X, scaling, whiten_eps, weight=None):
         d = X.shape[1]
         self.kind = scaling
         self.mean = np.zeros(d)
         self.sparse = sp.issparse(X)
+        w = weight
+        total = X.shape[0] if w is None else float(w.sum())
         if scaling is None:
             return
+        # the moments of X / u, u a power of two (exact): X and c X give the same scaled
+        # features at any c, where the squares of X itself would under- or overflow
+        u = unit_of(X)
+        X = X * (1.0 / u)
         if self.sparse:
             if scaling != "standardize":
                 raise ValueError("sparse features need scaling='standardize' or None")
-            mean = np.asarray(X.mean(axis=0)).ravel()
-            sq = np.asarray(X.multiply(X).mean(axis=0)).ravel()
+            if w is None:
+                mean = np.asarray(X.mean(axis=0)).ravel()
+                sq = np.asarray(X.multiply(X).mean(axis=0)).ravel()
+            else:
+                mean = np.asarray(X.T @ w).ravel() / total
+                sq = np.asarray(X.multiply(X).T @ w).ravel() / total
             sd = np.sqrt(np.maximum(sq - mean * mean, 0.0))
-            big = float(abs(X).max()) if X.nnz else 0.0
-            sd[sd <= 1e-12 * max(1.0, big)] = 1.0
-            self.scale = 1.0 / sd
+            sd[sd <= 1e-12] = 1.0  # constant (to 1e-12 of the largest magnitude)
+            self.scale = 1.0 / (sd * u)
             return
-        self.mean = X.mean(axis=0)
-        Xc = X - self.mean
+        mean = X.mean(axis=0) if w is None else (w @ X) / total
+        self.mean = mean * u
+        Xc = X - mean
         if scaling == "standardize":
-            sd = Xc.std(axis=0)
-            sd[sd <= 1e-12 * max(1.0, float(np.abs(X).max(initial=0.0)))] = 1.0
-            self.scale = 1.0 / sd
+            sd = Xc.std(axis=0) if w is None else np.sqrt((w @ (Xc * Xc)) / total)
+            sd[sd <= 1e-12] = 1.0  # constant (to 1e-12 of the largest magnitude)
+            self.scale = 1.0 / (sd * u)
             return
-        cov = Xc.T @ Xc / max(X.shape[0] - 1, 1)
+        wXc = Xc if w is None else Xc * w[:, None]
+        cov = wXc.T @ Xc / max(total - 1, 1)
         evals, evecs = np.linalg.eigh(cov)
         evals = np.maximum(evals, 0.0)
         root = np.sqrt(evals + whiten_eps * max(float(evals.mean()), 1e-300))
-        self.T = (evecs / root) @ evecs.T
-        self.T_inv = (evecs * root) @ evecs.T
+        self.T = ((evecs / root) @ evecs.T) / u
+        self.T_inv = ((evecs * root) @ evecs.T) * u
 
     def transform(self, X):
         if self.kind is None:
@@ -209,20 +225,28 @@ class Data:
     """A training set in the solver's coordinates.
 
     Fields ``F = Xc W + 1 b^T + Sc A(a)`` with centred features ``Xc`` and centred label
-    columns ``Sc`` (module docstring); the margins use the +-1 labels ``S``.
+    columns ``Sc`` (module docstring); the margins use the +-1 labels ``S``.  ``weight``
+    (n,) or None: the rows' sample weights (the loss a weighted mean, the centring by
+    weighted means).
     """
 
-    def __init__(self, Xs, S, couplings):
+    def __init__(self, Xs, S, couplings, weight=None):
         self.n, self.d = Xs.shape
         self.m = S.shape[1]
+        self.w = None if weight is None else np.asarray(weight, dtype=float)
+        self.total = float(self.n) if self.w is None else float(self.w.sum())
+        w = self.w
         if sp.issparse(Xs):
-            self.x_mean = np.asarray(Xs.mean(axis=0)).ravel()
+            if w is None:
+                self.x_mean = np.asarray(Xs.mean(axis=0)).ravel()
+            else:
+                self.x_mean = np.asarray(Xs.T @ w).ravel() / self.total
             self.Xc = CentredSparse(Xs, self.x_mean)
         else:
-            self.x_mean = Xs.mean(axis=0)
+            self.x_mean = Xs.mean(axis=0) if w is None else (w @ Xs) / self.total
             self.Xc = Xs - self.x_mean
         self.S = S
-        self.s_mean = S.mean(axis=0)
+        self.s_mean = S.mean(axis=0) if w is None else (w @ S) / self.total
         self.Sc = S - self.s_mean
         self.iu = np.triu_indices(self.m, k=1)
         self.n_pairs = len(self.iu[0]) if couplings else 0
@@ -233,37 +257,51 @@ class Data:
         """Upper bound on the Lipschitz constant of the loss gradient.
 
         The loss has second derivative ``4 s(1 - s) <= 1`` in each field, so its Hessian is
-        at most ``Phi^T Phi / n``. The intercept column is orthogonal to the centred
-        columns, and ``||S A(a)||_F <= ||Sc|| ||A||_F = sqrt(2) ||Sc|| ||a||``, hence
-        ``||Phi||^2 <= max(n, ||[Xc, sqrt(2) Sc]||_2^2)``; the spectral norm comes from
-        Lanczos (relative accuracy 1e-6, inflated by 1e-4).
+        at most ``Phi^T D Phi / n`` (``D`` the sample weights, ``n`` their sum). The
+        intercept column is ``D``-orthogonal to the centred columns, and
+        ``||S A(a)||_F <= ||Sc|| ||A||_F = sqrt(2) ||Sc|| ||a||``, hence
+        ``||D^1/2 Phi||^2 <= max(n, ||D^1/2 [Xc, sqrt(2) Sc]||_2^2)``; the spectral norm
+        comes from Lanczos (relative accuracy 1e-6, inflated by 1e-4).
         """
+        w = np.ones(self.n) if self.w is None else self.w
+        rw = np.sqrt(w)[:, None]
         if self._lip is None and isinstance(self.Xc, CentredSparse):
             Xc, Sc, d, r2 = self.Xc, self.Sc, self.d, np.sqrt(2.0)
 
-            def normal(v):  # M^T M v with M = [Xc, sqrt(2) Sc] (or Xc)
+            def normal(v):  # M^T D M v with M = [Xc, sqrt(2) Sc] (or Xc)
                 r = Xc @ v[:d] + (r2 * (Sc @ v[d:]) if self.n_pairs else 0.0)
+                r = r * w
                 return np.concatenate([Xc.T @ r, r2 * (Sc.T @ r)] if self.n_pairs else [Xc.T @ r])
 
             k = d + (self.m if self.n_pairs else 0)
             if min(self.n, k) <= 32:
                 M = Xc.toarray() if not self.n_pairs else np.hstack([Xc.toarray(), r2 * Sc])
-                top = float(np.linalg.norm(M, 2)) ** 2 if M.size else 0.0
+                top = float(np.linalg.norm(rw * M, 2)) if M.size else 0.0
+                top *= top
             else:
                 op = LinearOperator((k, k), matvec=normal, dtype=float)
                 v0 = np.linspace(1.0, 2.0, k)
                 top = float(eigsh(op, k=1, which="LA", tol=1e-6, v0=v0)[0][0])
-            self._lip = max(1.0, top * (1.0 + 1e-4) / self.n)
+            self._lip = max(1.0, top * (1.0 + 1e-4) / self.total)
         if self._lip is None:
             M = self.Xc if not self.n_pairs else np.hstack([self.Xc, np.sqrt(2.0) * self.Sc])
+            if self.w is not None:
+                M = rw * M
             k = M.shape[1]
             if min(M.shape) <= 32:
-                top = float(np.linalg.norm(M, 2)) ** 2 if M.size else 0.0
+                top = float(np.linalg.norm(M, 2)) if M.size else 0.0
+                top *= top
             else:
                 op = LinearOperator((k, k), matvec=lambda v: M.T @ (M @ v), dtype=float)
                 v0 = np.linspace(1.0, 2.0, k)
                 top = float(eigsh(op, k=1, which="LA", tol=1e-6, v0=v0)[0][0])
-            self._lip = max(1.0, top * (1.0 + 1e-4) / self.n)
+            self._lip = max(1.0, top * (1.0 + 1e-4) / self.total)
+        if not np.isfinite(self._lip):
+            raise ValueError(
+                "the features are too large for the solver: the Lipschitz constant of the "
+                "pseudo-likelihood's gradient overflows (use scaling='standardize' or "
+                "'whiten', which work at any scale of X)"
+            )
         return self._lip
 
     def split(self, theta):
@@ -280,17 +318,24 @@ class Data:
     def initial(self):
         """W = 0, alpha = 0, intercepts at the independent label log-odds."""
         theta = np.zeros(self.d * self.m + self.m + self.n_pairs)
-        p = np.clip((self.S > 0).mean(axis=0), 1e-3, 1 - 1e-3)
+        p = np.clip(np.average(self.S > 0, axis=0, weights=self.w), 1e-3, 1 - 1e-3)
         theta[self.d * self.m : self.d * self.m + self.m] = 0.5 * np.log(p / (1 - p))
         return theta
 
     def loss(self, F):
-        """Eq. (12) divided by n."""
-        return float(np.logaddexp(0.0, -2.0 * self.S * F).sum()) / self.n
+        """Eq. (12) divided by n (weighted: the weighted sum over the weights' sum)."""
+        L = np.logaddexp(0.0, -2.0 * self.S * F)
+        if self.w is None:
+            return float(L.sum()) / self.n
+        return float((self.w @ L).sum()) / self.total
 
     def dloss(self, F):
-        """``d loss / d F``, Eq. (15)-(16): ``-2 y sigmoid(-2 y F) / n``."""
-        return -2.0 * self.S * expit(-2.0 * self.S * F) / self.n
+        """``d loss / d F``, Eq. (15)-(16): ``-2 y sigmoid(-2 y F) / n`` (row ``l`` times
+        its weight over the weights' sum)."""
+        G = -2.0 * self.S * expit(-2.0 * self.S * F)
+        if self.w is None:
+            return G / self.n
+        return G * (self.w / self.total)[:, None]
 
     def unary(self, theta, Xc_new):
         """Fields ``beta_i^T x`` of centred new rows (the couplings' mean folded back)."""
@@ -548,7 +593,7 @@ def warm_start(data, scaling, active, starts):
     return data.from_raw(coef, intercept, A, scaling)
 
 
-def fit_penalised(params, X, Y, active, rho1, rho2, starts=(), label_rho=None):
+def fit_penalised(params, X, Y, active, rho1, rho2, starts=(), label_rho=None, sample_weight=None):
     """The final fit at ``(rho1, rho2)`` on all of ``X`` (to ``params["tol"]``), warm
     started from the folds' solutions (:func:`warm_start`).  ``label_rho = (rho1s, rho2s)``,
     arrays over all ``m`` labels, gives each label's weights its own elastic net (the
@@ -557,14 +602,15 @@ def fit_penalised(params, X, Y, active, rho1, rho2, starts=(), label_rho=None):
 
     Returns ``(coef (m, d), intercept (m,), couplings (m, m), info)`` on the raw features,
     zero for the constant labels (not ``active``), and ``info`` as :func:`solve` gives it
-    (an empty objective path when every label is constant).
+    (an empty objective path when every label is constant).  ``sample_weight`` (n,) or
+    None: the rows' weights in the pseudo-likelihood.
     """
     m = Y.shape[1]
     coef, intercept, couplings = np.zeros((m, X.shape[1])), np.zeros(m), np.zeros((m, m))
     if not active.any():
         return coef, intercept, couplings, {"path": np.zeros(0), "n_iter": 0, "converged": True}
-    scaling = Scaling(X, params["scaling"], params["whiten_eps"])
-    data = Data(scaling.transform(X), 2.0 * Y[:, active] - 1.0, params["couplings"])
+    scaling = Scaling(X, params["scaling"], params["whiten_eps"], sample_weight)
+    data = Data(scaling.transform(X), 2.0 * Y[:, active] - 1.0, params["couplings"], sample_weight)
     rho1_prev = rho1
     if label_rho is not None:
         r1, r2 = (np.asarray(r, dtype=float)[active] for r in label_rho)
@@ -597,12 +643,14 @@ def fit_penalised(params, X, Y, active, rho1, rho2, starts=(), label_rho=None):
 # ---------------------------------------------------------------------------------------
 
 
-def _fold_data(params, X, Ytr, active, train, test):
+def _fold_data(params, X, Ytr, active, train, test, sample_weight=None):
     """``(scaling, data, Xte, opts)`` of one fold: the scaling fitted on the training rows,
-    their :class:`Data` (non-constant labels ``active``), the test rows' centred scaled
-    features and the CV's FISTA settings (``cv_tol``)."""
-    scaling = Scaling(X[train], params["scaling"], params["whiten_eps"])
-    data = Data(scaling.transform(X[train]), 2.0 * Ytr[:, active] - 1.0, params["couplings"])
+    their :class:`Data` (non-constant labels ``active``; the rows weighted by
+    ``sample_weight[train]``), the test rows' centred scaled features and the CV's FISTA
+    settings (``cv_tol``)."""
+    w = None if sample_weight is None else sample_weight[train]
+    scaling = Scaling(X[train], params["scaling"], params["whiten_eps"], w)
+    data = Data(scaling.transform(X[train]), 2.0 * Ytr[:, active] - 1.0, params["couplings"], w)
     Xte = scaling.transform(X[test])
     Xte = CentredSparse(Xte, data.x_mean) if sp.issparse(Xte) else Xte - data.x_mean
     opts = {
@@ -642,7 +690,18 @@ def _path_point(
 
 
 def fold_path(
-    params, X, Y, train, test, rho1s, rho2s, decode, score, fast_score=None, label_score=None
+    params,
+    X,
+    Y,
+    train,
+    test,
+    rho1s,
+    rho2s,
+    decode,
+    score,
+    fast_score=None,
+    label_score=None,
+    sample_weight=None,
 ):
     """Scores and raw solutions of one fold over the grid ``rho2s x rho1s`` (strongest
     first), solved as a warm-started path (module docstring).
@@ -658,7 +717,10 @@ def fold_path(
     (n_rho2, n_rho1), the raw solutions ``{(a, b): (coef, intercept, A)}``, the training
     fold's non-constant labels, each label's ``label_score`` on the test fold (n_rho2, n_rho1,
     m), the criterion of per-label penalties, and the seconds spent solving and
-    decoding."""
+    decoding.  ``sample_weight`` (n,) or None weighs the training rows' pseudo-likelihood
+    and the test rows' scores (each score function then takes the test rows' weights
+    last)."""
+    w_te = None if sample_weight is None else sample_weight[test]
     Ytr = Y[train]
     active = non_constant(Ytr)
     n2, n1 = len(rho2s), len(rho1s)
@@ -669,10 +731,10 @@ def fold_path(
     solutions = {}
     base = np.repeat(Ytr[:1], len(test), axis=0)  # constant labels predicted constant
     if not active.any():
-        scores[:] = score(Y[test], base)
+        scores[:] = score(Y[test], base, w_te)
         label_scores[:] = 0.0
         return scores, n_iter, solutions, active, label_scores, seconds
-    scaling, data, Xte, opts = _fold_data(params, X, Ytr, active, train, test)
+    scaling, data, Xte, opts = _fold_data(params, X, Ytr, active, train, test, sample_weight)
     c = params["coupling_scale"]
     previous_row = [None] * n1
     for a, r2 in enumerate(rho2s):
@@ -695,20 +757,22 @@ def fold_path(
             t1 = time.perf_counter()
             if fast_score is not None:
                 rows_ok = np.all(Y[test][:, ~active] == base[:, ~active], axis=1)
-                scores[a, b] = fast_score(U, A, Y[test][:, active], rows_ok)
+                scores[a, b] = fast_score(U, A, Y[test][:, active], rows_ok, w_te)
             else:
                 pred = base.copy()
                 pred[:, active] = decode(U, A)
-                scores[a, b] = score(Y[test], pred)
+                scores[a, b] = score(Y[test], pred, w_te)
             if label_score is not None:
                 label_scores[a, b] = 0.0
-                label_scores[a, b, active] = label_score(U, A, Y[test][:, active])
+                label_scores[a, b, active] = label_score(U, A, Y[test][:, active], w_te)
             seconds["decode"] += time.perf_counter() - t1
         previous_row = row
     return scores, n_iter, solutions, active, label_scores, seconds
 
 
-def fold_weight_path(params, X, Y, train, test, rho1s, rho2s, rho1, rho2, label_score, starts):
+def fold_weight_path(
+    params, X, Y, train, test, rho1s, rho2s, rho1, rho2, label_score, starts, sample_weight=None
+):
     """Each label's held-out ``label_score`` (:func:`kclf.corrlog._penalty_search.label_criterion`)
     with the couplings' penalty held at ``(rho1, rho2)`` and the weights' elastic net of
     every label moving together over ``rho2s x rho1s`` (strongest first): the structure
@@ -730,7 +794,8 @@ def fold_weight_path(params, X, Y, train, test, rho1s, rho2s, rho1, rho2, label_
     solutions = {}
     if not active.any():
         return label_scores, n_iter, solutions, seconds
-    scaling, data, Xte, opts = _fold_data(params, X, Ytr, active, train, test)
+    scaling, data, Xte, opts = _fold_data(params, X, Ytr, active, train, test, sample_weight)
+    w_te = None if sample_weight is None else sample_weight[test]
     c, m = params["coupling_scale"], data.m
 
     def node(theta, r1):
@@ -760,7 +825,7 @@ def fold_weight_path(params, X, Y, train, test, rho1s, rho2s, rho1, rho2, label_
             row.append(point)
             A = solutions[(a, b)][2]
             t1 = time.perf_counter()
-            label_scores[a, b, active] = label_score(U, A, Y[test][:, active])
+            label_scores[a, b, active] = label_score(U, A, Y[test][:, active], w_te)
             seconds["decode"] += time.perf_counter() - t1
         previous_row = row
     return label_scores, n_iter, solutions, seconds

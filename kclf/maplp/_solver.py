@@ -22,66 +22,83 @@ _STATUS = {
 }
 
 
-def maplp_lp(K, y_index, n_classes, bias=False):
+def maplp_lp(K, y_index, n_classes, bias=False, sample_weight=None):
     """The MAPLP linear programme in ``scipy.optimize.linprog`` form (a minimisation).
 
     Parameters
     ----------
-    K : ndarray of shape (n_samples, n_samples)
-        Training kernel, ``K[i, j] = k(x_i, x_j)``.
+    K : ndarray of shape (n_samples, n_basis)
+        Training kernel, ``K[i, j] = k(x_i, c_j)`` with the basis centres ``c_j`` (the
+        training inputs themselves, ``n_basis = n_samples``, in the paper).
     y_index : ndarray of shape (n_samples,)
         Class index ``0 .. n_classes - 1`` of every sample.
     n_classes : int
         Number of classes ``C``.
     bias : bool, default=False
         Add the constant basis function ``1`` (one more column of ``K``, all ones) to every
-        class: ``w(x, y) = b_y + sum_j alpha_{y,j} k(x, x_j)`` -- not in the paper.
+        class: ``w(x, y) = b_y + sum_j alpha_{y,j} k(x, c_j)`` -- not in the paper.
+    sample_weight : ndarray of shape (n_samples,) or None
+        Positive weights ``s_i`` of the samples (None: all one): the objective's and the
+        normalisation's means are weighted (:class:`MAPLP`, "Sample weights").  Only their
+        ratios matter: the programme is solved with them scaled to mean one.
 
     Returns
     -------
     c, A_ub, b_ub, A_eq, b_eq : arrays
-        Variables are ``z = [alpha_{0, .}, ..., alpha_{C-1, .}, xi]`` (``(C + 1) N``
-        entries, all ``>= 0``; with ``bias`` every ``alpha_{y, .}`` block ends with
-        ``b_y``); ``A_ub`` and ``A_eq`` are sparse CSR arrays.  See :class:`MAPLP` for the
-        derivation.
+        Variables are ``z = [alpha_{0, .}, ..., alpha_{C-1, .}, xi]`` (``C B + N`` entries,
+        ``B`` the basis functions, all ``>= 0``; with ``bias`` every ``alpha_{y, .}`` block
+        ends with ``b_y``); ``A_ub`` and ``A_eq`` are sparse CSR arrays.  See
+        :class:`MAPLP` for the derivation.
     """
     K = np.asarray(K, dtype=float)
     n = K.shape[0]
+    s = _unit_mean(sample_weight, n)
     if bias:
         K = np.hstack([K, np.ones((n, 1))])
     onehot = np.zeros((n_classes, n))
     onehot[y_index, np.arange(n)] = 1.0
-    # objective: sum_i w(x_i, y_i) - sum_i xi_i; coefficient of alpha_{y,j} is
-    # sum_i delta(y, y_i) K[i, j]
-    gain = onehot @ K  # (C, N)
-    c = np.concatenate([-gain.ravel(), np.ones(n)])
+    # objective: sum_i s_i (w(x_i, y_i) - xi_i); coefficient of alpha_{y,j} is
+    # sum_i s_i delta(y, y_i) K[i, j]
+    gain = (onehot * s) @ K  # (C, B)
+    c = np.concatenate([-gain.ravel(), s])
     # cap rows: sum_j alpha_{y_i, j} K[i, j] - xi_i <= 1
     blocks = [sparse.csr_array(K * onehot[k][:, None]) for k in range(n_classes)]
     A_ub = sparse.hstack(blocks + [-sparse.eye_array(n, format="csr")], format="csr")
     b_ub = np.ones(n)
-    # normalisation: sum_i sum_y w(x_i, y) = N, i.e. sum_{y, j} alpha_{y,j} sum_i K[i, j] = N
-    mass = K.sum(axis=0)
+    # normalisation: sum_i s_i sum_y w(x_i, y) = sum_i s_i, i.e.
+    # sum_{y, j} alpha_{y,j} sum_i s_i K[i, j] = sum_i s_i
+    mass = s @ K
     A_eq = sparse.csr_array(np.concatenate([np.tile(mass, n_classes), np.zeros(n)])[None, :])
-    b_eq = np.array([float(n)])
+    b_eq = np.array([float(s.sum())])
     return c, A_ub, b_ub, A_eq, b_eq
 
 
-def maplp_criterion(K, y_index, alpha, intercept=None):
-    """The empirical criterion ``(1/N) sum_i min(w(x_i, y_i), 1)`` for ``alpha`` of shape
-    (C, N) (and the constants ``b_y`` of ``MAPLP(bias=True)``, shape (C,))."""
+def _unit_mean(sample_weight, n):
+    """The weights scaled to mean one (all one for None)."""
+    if sample_weight is None:
+        return np.ones(n)
+    s = np.asarray(sample_weight, dtype=float)
+    return s * (n / s.sum())
+
+
+def maplp_criterion(K, y_index, alpha, intercept=None, sample_weight=None):
+    """The empirical criterion ``sum_i s_i min(w(x_i, y_i), 1) / sum_i s_i`` (``s_i`` the
+    sample weights, None: all one) for ``alpha`` of shape (C, B) (and the constants ``b_y``
+    of ``MAPLP(bias=True)``, shape (C,))."""
     w = np.asarray(K, dtype=float) @ np.asarray(alpha, dtype=float).T  # (N, C)
     if intercept is not None:
         w = w + intercept
-    return float(np.mean(np.minimum(w[np.arange(len(y_index)), y_index], 1.0)))
+    capped = np.minimum(w[np.arange(len(y_index)), y_index], 1.0)
+    return float(np.average(capped, weights=sample_weight))
 
 
-def solve_lp(K, y_index, n_classes, bias, method, options):
+def solve_lp(K, y_index, n_classes, bias, method, options, sample_weight=None):
     """``(alpha, intercept, n_iter)``: the solution of :func:`maplp_lp` by
-    ``scipy.optimize.linprog`` (``method``, ``options``: HiGHS's), ``alpha`` (C, N) and the
+    ``scipy.optimize.linprog`` (``method``, ``options``: HiGHS's), ``alpha`` (C, B) and the
     constants ``b_y`` (C,) (zero without ``bias``); ``ValueError`` naming the status and
     HiGHS's message when the programme is not solved."""
-    n = K.shape[0]
-    c, A_ub, b_ub, A_eq, b_eq = maplp_lp(K, y_index, n_classes, bias=bias)
+    n = K.shape[1]
+    c, A_ub, b_ub, A_eq, b_eq = maplp_lp(K, y_index, n_classes, bias, sample_weight)
     res = linprog(
         c,
         A_ub=A_ub,
@@ -101,8 +118,10 @@ def solve_lp(K, y_index, n_classes, bias, method, options):
     return coef[:, :n], intercept, int(res.nit)
 
 
-def equal_inputs_solution(K, y_index, n_classes):
+def equal_inputs_solution(K, y_index, n_classes, sample_weight=None):
     """``alpha`` (C, 1) on the first sample when all inputs are equal in kernel space:
-    ``w(x_0, y) = n_y / N`` (:class:`kclf.MAPLP`)."""
-    freq = np.bincount(y_index, minlength=n_classes) / K.shape[0]
+    ``w(x_0, y) = n_y / N`` (:class:`kclf.MAPLP`), the classes' weighted frequencies with
+    ``sample_weight``."""
+    s = _unit_mean(sample_weight, K.shape[0])
+    freq = np.bincount(y_index, weights=s, minlength=n_classes) / s.sum()
     return (freq / K[0, 0])[:, None]

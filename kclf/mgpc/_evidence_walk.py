@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._progress import SILENT
-from ..kernels import median_sigma, rbf_kernel, squared_distances
+from ..kernels import median_sigma, rbf_kernel, scaled_squared_distances
 from ._solver import infer
 
 
@@ -41,17 +41,20 @@ class EvidenceWalk:
     """The walk of one fit: ``inference`` ("laplace" or "ep") with ``max_iter`` and
     ``tol``; EP runs at the grid points to ``max(tol, search_tol)`` from the sites of a
     neighbour, the chosen point's then to ``tol``; ``progress``
-    (:class:`kclf._progress.SearchProgress`) gets a line per length-scale row walked."""
+    (:class:`kclf._progress.SearchProgress`) gets a line per length-scale row walked;
+    ``sample_weight`` weighs the rows' likelihoods (and the median distance of the
+    default length scales)."""
 
-    def __init__(self, inference, max_iter, tol, search_tol, progress=SILENT):
+    def __init__(self, inference, max_iter, tol, search_tol, progress=SILENT, sample_weight=None):
         self.inference, self.max_iter, self.tol = inference, max_iter, tol
         self.progress = progress
         self.ep = inference == "ep"
         self.search_tol = max(tol, search_tol) if self.ep else None
+        self.sample_weight = sample_weight
 
     def infer(self, K, y, warm=None, tol=None):
         """:func:`kclf.mgpc._solver.infer` at this fit's settings."""
-        return infer(self.inference, K, y, self.max_iter, self.tol, warm, tol)
+        return infer(self.inference, K, y, self.max_iter, self.tol, warm, tol, self.sample_weight)
 
     def sites(self, result):
         """The site parameters ``(tau, nu)`` an EP run starts its neighbour from."""
@@ -159,9 +162,12 @@ class EvidenceWalk:
             if length_scales is not None:
                 ls_grid = length_scales
             else:
-                ls_grid = median_sigma(Z) * length_scale_factors
-            half_d2 = -0.5 * squared_distances(Z)  # one distance matrix for every length scale
-            for i, row, R in self.length_scales(half_d2, ls_grid, y, walk_amps, first, start, warm):
+                ls_grid = median_sigma(Z, sample_weight=self.sample_weight) * length_scale_factors
+            # one distance matrix for every length scale, in units u of Z (any scale of Z)
+            D, u = scaled_squared_distances(Z)
+            half_d2 = -0.5 * D
+            walked_rows = self.length_scales(half_d2, ls_grid / u, y, walk_amps, first, start, warm)
+            for i, row, R in walked_rows:
                 for j, (r, alpha, sw) in row.items():
                     walked[h, i, j] = r["log_marginal_likelihood"]
                     if best is None or walked[h, i, j] > best.score:

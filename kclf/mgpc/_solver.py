@@ -59,25 +59,25 @@ def logistic_gaussian_integral(mean, var):
     return ((_COEFS * integrals).sum(axis=0) + 0.5 * _COEFS.sum()).reshape(shape)
 
 
-def logistic_erf_mixture(f):
-    """Williams & Barber's erf-mixture approximation of the sigmoid itself (the limit
-    ``var -> 0`` of :func:`logistic_gaussian_integral`)."""
-    f = np.asarray(f, dtype=float)
-    out = (_COEFS * 0.5 * erf(_LAMBDAS * f.ravel())).sum(axis=0) + 0.5 * _COEFS.sum()
-    return out.reshape(f.shape)
-
-
 def covariance(Z1, Z2, length_scale, amplitude):
     """The GP covariance ``amplitude * exp(-||z - z'||^2 / (2 length_scale^2))``."""
     return amplitude * rbf_kernel(Z1, Z2, length_scale)
 
 
-def laplace_mode(K, y, max_iter=100, tol=1e-10):
+def laplace_mode(K, y, max_iter=100, tol=1e-10, *, sample_weight=None):
     """Posterior mode of the latent values with the logistic likelihood (MLA, Sec. 3.3).
 
     Newton's iteration ``M <- (C^-1 + W)^-1 (W M + grad log p(y|M))`` in the form of
     R&W Algorithm 3.1 (Cholesky of ``B = I + W^1/2 C W^1/2``), with step halving if the
     objective ``-a'f/2 + log p(y|f)`` would decrease.
+
+    Sample weights ``s_i`` multiply the log-likelihood terms,
+    ``log p(y|f) = sum_i s_i log sigma(y_i f_i)``: the gradient is ``s (t - pi)`` and
+    ``W = diag(s pi (1 - pi))``.  ``r`` copies of an input share one latent value (their
+    rows of ``C`` coincide), whose likelihood is then ``sigma(y f)^r``: the same
+    posterior, and the same Laplace evidence (``log |I + W^1/2 C W^1/2|`` of the copies is
+    that of the weighted ``W`` by Sylvester's determinant identity), as one row of weight
+    ``r``.
 
     Parameters
     ----------
@@ -85,15 +85,18 @@ def laplace_mode(K, y, max_iter=100, tol=1e-10):
         Prior covariance ``C`` of the latent values.
     y : ndarray of shape (n,)
         Labels in {-1, +1}.
+    sample_weight : ndarray of shape (n,) or None
+        Positive weights of the rows (None: all one).
 
     Returns
     -------
     result : dict
-        ``f`` (mode), ``grad`` (``t - pi``, so that Eq. (5) is ``C_*' grad``), ``sqrt_w``
-        (``W^1/2`` at the mode), ``L`` (lower Cholesky factor of B), ``log_marginal_likelihood``
-        (R&W Eq. (3.32)), ``n_iter`` and ``converged``.
+        ``f`` (mode), ``grad`` (``s (t - pi)``, so that Eq. (5) is ``C_*' grad``),
+        ``sqrt_w`` (``W^1/2`` at the mode), ``L`` (lower Cholesky factor of B),
+        ``log_marginal_likelihood`` (R&W Eq. (3.32)), ``n_iter`` and ``converged``.
     """
     n = K.shape[0]
+    s = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     t = (y + 1.0) / 2.0
     f = np.zeros(n)
     a = np.zeros(n)
@@ -102,16 +105,16 @@ def laplace_mode(K, y, max_iter=100, tol=1e-10):
     for it in range(1, max_iter + 1):
         n_iter = it
         pi = expit(f)
-        W = pi * (1.0 - pi)
+        W = s * pi * (1.0 - pi)
         sW = np.sqrt(W)
         L = cholesky(np.eye(n) + sW[:, None] * K * sW[None, :], lower=True)
-        b = W * f + (t - pi)
+        b = W * f + s * (t - pi)
         a_new = b - sW * cho_solve((L, True), sW * (K @ b))
         step = 1.0
         while True:
             a_try = a + step * (a_new - a)
             f_try = K @ a_try
-            psi = -0.5 * a_try @ f_try - np.logaddexp(0.0, -y * f_try).sum()
+            psi = -0.5 * a_try @ f_try - s @ np.logaddexp(0.0, -y * f_try)
             if psi >= psi_old - 1e-12 * abs(psi) or step < 1e-6:
                 break
             step /= 2.0
@@ -122,11 +125,11 @@ def laplace_mode(K, y, max_iter=100, tol=1e-10):
             break
         psi_old = psi
     pi = expit(f)
-    W = pi * (1.0 - pi)
+    W = s * pi * (1.0 - pi)
     sW = np.sqrt(W)
     L = cholesky(np.eye(n) + sW[:, None] * K * sW[None, :], lower=True)
-    grad = t - pi
-    lml = -0.5 * grad @ f - np.logaddexp(0.0, -y * f).sum() - np.log(np.diag(L)).sum()
+    grad = s * (t - pi)
+    lml = -0.5 * grad @ f - s @ np.logaddexp(0.0, -y * f) - np.log(np.diag(L)).sum()
     return {
         "f": f,
         "grad": grad,
@@ -186,32 +189,46 @@ def _tilted_moments(mean_c, var_c, y):
     return mean_hat, var_hat
 
 
-def _ep_step(K, y, tau, nu):
-    """One parallel EP update: the posterior of the current sites, the cavities (R&W
-    Eq. 3.56), and the site parameters that match the moments of every tilted
-    distribution at once (Eq. 3.59); at EP's fixed point they equal the current ones."""
-    sigma_diag, mu, L = _ep_posterior(K, tau, nu)
-    tau_c = 1.0 / sigma_diag - tau  # >= 0: Sigma_ii <= 1 / tau_i since Sigma <= S^-1
+def _ep_step(K, y, tau, nu, s):
+    """One parallel EP update: the posterior of the current sites (a row of weight ``s_i``
+    holding ``s_i`` copies of its site), the cavities that remove one copy (R&W Eq. 3.56),
+    and the site parameters that match the moments of every tilted distribution at once
+    (Eq. 3.59); at EP's fixed point they equal the current ones.  A site whose cavity has
+    no positive precision (possible only for a weight below one) keeps its value."""
+    sigma_diag, mu, L = _ep_posterior(K, s * tau, s * nu)
+    # >= 0 for s_i >= 1: Sigma_ii <= 1 / (s_i tau_i) since Sigma <= (S s)^-1
+    tau_c = 1.0 / sigma_diag - tau
     nu_c = mu / sigma_diag - nu
-    var_c = 1.0 / tau_c
-    mean_c = nu_c * var_c
-    mean_hat, var_hat = _tilted_moments(mean_c, var_c, y)
-    state = {"sigma_diag": sigma_diag, "mu": mu, "L": L, "cavity_mean": mean_c, "cavity_var": var_c}
-    return np.maximum(1.0 / var_hat - tau_c, 0.0), mean_hat / var_hat - nu_c, state
+    proper = tau_c > 0
+    var_c = np.divide(1.0, tau_c, out=np.full_like(tau_c, np.inf), where=proper)
+    mean_c = np.where(proper, nu_c * var_c, 0.0)
+    mean_hat, var_hat = _tilted_moments(mean_c, np.where(proper, var_c, 1.0), y)
+    state = {
+        "sigma_diag": sigma_diag,
+        "mu": mu,
+        "L": L,
+        "cavity_mean": mean_c,
+        "cavity_var": var_c,
+        "proper": proper,
+    }
+    tau_new = np.where(proper, np.maximum(1.0 / var_hat - tau_c, 0.0), tau)
+    return tau_new, np.where(proper, mean_hat / var_hat - nu_c, nu), state
 
 
-def _anderson(xs, gs, beta=1.0):
+def _anderson(xs, gs, beta=1.0, row_weight=None):
     """Anderson's extrapolation (type II) of the fixed-point iteration ``x <- x + g(x)``
     from the iterates ``xs`` and their residuals ``gs`` (the last ones current):
     ``x + beta g - (dX + beta dG) gamma`` with ``gamma`` the least-squares solution of
-    ``dG gamma = g`` (Walker & Ni 2011)."""
+    ``dG gamma = g`` (Walker & Ni 2011), each coordinate's equation weighted by
+    ``row_weight`` (the number of copies it stands for)."""
     dX = np.diff(np.asarray(xs), axis=0).T
     dG = np.diff(np.asarray(gs), axis=0).T
-    gamma = np.linalg.lstsq(dG, gs[-1], rcond=None)[0]
+    r = np.ones(dG.shape[0]) if row_weight is None else np.sqrt(row_weight)
+    gamma = np.linalg.lstsq(r[:, None] * dG, r * gs[-1], rcond=None)[0]
     return xs[-1] + beta * gs[-1] - (dX + beta * dG) @ gamma
 
 
-def ep_sites(K, y, max_iter=100, tol=1e-8, sites=None, *, anderson_depth=5):
+def ep_sites(K, y, max_iter=100, tol=1e-8, sites=None, *, anderson_depth=5, sample_weight=None):
     """Expectation propagation with the probit likelihood (MEP, Sec. 3.4).
 
     Sites ``t_i(M_i) = Z_i N(M_i | mu_i, sigma_i^2)`` (Eq. (7)) with natural parameters
@@ -239,18 +256,31 @@ def ep_sites(K, y, max_iter=100, tol=1e-8, sites=None, *, anderson_depth=5):
     given site parameters (e.g. those of a neighbouring hyper-parameter value) instead of
     ``tau = nu = 0``.
 
+    ``sample_weight``: a row of weight ``s_i`` carries ``s_i`` identical sites
+    ``t_i(M_i)^{s_i}`` (the posterior's site precision ``s_i tau_i``, natural mean
+    ``s_i nu_i``), and its cavity removes one copy, ``q / t_i`` (power EP with power
+    ``1 / s_i``, the one form whose moments are the probit's closed form).  ``r`` copies of
+    an input share one latent value, and EP on them keeps their sites equal (every update
+    treats them alike; Anderson's least squares weights each coordinate by its copies):
+    the iterates, the fixed point and the evidence of ``r`` repeated rows are those of
+    one row of weight ``r``.  The evidence's terms of each site are multiplied by
+    ``s_i``; ``log |B|`` and ``nu' Sigma nu`` are those of the weighted sites.
+
     Returns
     -------
     result : dict
-        ``tau``, ``nu`` (site natural parameters), ``mu``, ``sigma_diag`` (posterior
-        mean and marginal variances), ``L`` (Cholesky factor of ``I + S^1/2 K S^1/2``),
-        ``sqrt_tau``, ``cavity_mean``, ``cavity_var``, ``log_marginal_likelihood`` (R&W
+        ``tau``, ``nu`` (site natural parameters, one copy's), ``mu``, ``sigma_diag``
+        (posterior mean and marginal variances), ``L`` (Cholesky factor of
+        ``I + S^1/2 K S^1/2``, ``S = diag(s tau)``), ``sqrt_tau`` (``S^1/2``),
+        ``cavity_mean``, ``cavity_var``, ``log_marginal_likelihood`` (R&W
         Eq. (3.65) in a form free of ``1 / tau``), ``n_iter`` (sweeps, i.e.
         factorisations), ``converged``, ``residual`` (the largest relative site change
         the fixed-point equations still ask for).
     """
     n = K.shape[0]
     y = np.asarray(y, dtype=float)
+    s = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    row_weight = None if sample_weight is None else np.concatenate([s, s])
     x = np.zeros(2 * n)
     if sites is not None:
         x[:n] = np.maximum(np.asarray(sites[0], dtype=float), 0.0)
@@ -262,7 +292,7 @@ def ep_sites(K, y, max_iter=100, tol=1e-8, sites=None, *, anderson_depth=5):
     for sweep in range(1, max_iter + 1):
         n_iter = sweep
         tau, nu = x[:n], x[n:]
-        tau_t, nu_t, state = _ep_step(K, y, tau, nu)
+        tau_t, nu_t, state = _ep_step(K, y, tau, nu, s)
         g = np.concatenate([tau_t - tau, nu_t - nu])
         residual = max(
             np.abs(g[:n]).max() / max(1.0, np.abs(tau_t).max()),
@@ -285,30 +315,35 @@ def ep_sites(K, y, max_iter=100, tol=1e-8, sites=None, *, anderson_depth=5):
         xs.append(x)
         gs.append(g)
         del xs[: -(anderson_depth + 1)], gs[: -(anderson_depth + 1)]
-        x = _anderson(xs, gs, step) if len(xs) > 1 else x + step * g
+        x = _anderson(xs, gs, step, row_weight) if len(xs) > 1 else x + step * g
         x[:n] = np.maximum(x[:n], 0.0)
     tau, nu = x[:n].copy(), x[n:].copy()
     mu, d, L = state["mu"], state["sigma_diag"], state["L"]
     mean_c, var_c = state["cavity_mean"], state["cavity_var"]
-    z = y * mean_c / np.sqrt(1.0 + var_c)
-    # log Z_EP = sum log Z_i - sum log L_ii + nu' Sigma nu / 2 + sum log(1 + tau_i var_c,i) / 2
-    #           + sum (mean_c^2 tau - 2 mean_c nu - nu^2 var_c) / (2 (1 + tau var_c))
-    # which is sum_i log Ztilde_i + log N(mu_tilde | 0, K + S^-1) with the 1/tau terms cancelled.
-    one_p = 1.0 + tau * var_c
-    lml = (
-        log_ndtr(z).sum()
-        - np.log(np.diag(L)).sum()
-        + 0.5 * nu @ mu
-        + 0.5 * np.log(one_p).sum()
-        + 0.5 * ((mean_c**2 * tau - 2.0 * mean_c * nu - nu**2 * var_c) / one_p).sum()
-    )
+    if not state["proper"].all():  # no EP fixed point (a weight below one): no evidence
+        converged = False
+        lml = -np.inf
+    else:
+        z = y * mean_c / np.sqrt(1.0 + var_c)
+        # log Z_EP = sum log Z_i - sum log L_ii + nu' Sigma nu / 2 + sum log(1 + tau_i var_c,i) / 2
+        #          + sum (mean_c^2 tau - 2 mean_c nu - nu^2 var_c) / (2 (1 + tau var_c))
+        # which is sum_i log Ztilde_i + log N(mu_tilde | 0, K + S^-1) with the 1/tau terms
+        # cancelled; with weights every per-site term counts s_i times (s_i copies)
+        one_p = 1.0 + tau * var_c
+        lml = (
+            s @ log_ndtr(z)
+            - np.log(np.diag(L)).sum()
+            + 0.5 * (s * nu) @ mu
+            + 0.5 * s @ np.log(one_p)
+            + 0.5 * s @ ((mean_c**2 * tau - 2.0 * mean_c * nu - nu**2 * var_c) / one_p)
+        )
     return {
         "tau": tau,
         "nu": nu,
         "mu": mu,
         "sigma_diag": d,
         "L": L,
-        "sqrt_tau": np.sqrt(tau),
+        "sqrt_tau": np.sqrt(s * tau),
         "cavity_mean": mean_c,
         "cavity_var": var_c,
         "log_marginal_likelihood": float(lml),
@@ -331,7 +366,8 @@ def ep_log_marginal_likelihood_gradient(K, result, dK):
     K : ndarray of shape (n, n)
         The prior covariance ``result`` was computed for.
     result : dict
-        :func:`ep_sites`'s result (converged: the formula holds at the fixed point only).
+        :func:`ep_sites`'s result without sample weights (converged: the formula holds at
+        the fixed point only).
     dK : sequence of ndarray of shape (n, n)
         ``dK / d theta_k`` for each hyper-parameter.
 
@@ -346,18 +382,21 @@ def ep_log_marginal_likelihood_gradient(K, result, dK):
     return np.array([0.5 * np.einsum("ij,ij->", A, d) for d in dK])
 
 
-def infer(inference, K, y, max_iter, tol, warm=None, search_tol=None):
+def infer(inference, K, y, max_iter, tol, warm=None, search_tol=None, sample_weight=None):
     """``(result, alpha, sqrt_w)`` of the posterior for the prior covariance ``K`` and
-    labels ``y`` in {-1, +1}: ``inference`` "laplace" (:func:`laplace_mode`, to ``tol``) or
-    "ep" (:func:`ep_sites`, to ``search_tol`` when given, else ``tol``, from the sites
-    ``warm``); ``alpha`` gives the predictive mean ``k_*' alpha`` and ``sqrt_w`` the
-    ``W^1/2`` (or ``S^1/2``) of the predictive variance."""
+    labels ``y`` in {-1, +1} (rows weighted by ``sample_weight``): ``inference`` "laplace"
+    (:func:`laplace_mode`, to ``tol``) or "ep" (:func:`ep_sites`, to ``search_tol`` when
+    given, else ``tol``, from the sites ``warm``); ``alpha`` gives the predictive mean
+    ``k_*' alpha`` and ``sqrt_w`` the ``W^1/2`` (or ``S^1/2``) of the predictive
+    variance."""
     tol_ep = tol if search_tol is None else search_tol
     if inference == "laplace":
-        r = laplace_mode(K, y, max_iter, tol)
+        r = laplace_mode(K, y, max_iter, tol, sample_weight=sample_weight)
         return r, r["grad"], r["sqrt_w"]
-    r = ep_sites(K, y, max_iter, tol_ep, sites=warm)
-    # R&W Algorithm 3.6, line 5: mean = k_*' (nu - S^1/2 B^-1 S^1/2 K nu)
+    r = ep_sites(K, y, max_iter, tol_ep, sites=warm, sample_weight=sample_weight)
+    # R&W Algorithm 3.6, line 5: mean = k_*' (nu - S^1/2 B^-1 S^1/2 K nu), S and nu the
+    # weighted sites'
     sS = r["sqrt_tau"]
-    alpha = r["nu"] - sS * cho_solve((r["L"], True), sS * (K @ r["nu"]))
+    nu = r["nu"] if sample_weight is None else sample_weight * r["nu"]
+    alpha = nu - sS * cho_solve((r["L"], True), sS * (K @ nu))
     return r, alpha, sS

@@ -20,16 +20,19 @@ from numbers import Integral
 import numpy as np
 from scipy.linalg import solve_triangular
 from scipy.special import ndtr
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from .._decision import ranked_log_odds
+from .._distinct import distinct_rows
 from .._progress import SearchProgress
-from .._validation import POSITIVE, binary_labels, positive_grid
-from ..kernels import median_sigma, rbf_kernel
+from .._validation import POSITIVE, class_labels, positive_grid
+from ..kernels import median_sigma, rbf_kernel, unit_of
 from ._evidence_walk import EvidenceWalk
 from ._solver import covariance, logistic_gaussian_integral
 
@@ -52,7 +55,12 @@ def _grid(value, name):
 
 
 class ManifoldGPC(ClassifierMixin, BaseEstimator):
-    """Manifold Gaussian process classifier (binary), MLA or MEP inference.
+    """Manifold Gaussian process classifier, MLA or MEP inference.
+
+    The paper's model is binary; with more classes one model per class against the rest
+    is fitted (each with its own feature map and hyper-parameters, as
+    ``OneVsRestClassifier(ManifoldGPC(...))`` would) and the probabilities are normalised
+    to sum to one, as scikit-learn's ``GaussianProcessClassifier`` does.
 
     Parameters
     ----------
@@ -128,8 +136,12 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
-        ``classes_[1]`` is the positive class ``y = +1``.
+    classes_ : ndarray of shape (n_classes,)
+        For two classes ``classes_[1]`` is the positive class ``y = +1``.
+    estimators_ : list of ManifoldGPC
+        More than two classes only: the model of each class of ``classes_`` against the
+        rest (a 0/1 target); the attributes below are then theirs, except
+        ``log_marginal_likelihood_`` and ``n_iter_``, arrays over the classes here.
     n_centers_ : int or None
         Number of centres of the feature map used (``None``: the identity), the evidence's
         choice when ``n_centers`` is a sequence.
@@ -149,6 +161,10 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         ones beside the choice).
     n_iter_ : int
         Newton iterations or EP sweeps of the final fit.
+    train_rows_ : ndarray of int
+        The training rows the latent values (``alpha_``, ``sqrt_w_``, ``Z_train_``) belong
+        to, in their order: the first copy of each distinct ``(x, y)`` of positive weight
+        (see "Sample weights").
 
     Notes
     -----
@@ -196,6 +212,35 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
     0.140 -> 0.087; worse than the map on titanic (0.510 -> 0.519), and than the
     identity on thyroid, where the evidence kept the map (0.158 against 0.089, 75 test
     rows).  Searching both maps cost 1.2-1.9 times the map's search alone on these tasks.
+
+    **Scores.**  ``decision_function`` is the log-odds of ``predict_proba``, a strictly
+    increasing function of it, so scikit-learn's ``roc_auc`` scorer (which calls it first)
+    ranks as the probabilities do; the latent mean (Eq. (5), :meth:`predict_latent`) alone
+    ranks otherwise, the probability depending on the variance too.
+
+    **Sample weights.**  A weight ``s_i`` multiplies row ``i``'s log-likelihood term,
+    ``p(y | M) = prod_i p(y_i | M_i)^{s_i}``.  Copies of an input share one latent value
+    (their rows of the covariance coincide), so ``r`` copies of a row are one row of weight
+    ``r``.  MLA: the Newton step, the mode and the Laplace evidence with ``W = diag(s pi (1
+    - pi))`` and the gradient ``s (t - pi)`` are those of the copies
+    (:func:`kclf.mgpc._solver.laplace_mode`).  MEP: a row of weight ``s_i`` holds ``s_i``
+    copies of its site (the posterior's precision ``s_i tau_i``), and each cavity removes
+    one copy, as EP on the copies does (power EP with power ``1 / s_i``); the evidence's
+    per-site terms count ``s_i`` times (:func:`kclf.mgpc._solver.ep_sites`).  Below one the
+    cavity would remove more of a site than the posterior holds, and parallel EP meets
+    cavities of negative precision: MEP refuses positive weights below one (scale them
+    up; MLA takes any).  The default widths count a row of weight ``s_i`` as ``s_i``
+    copies in the median distance, and k-means weighs the rows by ``s_i``.  The fit runs on
+    the distinct ``(x, y)`` of positive weight, each weighing its copies' sum, in an order
+    of their values (:func:`kclf._distinct.distinct_rows`; ``train_rows_``): integer
+    weights and repeated rows, and any order of the rows, give the same model, bit for
+    bit (k-means++'s draws depend on the rows' order).
+
+    **Sparse input and any scale.**  ``X`` may be CSR or CSC: the feature map and the
+    identity map's covariance are Gaussian kernels of ``X`` (:mod:`kclf.kernels`), the
+    k-means centres dense.  With the default widths (multiples of median distances) the
+    model of ``c * X`` is that of ``X`` at any ``c`` from 1e-300 to 1e300 (the kernels and
+    k-means work in units of a power of two of ``X``'s magnitude).
 
     References
     ----------
@@ -278,13 +323,17 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
             return X
         return rbf_kernel(X, self.centers_, self.sigma_)
 
-    def _candidate_maps(self, X, maps):
+    def _candidate_maps(self, X, maps, sample_weight):
         """``(n_centers, centres, sigma)`` of every feature map searched: per ``n_centers``
         value of ``maps`` (None: the identity, ``(None, None, None)``) its k-means centres
-        once, with every feature-map width."""
+        (the rows weighted by ``sample_weight``) once, with every feature-map width."""
         sigmas = _grid(self.sigma, "sigma")
         if sigmas is None and any(m is not None for m in maps):
-            sigmas = [DEFAULT_SIGMA_FACTOR * median_sigma(X)]
+            sigmas = [DEFAULT_SIGMA_FACTOR * median_sigma(X, sample_weight=sample_weight)]
+        # k-means on X / u, u a power of two (exact): any scale of X gives the same centres
+        # relative to it, where the squared distances of X itself would under- or overflow
+        u = unit_of(X)
+        Xu = X * (1.0 / u)
         candidates = []
         for m in maps:
             if m is None:
@@ -296,30 +345,58 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
                 random_state=check_random_state(
                     0 if self.random_state is None else self.random_state
                 ),
-            ).fit(X)
-            candidates += [(m, km.cluster_centers_, sig) for sig in sigmas]
+            ).fit(Xu, sample_weight=sample_weight)
+            candidates += [(m, km.cluster_centers_ * u, sig) for sig in sigmas]
         return candidates
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit the feature map (Eq. (1)-(2)), choose the covariance hyper-parameters by the
         approximate log marginal likelihood, infer the posterior (Laplace, Eq. (3), or
-        EP, Eq. (7)).
+        EP, Eq. (7)); with more than two classes one such model per class against the rest.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Dense, CSR or CSC.
         y : array-like of shape (n_samples,)
-            Exactly two classes.
+            Two or more classes (among the rows of positive weight).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the rows' likelihood terms (None: all one; see
+            Notes): an integer weight fits as that many copies of the row, a zero weight
+            as no row.
 
         Returns
         -------
         self : ManifoldGPC
             The fitted estimator.
         """
-        X, y = validate_data(self, X, y, dtype=float)
-        self.classes_, y_idx = binary_labels(y, "ManifoldGPC")
-        maps = self._feature_maps(np.unique(X, axis=0).shape[0])
+        X, y = validate_data(self, X, y, dtype=float, accept_sparse=("csr", "csc"))
+        sw = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        if self.inference == "ep" and np.any((sw > 0) & (sw < 1)):
+            raise ValueError(
+                "inference='ep' needs every positive sample_weight >= 1 (a row of weight w "
+                "holds w copies of its site, each cavity removing one); got "
+                f"{sw[sw > 0].min():.3g}: scale the weights up or use inference='laplace'"
+            )
+        check_classification_targets(y)
+        self.classes_, y_kept = class_labels(y[sw > 0], "ManifoldGPC")
+        if self.classes_.size > 2:  # one against the rest, as GaussianProcessClassifier
+            self.estimators_ = [
+                clone(self).fit(X, (y == c).astype(int), sample_weight=sw) for c in self.classes_
+            ]
+            self.log_marginal_likelihood_ = np.array(
+                [e.log_marginal_likelihood_ for e in self.estimators_]
+            )
+            self.n_iter_ = np.array([e.n_iter_ for e in self.estimators_])
+            return self
+        y_idx = np.zeros(len(y), dtype=int)
+        y_idx[sw > 0] = y_kept
+        # the distinct (x, y) pairs of positive weight, each weighing its copies' sum
+        rows, _, weight = distinct_rows(X, y_idx, sw)
+        X, y_idx = X[rows], y_idx[rows]
+        n_distinct = distinct_rows(X, np.zeros(len(rows), dtype=int))[0].size
+        maps = self._feature_maps(n_distinct)
         ls_fixed = _grid(self.length_scale, "length_scale")
         amp_grid = _grid(self.amplitude, "amplitude")
         if amp_grid is None:
@@ -330,13 +407,17 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
             if factors is None:
                 raise ValueError("length_scale_factors must not be None")
         y_pm = 2.0 * y_idx - 1.0
+        # unit weights are no weights: the same arithmetic as an unweighted fit
+        weight = None if np.all(weight == 1) else weight
 
-        candidates = self._candidate_maps(X, maps)
+        candidates = self._candidate_maps(X, maps, weight)
         # the default amplitudes are walked at every other value, then bisected
         stride = 2 if self.amplitude is None else 1
         progress = SearchProgress("ManifoldGPC", self.verbose)
         progress(f"{X.shape[0]} rows, {len(candidates)} feature map(s), {self.inference}")
-        walk = EvidenceWalk(self.inference, self.max_iter, self.tol, self.search_tol, progress)
+        walk = EvidenceWalk(
+            self.inference, self.max_iter, self.tol, self.search_tol, progress, weight
+        )
         best, self.hyperparameter_scores_ = walk.run(
             X, candidates, ls_fixed, factors, amp_grid, stride, y_pm
         )
@@ -353,8 +434,8 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         self.L_ = r["L"]
         self.log_marginal_likelihood_ = r["log_marginal_likelihood"]
         self.n_iter_ = r["n_iter"]
-        # not the caller's array (identity map)
-        self.Z_train_ = best.Z.copy() if best.Z is X else best.Z
+        self.Z_train_ = best.Z
+        self.train_rows_ = rows
         if not r["converged"]:
             warnings.warn(
                 f"{self.inference} inference did not converge in max_iter={self.max_iter} "
@@ -369,16 +450,22 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
         return_var : bool, default=False
 
         Returns
         -------
-        mean : ndarray of shape (n_samples,)
-        var : ndarray of shape (n_samples,), only if ``return_var``
+        mean : ndarray of shape (n_samples,), or (n_samples, n_classes) for several
+            classes (one model per class against the rest)
+        var : ndarray of the same shape, only if ``return_var``
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=float, reset=False)
+        if hasattr(self, "estimators_"):
+            out = [e.predict_latent(X, return_var) for e in self.estimators_]
+            if not return_var:
+                return np.column_stack(out)
+            return np.column_stack([o[0] for o in out]), np.column_stack([o[1] for o in out])
+        X = validate_data(self, X, dtype=float, reset=False, accept_sparse=("csr", "csc"))
         Ks = covariance(self.Z_train_, self._map(X), self.length_scale_, self.amplitude_)
         mean = Ks.T @ self.alpha_
         if not return_var:
@@ -387,59 +474,94 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         var = np.maximum(self.amplitude_ - np.einsum("ij,ij->j", v, v), 0.0)
         return mean, var
 
+    def _binary_proba(self, X):
+        """``(p, z)``: the predictive probability of ``classes_[1]`` and the moderated mean
+        ``z`` (probit scale) that breaks its ties at 0 and 1."""
+        mean, var = self.predict_latent(X, return_var=True)
+        if self.inference == "laplace":
+            p = logistic_gaussian_integral(mean, var)
+            z = mean / np.sqrt(1.0 + np.pi / 8.0 * var)  # MacKay's moderated logit
+        else:
+            z = mean / np.sqrt(1.0 + var)
+            p = ndtr(z)
+        return np.clip(p, 0.0, 1.0), z
+
+    def _proba_and_margin(self, X):
+        """``(P, margin)``: :meth:`predict_proba` and each column's tie-break."""
+        check_is_fitted(self)
+        if hasattr(self, "estimators_"):
+            parts = [e._binary_proba(X) for e in self.estimators_]
+            P = np.column_stack([p for p, _ in parts])
+            total = P.sum(axis=1, keepdims=True)
+            P = np.divide(P, total, out=np.full_like(P, 1.0 / P.shape[1]), where=total > 0)
+            return P, np.column_stack([z for _, z in parts])
+        p, z = self._binary_proba(X)
+        return np.column_stack([1.0 - p, p]), z
+
     def decision_function(self, X):
-        """The latent predictive mean (Eq. (5) for MLA, Sec. 3.4 for MEP).
+        """The log-odds of :meth:`predict_proba`, its ties at 0 and 1 broken by the
+        moderated latent mean.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
-        mean : ndarray of shape (n_samples,)
-            Positive means ``classes_[1]``.
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Two classes: ``log(p / (1 - p))`` of the predictive probability ``p`` of
+            ``classes_[1]`` (positive means ``classes_[1]``), a strictly increasing
+            function of it; where ``p`` rounds to exactly 0 or 1, ``-+746 + z / (1 + |z|)``
+            with the moderated latent mean ``z`` (``mu / sqrt(1 + s2)`` for MEP, the
+            probability's own argument; ``mu / sqrt(1 + pi s2 / 8)`` for MLA), beyond
+            every other score and ordered by ``z`` (:func:`kclf._decision.ranked_log_odds`).
+            (The latent mean ``mu`` alone ranks rows otherwise: the probability also
+            depends on the variance ``s2``; :meth:`predict_latent` returns both.)  More
+            classes: per class, the same of its column of :meth:`predict_proba` (the
+            normalised one-against-rest probabilities), ``z`` from its own model.
         """
-        return self.predict_latent(X)
+        P, z = self._proba_and_margin(X)
+        if P.shape[1] == 2 and not hasattr(self, "estimators_"):
+            return ranked_log_odds(P[:, 1], z)
+        return ranked_log_odds(P, z)
 
     def predict_proba(self, X):
         """Predictive class probabilities.
 
         MLA: ``int sigma(M) N(M | mu, s2) dM`` with the erf-mixture sigmoid (Sec. 3.3,
-        mean and variance Eq. (5)-(6)); MEP: ``Phi(mu / sqrt(1 + s2))``, Eq. (8).
+        mean and variance Eq. (5)-(6)); MEP: ``Phi(mu / sqrt(1 + s2))``, Eq. (8).  More
+        than two classes: each class's probability against the rest, normalised to sum to
+        one (scikit-learn's ``GaussianProcessClassifier`` and ``OneVsRestClassifier`` alike;
+        uniform where every one is 0).
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
-        P : ndarray of shape (n_samples, 2)
+        P : ndarray of shape (n_samples, n_classes)
             Columns in ``classes_`` order; rows sum to one.
         """
-        mean, var = self.predict_latent(X, return_var=True)
-        if self.inference == "laplace":
-            p = logistic_gaussian_integral(mean, var)
-        else:
-            p = ndtr(mean / np.sqrt(1.0 + var))
-        p = np.clip(p, 0.0, 1.0)
-        return np.column_stack([1.0 - p, p])
+        return self._proba_and_margin(X)[0]
 
     def predict(self, X):
-        """Class labels: ``classes_[1]`` where the latent mean is positive.
+        """Class labels: the largest column of :meth:`predict_proba`.
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
         y : ndarray of shape (n_samples,)
-            Labels from ``classes_`` (``classes_[1]`` where the probability exceeds 1/2).
+            Labels from ``classes_`` (for two classes ``classes_[1]`` where its probability
+            exceeds 1/2; the first of tied ones).
         """
         check_is_fitted(self)
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
+        tags.input_tags.sparse = True
         return tags

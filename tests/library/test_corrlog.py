@@ -354,12 +354,12 @@ def test_all_labels_constant_still_predicts():
 
 
 # A 1-D binary target is the one-label model (classes_ its two values), so the generic
-# checks on binary targets run. One is expected to fail, for the MAP decoder only:
+# checks on binary targets run. One cannot pass with the MAP decoder, for the reason the
+# CorrLog docstring gives (Notes, "scikit-learn's estimator checks"):
 EXPECTED_FAILED_MAP = {
     "check_classifier_multioutput": (
-        "with decode='map', predict is the joint MAP of Eq. (21), which need not equal "
-        "thresholding the per-label marginals of predict_proba at 0.5 (the check assumes "
-        "it does; decode='marginal' passes it)"
+        "predict is the joint MAP of Eq. (21), not the marginals of predict_proba "
+        "thresholded at 1/2, which the check asserts; decode='marginal' passes it"
     ),
 }
 
@@ -584,7 +584,7 @@ def test_path_solutions_equal_cold_fits_to_the_tolerance():
     def decode(U, A):
         return (bp.exact_map(U, A) > 0).astype(int)
 
-    def score(Y_true, Y_pred):
+    def score(Y_true, Y_pred, w=None):
         return float(np.mean(np.all(Y_pred == Y_true, axis=1)))
 
     _, _, solutions, _, _, _ = solver.fold_path(
@@ -851,3 +851,101 @@ def test_cv_takes_a_splitter_and_an_iterable_of_folds():
     assert shuffled.cv_results_["mean_score"].shape == (4,)
     with pytest.raises(ValueError, match="cv"):
         CorrLog(cv=[(np.arange(10), np.array([], dtype=int))], **grids).fit(X, Y)
+
+
+# ---------------------------------------------------------------------------------------
+# sample weights: the weighted pseudo-likelihood
+# ---------------------------------------------------------------------------------------
+
+
+def test_weighted_ilr_equals_sklearn_weighted_logistic_regression_per_label():
+    # (1/S) sum_l s_l log(1+exp(-2 y beta^T x_l)) + rho2 |beta|^2 is sklearn's
+    # C sum_l s_l log(1+exp(-y w^T x_l)) + |w|^2/2 with w = 2 beta and C = 2/(S rho2)
+    X, Y = small_problem(seed=4, n=200)
+    s = np.random.default_rng(1).uniform(0.1, 3.0, size=len(X))
+    rho2 = 1e-2
+    ilr = CorrLog(rho1=0.0, rho2=rho2, couplings=False, scaling=None, tol=1e-15, max_iter=20000)
+    ilr.fit(X, Y, sample_weight=s)
+    for i in range(Y.shape[1]):
+        lr = LogisticRegression(C=2.0 / (s.sum() * rho2), tol=1e-12, max_iter=10000)
+        lr.fit(X, Y[:, i], sample_weight=s)
+        np.testing.assert_allclose(2 * ilr.coef_[i], lr.coef_[0], atol=1e-5)
+        np.testing.assert_allclose(2 * ilr.intercept_[i], lr.intercept_[0], atol=1e-5)
+
+
+@pytest.mark.parametrize("scaling", ["standardize", "whiten", None])
+@pytest.mark.parametrize("sparse_input", [False, True])
+def test_integer_weights_are_repeated_rows_and_zero_weights_dropped_rows(scaling, sparse_input):
+    from scipy import sparse
+
+    if sparse_input and scaling == "whiten":
+        pytest.skip("whitening makes sparse features dense: the dense case")
+    X, Y = small_problem(seed=7, n=120, d=4)
+    if sparse_input:
+        X = X * (np.random.default_rng(0).uniform(size=X.shape) < 0.4)
+    w = np.random.default_rng(2).integers(0, 4, size=len(X))
+    perm = np.random.default_rng(3).permutation(len(X))
+    kw = dict(rho1=1e-3, rho2=1e-2, scaling=scaling, inference="exact", tol=1e-13, max_iter=20000)
+    as_x = sparse.csr_array if sparse_input else np.asarray
+    weighted = CorrLog(**kw).fit(as_x(X[perm]), Y[perm], sample_weight=w[perm])
+    repeated = CorrLog(**kw).fit(as_x(np.repeat(X, w, axis=0)), np.repeat(Y, w, axis=0))
+    for name in ("coef_", "intercept_", "couplings_"):
+        np.testing.assert_allclose(getattr(weighted, name), getattr(repeated, name), atol=1e-6)
+    np.testing.assert_allclose(weighted.predict_proba(X), repeated.predict_proba(X), atol=1e-6)
+
+
+def test_cross_validation_weighs_fold_fits_and_fold_scores():
+    # the copies of a row stay in its fold: the weighted and the repeated searches then see
+    # the same folds, fit the same models and score them alike
+    X, Y = small_problem(seed=8, n=90, d=3)
+    w = np.random.default_rng(4).integers(0, 4, size=len(X))
+    fold = np.arange(len(X)) % 3
+    idx = np.repeat(np.arange(len(X)), w)
+    cv_w = [(np.flatnonzero(fold != k), np.flatnonzero(fold == k)) for k in range(3)]
+    cv_r = [(np.flatnonzero(fold[idx] != k), np.flatnonzero(fold[idx] == k)) for k in range(3)]
+    kw = dict(rho1_grid=[1e-2, 0.0], rho2_grid=[1.0, 0.1, 1e-2], decode="marginal", cv_tol=1e-10)
+    weighted = CorrLog(cv=cv_w, **kw).fit(X, Y, sample_weight=w)
+    repeated = CorrLog(cv=cv_r, **kw).fit(X[idx], Y[idx])
+    np.testing.assert_allclose(
+        weighted.cv_results_["mean_score"], repeated.cv_results_["mean_score"], atol=1e-9
+    )
+    assert (weighted.rho1_, weighted.rho2_) == (repeated.rho1_, repeated.rho2_)
+    # an integer cv splits the rows of positive weight: zero weights are dropped rows
+    keep = w > 0
+    zero = CorrLog(**kw).fit(X, Y, sample_weight=keep.astype(float))
+    dropped = CorrLog(**kw).fit(X[keep], Y[keep])
+    np.testing.assert_array_equal(zero.cv_results_["mean_score"], dropped.cv_results_["mean_score"])
+    np.testing.assert_array_equal(zero.coef_, dropped.coef_)
+
+
+@pytest.mark.parametrize("scaling", ["standardize", "whiten", "sparse"])
+def test_any_scale_of_the_features_gives_the_same_probabilities(scaling):
+    # the scaling's moments are taken in units of a power of two of the features
+    from scipy import sparse
+
+    X, Y = make_corrlog_toy(200, np.random.default_rng(0))
+    if scaling == "sparse":
+        X, scaling = sparse.csr_array(X * (X > 0.5)), "standardize"
+    base = CorrLog(1e-3, 1e-2, scaling=scaling).fit(X, Y).predict_proba(X)
+    for c in (1e-300, 1e-150, 1e150, 1e300):
+        P = CorrLog(1e-3, 1e-2, scaling=scaling).fit(X * c, Y).predict_proba(X * c)
+        np.testing.assert_allclose(P, base, atol=1e-12)
+    with pytest.raises(ValueError, match="too large for the solver.*scaling='standardize'"):
+        CorrLog(1e-3, 1e-2, scaling=None).fit(X * 1e300, Y)
+
+
+def test_random_state_none_gives_unshuffled_folds_and_the_same_fit_every_run():
+    # as scikit-learn's searches with an integer cv (issue 43 item 9): the folds in the
+    # rows' order, not drawn from numpy's global generator
+    from kclf._folds import cv_folds
+
+    X, Y = small_problem(seed=9, n=60, d=3)
+    kw = dict(random_state=None, rho1_grid=[1e-2, 0.0], rho2_grid=[1.0, 1e-2], cv=3)
+    fits = [CorrLog(**kw).fit(X, Y) for _ in range(2)]
+    np.testing.assert_array_equal(
+        fits[0].cv_results_["mean_score"], fits[1].cv_results_["mean_score"]
+    )
+    np.testing.assert_array_equal(fits[0].coef_, fits[1].coef_)
+    assert [t.tolist() for _, t in cv_folds(Y, 3, None)] == [
+        list(range(k * 20, (k + 1) * 20)) for k in range(3)
+    ]

@@ -46,6 +46,7 @@ ONE_CLASS = np.full(12, 3)
         KernelLogisticRegressionCV(),
         PairwiseCoupling(LSPC(sigma=1.0)),
         MAPLP(sigma=1.0),
+        ManifoldGPC(n_centers=3),
     ],
     ids=lambda e: type(e).__name__,
 )
@@ -57,7 +58,7 @@ def test_every_multiclass_estimator_words_one_class_alike(est):
 
 @pytest.mark.parametrize(
     "est",
-    [ManifoldGPC(n_centers=3), WeightedRidgeLogistic(), CorrLog(0.0, 0.1)],
+    [WeightedRidgeLogistic(), CorrLog(0.0, 0.1)],
     ids=lambda e: type(e).__name__,
 )
 def test_every_binary_estimator_words_one_class_and_other_targets_alike(est):

@@ -121,6 +121,8 @@ CASES = {
             "kernel": ["poly"],
             "solver_options": [3, "highs"],
             "bias": BAD_BOOL,
+            "n_basis": BAD_INT,
+            "random_state": BAD_SEED,
         },
     ),
     "ManifoldGPC": (
