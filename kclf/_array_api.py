@@ -23,15 +23,15 @@ def get_namespace(*arrays):
     """``(xp, is_array_api)``: the namespace of ``arrays`` when scikit-learn's
     ``array_api_dispatch`` is on and they are not NumPy arrays, else ``(numpy, False)``.
 
-    ``None``, sparse matrices, lists, tuples and strings are passed over.  Arrays of two
-    namespaces are a ``TypeError`` (``array_api_compat.array_namespace``'s).
+    ``None``, sparse matrices and whatever is not an array API array (lists, DataFrames)
+    are passed over.  Arrays of two namespaces are a ``TypeError``
+    (``array_api_compat.array_namespace``'s).
     """
     if not get_config()["array_api_dispatch"]:
         return np, False
-    arrays = [
-        a for a in arrays if a is not None and not sp.issparse(a) and not isinstance(a, list | tuple | str)
-    ]
-    if not arrays or all(isinstance(a, np.ndarray | np.generic) for a in arrays):
+    arrays = [a for a in arrays if a is not None and not sp.issparse(a)]
+    arrays = [a for a in arrays if not isinstance(a, np.ndarray | np.generic | list | tuple | str)]
+    if not arrays:
         return np, False
     try:
         import array_api_compat
@@ -39,10 +39,44 @@ def get_namespace(*arrays):
         raise ImportError(
             "array API dispatch needs the array-api-compat package: pip install kclf[array-api]"
         ) from exc
+    arrays = [a for a in arrays if array_api_compat.is_array_api_obj(a)]
+    if not arrays:  # DataFrames and other array-likes: NumPy's path converts them
+        return np, False
     xp = array_api_compat.array_namespace(*arrays)
     if array_api_compat.is_numpy_namespace(xp):
         return np, False
     return xp, True
+
+
+def fitted_namespace(estimator, attribute):
+    """``(xp, is_array_api)`` of the fitted array ``attribute`` of ``estimator``: the
+    namespace it was fitted in, whether or not dispatch is on now."""
+    value = getattr(estimator, attribute)
+    if isinstance(value, np.ndarray | np.generic):
+        return np, False
+    import array_api_compat
+
+    return array_api_compat.array_namespace(value), True
+
+
+def input_namespace(estimator, X, attribute="X_fit_"):
+    """``(xp, is_array_api)`` of the test inputs ``X`` of a fitted ``estimator``, which must
+    be those of its fitted ``attribute``: a model fitted on NumPy arrays predicts on NumPy
+    (or array-like) inputs, one fitted on another namespace's arrays on that namespace's,
+    under ``array_api_dispatch``; else a ``ValueError`` naming both."""
+    fit_xp, fit_is = fitted_namespace(estimator, attribute)
+    xp, is_xp = get_namespace(X)
+    if fit_is != is_xp or (is_xp and xp.__name__ != fit_xp.__name__):
+        fitted = fit_xp.__name__ if fit_is else "numpy"
+        given = xp.__name__ if is_xp else type(X).__name__
+        hint = "" if fit_is == is_xp or get_config()["array_api_dispatch"] else (
+            " (array_api_dispatch is off)"
+        )
+        raise ValueError(
+            f"{type(estimator).__name__} was fitted on {fitted} arrays and is given "
+            f"{given} inputs{hint}: predict with arrays of the namespace it was fitted on"
+        )
+    return xp, is_xp
 
 
 def device(x):
@@ -54,10 +88,15 @@ def device(x):
     return array_api_compat.device(x)
 
 
-def to_numpy(x, xp):
-    """``x`` of the namespace ``xp`` as a NumPy array (copied off its device)."""
-    if xp is np or isinstance(x, np.ndarray):
+def to_numpy(x, xp=None):
+    """``x`` of the namespace ``xp`` (None: its own) as a NumPy array (copied off its
+    device)."""
+    if xp is np or isinstance(x, np.ndarray | np.generic | float | int):
         return np.asarray(x)
+    if xp is None:
+        import array_api_compat
+
+        xp = array_api_compat.array_namespace(x)
     name = xp.__name__
     if "cupy" in name:
         return x.get()
@@ -83,23 +122,6 @@ def float_dtype(xp, X):
 def eps(xp, dtype):
     """The machine epsilon of ``dtype``."""
     return float(xp.finfo(dtype).eps)
-
-
-def median_rows(xp, X):
-    """The coordinate-wise median of the rows of ``X`` (n >= 1), shape (n_features,)."""
-    n = X.shape[0]
-    S = xp.sort(X, axis=0)
-    if n % 2:
-        return S[n // 2, :]
-    return 0.5 * (S[n // 2 - 1, :] + S[n // 2, :])
-
-
-def power_of_two_scale(value):
-    """The power of two nearest ``value`` (> 0, finite), 1.0 otherwise: dividing by it is
-    exact in floating point."""
-    if not (value > 0 and math.isfinite(value)):
-        return 1.0
-    return 2.0 ** round(math.log2(value))
 
 
 def add_to_diagonal(xp, A, value):
