@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from ._array_api import get_namespace
 from .kernels import median_sigma
 
 #: The log-odds given to a posterior of exactly 0 (-) or 1 (+): beyond every finite
@@ -62,7 +63,11 @@ class ArgmaxPredictMixin:
             Labels from ``classes_`` (the first of tied posteriors).
         """
         check_is_fitted(self)
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        P = self.predict_proba(X)
+        xp, is_xp = get_namespace(P)
+        if is_xp:
+            return xp.take(self.classes_, xp.argmax(P, axis=1))
+        return self.classes_[np.argmax(P, axis=1)]
 
 
 class LogProbaMixin:

@@ -21,6 +21,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from ._array_api import device, get_namespace, input_namespace, to_numpy
 from ._base import KernelMixin
 from ._folds import cv_splits
 from ._parallel import Workers
@@ -306,15 +307,23 @@ class KernelGridSearch(KernelMixin, ClassifierMixin, BaseEstimator):
             The fitted search (``sigma_``, ``lam_``, ``best_score_``, ``cv_results_``, and
             ``best_estimator_`` or the per-task models).
         """
-        X, y = validate_data(
-            self, X, y, dtype=np.float64, multi_output=True, accept_sparse=self._accept_sparse()
-        )
+        xp, is_xp = get_namespace(X)
+        if is_xp:
+            self._check_array_api()
+            X, y = validate_data(self, X, y, dtype=[xp.float64, xp.float32], multi_output=True)
+            y = to_numpy(y, xp)
+        else:
+            X, y = validate_data(
+                self, X, y, dtype=np.float64, multi_output=True, accept_sparse=self._accept_sparse()
+            )
         if self.kernel == "precomputed":
             check_precomputed(X)
         weighted = {}
         if sample_weight is not None:
+            if is_xp:
+                sample_weight = to_numpy(sample_weight, xp)
             sample_weight = _check_sample_weight(
-                sample_weight, X, dtype=np.float64, ensure_non_negative=True
+                sample_weight, np.empty((X.shape[0], 0)), dtype=np.float64, ensure_non_negative=True
             )
             weighted = {"sample_weight": sample_weight}
         sigmas, lams = self._grids(X, sample_weight)
@@ -338,6 +347,8 @@ class KernelGridSearch(KernelMixin, ClassifierMixin, BaseEstimator):
                 self.lam_ = float(grid_l[best[0]])
                 self.best_score_ = float(mean[0, best[0]])
                 self.best_estimator_ = self._refit(X, y, reuse, **weighted)
+                if is_xp:
+                    self.classes_ = self.best_estimator_.classes_
                 width = "no width" if self.sigma_ is None else f"sigma={self.sigma_:.4g}"
                 progress(
                     f"refitted at {width}, lam={self.lam_:.4g} (CV {self.scoring} "
@@ -349,6 +360,8 @@ class KernelGridSearch(KernelMixin, ClassifierMixin, BaseEstimator):
             )
             self._refit_tasks(X, y, fit_tasks, grid_s[best], grid_l[best], reuse, **weighted)
         progress(f"refitted {fit_tasks.size} task(s) at their chosen settings")
+        if is_xp:
+            self.classes_ = xp.asarray(self.classes_, device=device(X))
         return self
 
     def _test_inputs(self, X):
@@ -357,11 +370,28 @@ class KernelGridSearch(KernelMixin, ClassifierMixin, BaseEstimator):
         had a DataFrame: other or reordered columns are refused), as the float array every
         model of the search was fitted on and is given."""
         check_is_fitted(self)
+        xp, is_xp = input_namespace(self, X, "classes_")
         if self.kernel == "precomputed":
             check_precomputed(X, n_train=self.n_features_in_)
+        if is_xp:
+            return validate_data(self, X, dtype=[xp.float64, xp.float32], reset=False)
         return validate_data(
             self, X, dtype=np.float64, reset=False, accept_sparse=self._accept_sparse()
         )
+
+    def _check_array_api(self):
+        """``ValueError`` in one line unless this search computes in the namespace of
+        array API inputs (its ``array_api_support`` tag) with its current parameters (a
+        subclass names an unsupported one in ``_array_api_unsupported``)."""
+        if not self.__sklearn_tags__().array_api_support:
+            raise ValueError(
+                f"{type(self).__name__} does not support array API inputs "
+                "(array_api_dispatch=True); pass NumPy arrays"
+            )
+        self._array_api_unsupported()
+
+    def _array_api_unsupported(self):
+        """Raise ``ValueError`` naming a parameter the array API path does not implement."""
 
     def predict_proba(self, X):
         """Class probabilities of the chosen model(s): ``best_estimator_``'s (LSPC: Eq. 4,
@@ -420,4 +450,6 @@ class KernelGridSearch(KernelMixin, ClassifierMixin, BaseEstimator):
         X = self._test_inputs(X)
         if self.n_tasks_ is None:
             return self.best_estimator_.predict(X)
-        return (self._tasks_proba(X) > 0.5).astype(int)
+        P = self._tasks_proba(X)
+        xp, is_xp = get_namespace(P)
+        return xp.astype(P > 0.5, xp.int64) if is_xp else (P > 0.5).astype(int)

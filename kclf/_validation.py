@@ -19,6 +19,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 
+from ._array_api import get_namespace
+
 #: A finite number > 0 (an ``Interval`` never admits NaN or infinity).
 POSITIVE = Interval(Real, 0, None, closed="neither")
 #: ``kernel`` of every kernel estimator.
@@ -56,21 +58,24 @@ def reject_with_precomputed(estimator, name, what):
 
 def check_precomputed(K, n_train=None, name="X"):
     """Validate a precomputed kernel: square at fit time (``n_train=None``), else
-    ``(n_test, n_train)``.  Errors name the expected shape."""
-    K = np.asarray(K, dtype=float)
+    ``(n_test, n_train)``.  Errors name the expected shape.  An array of another array
+    API namespace (:mod:`kclf._array_api`) is checked, and returned, in it."""
+    xp, is_xp = get_namespace(K)
+    if not is_xp:
+        K = np.asarray(K, dtype=float)
     if K.ndim != 2:
-        raise ValueError(f"precomputed kernel {name} must be 2-D, got shape {K.shape}")
+        raise ValueError(f"precomputed kernel {name} must be 2-D, got shape {tuple(K.shape)}")
     if n_train is None and K.shape[0] != K.shape[1]:
         raise ValueError(
             f"precomputed kernel {name} must be square (n_samples, n_samples) at fit, "
-            f"got shape {K.shape}"
+            f"got shape {tuple(K.shape)}"
         )
     if n_train is not None and K.shape[1] != n_train:
         raise ValueError(
             f"precomputed kernel {name} must have {n_train} columns (one per training "
-            f"sample), got shape {K.shape}"
+            f"sample), got shape {tuple(K.shape)}"
         )
-    if not np.all(np.isfinite(K)):
+    if not bool(xp.all(xp.isfinite(K))):
         raise ValueError(f"precomputed kernel {name} contains NaN or infinity")
     return K
 

@@ -13,6 +13,10 @@ Conventions used throughout kclf:
 * Inputs may be dense arrays or ``scipy.sparse`` matrices (CSR, CSC); the rbf and
   linear kernels of sparse inputs equal the dense arrays' to round-off.
 
+Arrays of another array API namespace (PyTorch, CuPy, ``array-api-strict``) under
+scikit-learn's ``array_api_dispatch`` are computed in their namespace, on their device
+(:mod:`kclf._array_api`); the same formulas, every function below but the callable kernel.
+
 Any scale of the inputs: the squared distances are computed on the inputs divided by a
 power of two ``u`` (:func:`unit_of`; the largest magnitude of the inputs then lies in
 [1/2, 1)), which is exact, and returned in those units with ``u``
@@ -28,21 +32,29 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ._array_api import get_namespace, to_numpy
 from ._validation import check_sigma
 
 KERNELS = ("rbf", "linear", "precomputed")
 
 
 def _as_float(X):
-    """``X`` as a float64 array, or a float64 CSR matrix if sparse."""
+    """``X`` as a float64 array, or a float64 CSR matrix if sparse; an array of another
+    array API namespace as it is (float32 or float64)."""
     if sp.issparse(X):
         return sp.csr_matrix(X, dtype=np.float64)
+    xp, is_xp = get_namespace(X)
+    if is_xp:
+        return X
     return np.asarray(X, dtype=float)
 
 
 def _max_abs(X):
     if sp.issparse(X):
         return float(np.abs(X.data).max()) if X.nnz else 0.0
+    xp, is_xp = get_namespace(X)
+    if is_xp:
+        return float(xp.max(xp.abs(X))) if X.shape[0] * X.shape[1] else 0.0
     return float(np.abs(X).max()) if X.size else 0.0
 
 
@@ -59,12 +71,17 @@ def unit_of(*arrays):
 def _row_norms(X):
     if sp.issparse(X):
         return np.asarray(X.multiply(X).sum(axis=1)).ravel()
+    xp, is_xp = get_namespace(X)
+    if is_xp:
+        return xp.sum(X * X, axis=1)
     return np.einsum("ij,ij->i", X, X)
 
 
 def _product(X, Y):
     P = X @ Y.T
-    return P.toarray() if sp.issparse(P) else np.asarray(P)
+    if sp.issparse(P):
+        return P.toarray()
+    return P if get_namespace(P)[1] else np.asarray(P)
 
 
 def scaled_squared_distances(X, Y=None, unit=None):
@@ -88,6 +105,7 @@ def scaled_squared_distances(X, Y=None, unit=None):
     same = Y is None or Y is X
     Y = X if same else _as_float(Y)
     u = unit_of(X) if same and unit is None else unit_of(X, Y) if unit is None else unit
+    xp, is_xp = get_namespace(X, Y)
     sparse = sp.issparse(X) or sp.issparse(Y)
     if sparse:
         X = X * (1.0 / u)
@@ -96,16 +114,32 @@ def scaled_squared_distances(X, Y=None, unit=None):
         if u != 1.0:
             X = X / u
             Y = X if same else Y / u
-        c = np.median(Y, axis=0) if Y.shape[0] else np.zeros(Y.shape[1])
+        c = _column_median(Y, xp, is_xp)
         X = X - c
         Y = X if same else Y - c
     xx = _row_norms(X)
     yy = xx if same else _row_norms(Y)
     D = xx[:, None] + yy[None, :] - 2.0 * _product(X, Y)
+    if is_xp:
+        D = xp.maximum(D, xp.zeros_like(D))
+        if same:
+            D = xp.where(xp.eye(D.shape[0], dtype=xp.bool, device=D.device), 0.0, D)
+        return D, u
     np.maximum(D, 0.0, out=D)
     if same:
         np.fill_diagonal(D, 0.0)
     return D, u
+
+
+def _column_median(Y, xp, is_xp):
+    """The coordinate-wise median of the rows of ``Y`` (zeros for no rows)."""
+    if not is_xp:
+        return np.median(Y, axis=0) if Y.shape[0] else np.zeros(Y.shape[1])
+    n = Y.shape[0]
+    if n == 0:
+        return xp.zeros(Y.shape[1], dtype=Y.dtype, device=Y.device)
+    S = xp.sort(Y, axis=0)
+    return S[n // 2, :] if n % 2 else 0.5 * (S[n // 2 - 1, :] + S[n // 2, :])
 
 
 def squared_distances(X, Y=None):
@@ -128,6 +162,11 @@ def gaussian(D, sigma, unit=1.0, out=None):
     s = np.float64(check_sigma(sigma)) / unit
     with np.errstate(over="ignore", under="ignore", divide="ignore"):
         factor = -1.0 / (2.0 * s**2)
+    xp, is_xp = get_namespace(D)
+    if is_xp:
+        if not np.isfinite(factor):
+            return xp.astype(D == 0, D.dtype)
+        return xp.exp(D * float(factor))
     if not np.isfinite(factor):
         K = (np.asarray(D) == 0).astype(float)
         if out is None:
@@ -202,12 +241,18 @@ def median_sigma(X, max_samples=1000, sample_weight=None):
     """
     X = _as_float(X)
     n = X.shape[0]
-    w = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    xp, is_xp = get_namespace(X)
+    if sample_weight is None:
+        w = None
+    else:
+        w = to_numpy(sample_weight) if is_xp else np.asarray(sample_weight, dtype=float)
     if n > max_samples:
         rows = np.linspace(0, n - 1, max_samples).astype(int)
-        X = X[rows]
+        X = xp.take(X, xp.asarray(rows, device=X.device), axis=0) if is_xp else X[rows]
         w = None if w is None else w[rows]
     D, u = scaled_squared_distances(X)
+    if is_xp:  # the distances of at most max_samples rows: their median on the host
+        D = to_numpy(D)
     iu = np.triu_indices(X.shape[0], k=1)
     d = np.sqrt(D[iu])
     if w is None:
@@ -230,7 +275,7 @@ def gram(kernel, X, Y=None, sigma=1.0):
         X = _as_float(X)
         return _product(X, X if Y is None else _as_float(Y))
     if kernel == "precomputed":
-        return np.asarray(X, dtype=float)
+        return X if get_namespace(X)[1] else np.asarray(X, dtype=float)
     if callable(kernel):
         K = np.asarray(kernel(X, X if Y is None else Y), dtype=float)
         return K

@@ -1,3 +1,9 @@
+import os
+
+# scikit-learn's array API dispatch needs SciPy's array API support, switched on before
+# SciPy is first imported (tests/library/test_array_api.py); NumPy inputs are unaffected
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
+
 from pathlib import Path
 
 import numpy as np

@@ -270,36 +270,35 @@ def symmetric_eigh(A, lower=True):
         )
 
 
+def center_index(n, n_basis, random_state, sample_weight=None):
+    """The rows (sorted) of ``b = min(n_basis, n')`` random centres: a uniform sample
+    without replacement of the ``n'`` rows of positive weight (all ``n`` rows without
+    ``sample_weight``), drawn with ``random_state``; ``b = n'`` gives every such row in its
+    own order, i.e. the exact model's basis."""
+    rows = np.arange(n) if sample_weight is None else np.flatnonzero(sample_weight > 0)
+    b = min(int(n_basis), rows.size)
+    if b == rows.size:
+        return rows
+    rng = check_random_state(random_state)
+    return rows[np.sort(rng.choice(rows.size, b, replace=False))]
+
+
 def choose_centers(X, n_basis, centers, random_state, sample_weight=None):
     """``(index, C)``: the ``b = min(n_basis, n)`` kernel centres.
 
-    ``"random"``: the rows ``index`` (sorted) of a uniform sample without replacement,
-    drawn with ``random_state``; ``b = n`` gives every row in its own order, i.e. the
-    exact model's basis.  ``"kmeans"``: the cluster centres of scikit-learn's
-    ``KMeans`` (one seeded k-means++ start), ``index`` None.  ``sample_weight``: among
-    the rows of positive weight only (``n`` their number), as if the others were
-    dropped; k-means weighted by them.
+    ``"random"``: the rows ``index`` of :func:`center_index`.  ``"kmeans"``: the cluster
+    centres of scikit-learn's ``KMeans`` (one seeded k-means++ start), ``index`` None.
+    ``sample_weight``: among the rows of positive weight only (``n`` their number), as if
+    the others were dropped; k-means weighted by them.
     """
-    if sample_weight is not None:
-        rows = np.flatnonzero(sample_weight > 0)
-        if centers == "random":
-            index, _ = choose_centers(X[rows], n_basis, centers, random_state)
-            return rows[index], X[rows[index]]
-        from sklearn.cluster import KMeans
-
-        b = min(int(n_basis), rows.size)
-        km = KMeans(n_clusters=b, n_init=1, random_state=random_state)
-        km.fit(X[rows], sample_weight=sample_weight[rows])
-        return None, np.asarray(km.cluster_centers_, dtype=float)
-    n = X.shape[0]
-    b = min(int(n_basis), n)
     if centers == "random":
-        rng = check_random_state(random_state)
-        index = np.sort(rng.choice(n, b, replace=False)) if b < n else np.arange(n)
+        index = center_index(X.shape[0], n_basis, random_state, sample_weight)
         return index, X[index]
     from sklearn.cluster import KMeans
 
-    km = KMeans(n_clusters=b, n_init=1, random_state=random_state).fit(X)
+    rows = np.arange(X.shape[0]) if sample_weight is None else np.flatnonzero(sample_weight > 0)
+    km = KMeans(n_clusters=min(int(n_basis), rows.size), n_init=1, random_state=random_state)
+    km.fit(X[rows], sample_weight=None if sample_weight is None else sample_weight[rows])
     return None, np.asarray(km.cluster_centers_, dtype=float)
 
 

@@ -14,6 +14,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from .._array_api import get_namespace, input_namespace
 from .._base import ArgmaxPredictMixin, KernelMixin
 from .._validation import (
     KERNEL,
@@ -23,6 +24,7 @@ from .._validation import (
     reject_with_precomputed,
 )
 from ..kernels import gram
+from . import _array_api_paths as xpaths
 from ._solver import (
     center_rows,
     choose_centers,
@@ -189,6 +191,7 @@ class LSPC(KernelMixin, ArgmaxPredictMixin, ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = self.kernel in ("rbf", "linear")
+        tags.array_api_support = True
         return tags
 
     def _check_params(self, X, sample_weight=None):
@@ -223,6 +226,9 @@ class LSPC(KernelMixin, ArgmaxPredictMixin, ClassifierMixin, BaseEstimator):
     def _fit(self, X, y, centers=None, sample_weight=None):
         """:meth:`fit`; ``centers`` an ``(index, C)`` pair chosen by the caller (a search
         that fixed the low-rank basis before its folds) instead of :func:`choose_centers`."""
+        xp, is_xp = get_namespace(X)
+        if is_xp:
+            return xpaths.fit_lspc(self, xp, X, y, centers, sample_weight)
         sparse = ("csr", "csc") if self.__sklearn_tags__().input_tags.sparse else False
         X, y = validate_data(self, X, y, dtype=np.float64, accept_sparse=sparse)
         if self.kernel == "precomputed":
@@ -259,8 +265,12 @@ class LSPC(KernelMixin, ArgmaxPredictMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def _kernel(self, X):
-        """The kernel of test inputs ``X`` to the centres (checked as at fit)."""
+        """The kernel of test inputs ``X`` to the centres (checked as at fit), in the
+        namespace the model was fitted in."""
         check_is_fitted(self)
+        xp, is_xp = input_namespace(self, X)
+        if is_xp:
+            return xpaths.test_kernel(self, xp, X)
         if self.kernel == "precomputed":
             check_precomputed(X, n_train=self.X_fit_.shape[0])
         sparse = ("csr", "csc") if self.__sklearn_tags__().input_tags.sparse else False
@@ -271,8 +281,12 @@ class LSPC(KernelMixin, ArgmaxPredictMixin, ClassifierMixin, BaseEstimator):
 
     def _raw_outputs(self, X, rounded=True):
         K = self._kernel(X)
-        alpha = effective_alpha(self.alpha_, self.rounding) if rounded else self.alpha_
-        return K @ alpha
+        if not rounded:
+            return K @ self.alpha_
+        xp, is_xp = get_namespace(K)
+        if is_xp:
+            return K @ xpaths.effective_alpha(xp, self.alpha_, self.rounding)
+        return K @ effective_alpha(self.alpha_, self.rounding)
 
     def predict_proba(self, X):
         """Class-posterior estimates (Eq. 6 for "outputs", Eq. 4 for "parameters", Eq. 5
@@ -290,7 +304,9 @@ class LSPC(KernelMixin, ArgmaxPredictMixin, ClassifierMixin, BaseEstimator):
             Columns in ``classes_`` order; rows sum to one (uniform where every rounded
             output is 0).  With ``rounding="none"`` entries may be negative or exceed one.
         """
-        return round_outputs(self._raw_outputs(X), self.rounding)
+        F = self._raw_outputs(X)
+        xp, is_xp = get_namespace(F)
+        return xpaths.round_outputs(xp, F, self.rounding) if is_xp else round_outputs(F, self.rounding)
 
     def decision_function(self, X):
         """Scores ranked like :meth:`predict_proba`, with its ties at 0 and 1 broken.
@@ -320,5 +336,9 @@ class LSPC(KernelMixin, ArgmaxPredictMixin, ClassifierMixin, BaseEstimator):
         """
         K = self._kernel(X)
         U = K @ self.alpha_
+        xp, is_xp = get_namespace(U)
+        if is_xp:
+            R = K @ xpaths.effective_alpha(xp, self.alpha_, self.rounding)
+            return xpaths.decision_scores(xp, R, U, self.rounding)
         R = K @ effective_alpha(self.alpha_, self.rounding) if self.rounding == "parameters" else U
         return decision_scores(R, U, self.rounding)

@@ -6,9 +6,11 @@ from numbers import Integral
 
 import numpy as np
 
+from .._array_api import get_namespace
 from .._base import log_odds
 from .._search import KernelGridSearch
 from ..kernels import gram
+from . import _array_api_paths as xpaths
 from ._solver import GridPaths, effective_alpha, round_outputs
 from .lspc import LSPC
 
@@ -194,6 +196,7 @@ class LSPCCV(KernelGridSearch):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = self.kernel in ("rbf", "linear")
+        tags.array_api_support = True
         return tags
 
     def _paths(self, sample_weight=None):
@@ -212,7 +215,14 @@ class LSPCCV(KernelGridSearch):
             sample_weight,
         )
 
+    def _array_api_unsupported(self):
+        xpaths.unsupported(self, multitask=False)
+
     def _search(self, X, y, labels, folds, table, sample_weight=None):
+        xp, is_xp = get_namespace(X)
+        if is_xp:
+            xpaths.unsupported(self, multitask=self.n_tasks_ is not None)
+            return xpaths.search(self, xp, X, labels, folds, table, sample_weight)
         return self._paths(sample_weight).search(X, y, labels, folds, table)
 
     def _refit(self, X, y, reuse, sample_weight=None):
@@ -225,17 +235,26 @@ class LSPCCV(KernelGridSearch):
     def _refit_tasks(self, X, Y, fit_tasks, sig_t, lam_t, reuse, sample_weight=None):
         """``alpha_`` (n_basis, n_tasks, 2) of every searched task, and the kernel
         centres: the search's (``n_basis``) or a copy of ``X``."""
-        paths = self._paths(sample_weight)
-        self.alpha_ = paths.refit_tasks(X, Y, fit_tasks, sig_t, lam_t, reuse, self.n_tasks_)
+        xp, is_xp = get_namespace(X)
+        if is_xp:
+            self.alpha_ = xpaths.refit_tasks(
+                self, xp, X, fit_tasks, sig_t, lam_t, reuse, sample_weight
+            )
+        else:
+            paths = self._paths(sample_weight)
+            self.alpha_ = paths.refit_tasks(X, Y, fit_tasks, sig_t, lam_t, reuse, self.n_tasks_)
         if reuse["centers"] is not None:
             self.center_index_, self.X_fit_ = reuse["centers"]
         else:
             # a copy: the caller may change X after fit (a precomputed Gram matrix is
             # only kept for its shape)
-            self.X_fit_ = X if self.kernel == "precomputed" else X.copy()
+            self.X_fit_ = X if self.kernel == "precomputed" else xp.asarray(X, copy=True)
 
     def _tasks_proba(self, X):
         """P(task positive | x) of every task (Eq. 4, 5 or 6 by ``rounding``)."""
+        xp, is_xp = get_namespace(X)
+        if is_xp:
+            return xpaths.tasks_proba(self, xp, X)
         out = np.empty((X.shape[0], self.n_tasks_))
         const = ~np.isnan(self.task_constant_)
         out[:, const] = self.task_constant_[const]
@@ -254,4 +273,7 @@ class LSPCCV(KernelGridSearch):
         ties kept: scikit-learn's multi-output check asks every task's scores to rank
         exactly as its probabilities, ties included."""
         P = self._tasks_proba(X)
+        xp, is_xp = get_namespace(P)
+        if is_xp:
+            return xpaths.log_odds(xp, P) if self.rounding != "none" else 2.0 * P - 1.0
         return log_odds(P) if self.rounding != "none" else 2.0 * P - 1.0

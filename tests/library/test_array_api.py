@@ -1,0 +1,150 @@
+"""The estimators on scikit-learn's array API (issue "On the hardware users have").
+
+Under ``sklearn.config_context(array_api_dispatch=True)`` an estimator that declares
+``array_api_support`` computes in its inputs' namespace: fitted on ``array-api-strict``
+arrays (the standard's reference namespace, which refuses anything outside the standard)
+or PyTorch CPU tensors, it keeps its fitted arrays there and returns its probabilities and
+scores there, equal to the NumPy path's within the solver's round-off.  PyTorch's tests
+skip, saying so, where it is not installed (CI does not install its wheels).
+
+Tolerances: float64 computes the same formulas in another order, so the probabilities
+agree to a few thousand ulps of the conditioning of Eq. (3)'s system; float32 to its
+machine epsilon times that conditioning, ``1 + ||H|| / lambda`` with ``||H|| <= b`` (the
+kernel's entries are at most 1).
+"""
+
+import numpy as np
+import pytest
+import sklearn
+from sklearn.datasets import make_classification, make_multilabel_classification
+
+from kclf import LSPC, LSPCCV, KernelLogisticRegressionCV
+from kclf._array_api import to_numpy
+
+array_api_strict = pytest.importorskip("array_api_strict")
+array_api_compat = pytest.importorskip("array_api_compat")
+
+NAMESPACES = [
+    ("array_api_strict", "float64"),
+    ("array_api_strict", "float32"),
+    ("torch", "float64"),
+    ("torch", "float32"),
+]
+
+
+def namespace(name):
+    """``(xp, to)``: the namespace and a converter from NumPy."""
+    if name == "torch":
+        torch = pytest.importorskip(
+            "torch", reason="PyTorch is not installed here: its CPU tensors are not tested"
+        )
+        return array_api_compat.array_namespace(torch.zeros(1)), torch.asarray
+    return array_api_strict, array_api_strict.asarray
+
+
+def data(kind, n=160):
+    if kind == "multi-task":
+        X, Y = make_multilabel_classification(n, 6, n_classes=3, random_state=0)
+        return X, Y
+    classes = 3 if kind == "multi-class" else 2
+    return make_classification(n, 6, n_informative=4, n_classes=classes, random_state=0)
+
+
+def tolerance(dtype, est, n):
+    """The agreement of the namespace's probabilities with NumPy's (module docstring)."""
+    lam = getattr(est, "lam", None) or min(est.lams or [1e-3])
+    b = getattr(est, "n_basis", None) or n
+    if dtype == "float64":
+        return 1e-9
+    return float(np.finfo(np.float32).eps) * (1.0 + b / lam)
+
+
+CASES = [
+    ("binary", LSPC()),
+    ("multi-class", LSPC()),
+    ("multi-class", LSPC(n_basis=40, random_state=0)),
+    ("binary", LSPC(rounding="parameters", lam=0.01)),
+    ("binary", LSPC(rounding="none")),
+    ("multi-class", LSPC(kernel="linear")),
+    ("binary", LSPC(class_weight="balanced")),
+    ("binary", LSPCCV(lams=[1e-2, 1.0], sigma_factors=[0.5, 1.0])),
+    ("multi-class", LSPCCV(lams=[1e-2, 1.0], sigma_factors=[0.5, 1.0], scoring="log_loss")),
+    ("multi-class", LSPCCV(lams=[1e-2, 1.0], sigma_factors=[0.5, 1.0], n_basis=50, random_state=0)),
+    ("binary", LSPCCV(lams=[1e-2, 1.0], sigma_factors=[0.5, 1.0], scoring="auc", n_basis=50, random_state=0)),
+    ("multi-task", LSPCCV(lams=[1e-2, 1.0], sigma_factors=[0.5, 1.0])),
+    ("multi-task", LSPCCV(lams=[1e-2, 1.0], sigma_factors=[0.5, 1.0], n_basis=50, random_state=0, rounding="parameters")),
+]
+
+
+def ids(case):
+    kind, est = case
+    return f"{kind}-{est!r}".replace(" ", "")
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("name,dtype", NAMESPACES, ids=lambda v: str(v))
+@pytest.mark.parametrize("kind,est", CASES, ids=[ids(c) for c in CASES])
+def test_namespace_fit_equals_numpy(kind, est, name, dtype, weighted):
+    xp, to = namespace(name)
+    X, y = data(kind)
+    w = np.random.default_rng(1).integers(0, 3, X.shape[0]).astype(float) if weighted else None
+    ref = sklearn.clone(est).fit(X, y, sample_weight=w)
+    Xa = to(X.astype(dtype))
+    with sklearn.config_context(array_api_dispatch=True):
+        fitted = sklearn.clone(est).fit(Xa, to(y), sample_weight=None if w is None else to(w))
+        P = fitted.predict_proba(Xa)
+        scores = fitted.decision_function(Xa)
+        labels = fitted.predict(Xa)
+    for out in (P, scores, labels):
+        assert array_api_compat.array_namespace(out).__name__ == xp.__name__
+    assert str(P.dtype).endswith(dtype)
+    inner = getattr(fitted, "best_estimator_", fitted)
+    for attr in ("alpha_", "X_fit_", "classes_"):
+        value = getattr(inner, attr)
+        assert array_api_compat.array_namespace(value).__name__ == xp.__name__, attr
+    tol = tolerance(dtype, est, X.shape[0])
+    np.testing.assert_allclose(to_numpy(P), ref.predict_proba(X), rtol=0, atol=tol)
+    if dtype == "float64":
+        np.testing.assert_array_equal(to_numpy(labels), ref.predict(X))
+        np.testing.assert_allclose(to_numpy(scores), ref.decision_function(X), rtol=0, atol=1e-8)
+    if hasattr(ref, "cv_results_"):
+        np.testing.assert_allclose(
+            np.asarray(fitted.cv_results_["mean_test_score"]),
+            ref.cv_results_["mean_test_score"],
+            rtol=1e-5 if dtype == "float64" else 0.05,
+        )
+
+
+@pytest.mark.parametrize(
+    "est,what",
+    [
+        (LSPC(basis="classwise"), "basis='classwise'"),
+        (LSPC(n_basis=10, centers="kmeans"), "centers='kmeans'"),
+        (LSPCCV(class_weight="balanced", lams=[1.0]), "class_weight"),
+        (KernelLogisticRegressionCV(lams=[1.0]), "does not support array API inputs"),
+    ],
+)
+def test_unsupported_parameter_says_so_in_one_line(est, what):
+    X, y = data("binary", 60)
+    Y = np.c_[y, np.roll(y, 1)] if isinstance(est, LSPCCV) else y
+    with sklearn.config_context(array_api_dispatch=True):
+        with pytest.raises(ValueError, match="array API") as info:
+            est.fit(array_api_strict.asarray(X), array_api_strict.asarray(Y))
+    message = str(info.value)
+    assert what in message and "\n" not in message
+
+
+def test_predicting_in_another_namespace_is_refused():
+    X, y = data("binary", 60)
+    est = LSPC().fit(X, y)
+    with sklearn.config_context(array_api_dispatch=True):
+        with pytest.raises(ValueError, match="fitted on numpy arrays"):
+            est.predict_proba(array_api_strict.asarray(X))
+        fitted = LSPC().fit(array_api_strict.asarray(X), array_api_strict.asarray(y))
+    with pytest.raises(ValueError, match="fitted on array_api_strict arrays"):
+        fitted.predict_proba(X)
+
+
+@pytest.mark.parametrize("est", [LSPC(), LSPCCV()])
+def test_tags_declare_array_api_support(est):
+    assert est.__sklearn_tags__().array_api_support
