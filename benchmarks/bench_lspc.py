@@ -30,7 +30,7 @@ from kclf._search import cv_folds
 from kclf.kernels import rbf_kernel
 from kclf.lspc import LSPC
 from kclf.model_selection import sigma_grid
-from kclf.repro.methods import FAMILY_LAMS, FAMILY_SIGMA_FACTORS
+from kclf_workflow.methods import FAMILY_LAMS, FAMILY_SIGMA_FACTORS
 
 D = 500
 N_TOPICS = 10

@@ -1,12 +1,12 @@
-"""The config's rules between keys (kclf.repro.config_checks), each without a dry run: a
+"""The config's rules between keys (kclf_workflow.config_checks), each without a dry run: a
 good config passes, a bad one raises one line naming the key."""
 
 from __future__ import annotations
 
 import pytest
 
-from kclf.repro import config_checks as checks
-from kclf.repro.config_checks import ConfigError
+from kclf_workflow import config_checks as checks
+from kclf_workflow.config_checks import ConfigError
 
 VOC = {"source": "synthetic", "voc_root": None, "image_folder": None, "classes": None}
 

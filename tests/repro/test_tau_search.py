@@ -6,7 +6,7 @@ import pytest
 from kclf._search import cv_folds, score_proba
 from kclf.features.hmm_kernel import project_psd
 from kclf.lspc import LSPC
-from kclf.repro.experiments.multitask_auc import TrialOptions, fit_predict
+from kclf_workflow.experiments.multitask_auc import TrialOptions, fit_predict
 
 
 def smoothest_best(means, taus, lams):
