@@ -118,6 +118,7 @@ def test_the_mirrors_wheel_matches_the_lists(shared_data):
         assert (s.task == "binary") == (name in keel.BINARY), name
         assert bool(s.categorical) == (name in keel.CATEGORICAL), name
         assert np.bincount(s.y).min() >= 10, name  # every class in every one of 10 folds
+        assert np.bincount(s.y).min() == keel.SMALLEST_CLASS[name], name
 
 
 # --- folds -------------------------------------------------------------------------------

@@ -303,8 +303,7 @@ def load_keel(source, name):
     for i, line in enumerate(lines):
         if line.count(",") + 1 != width:
             raise ValueError(
-                f"{where}: row {i + 1} has {line.count(',') + 1} "
-                f"fields, the first has {width}"
+                f"{where}: row {i + 1} has {line.count(',') + 1} fields, the first has {width}"
             )
     raw = pd.read_csv(io.StringIO("\n".join(lines)), header=None, dtype=str, skipinitialspace=True)
     raw = raw.apply(lambda c: c.str.strip())

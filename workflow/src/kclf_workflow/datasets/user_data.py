@@ -47,6 +47,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from ..text import plain
 from . import ida, mulan, voc
 
 logger = logging.getLogger(__name__)
@@ -224,7 +225,8 @@ def _numeric_frame(path, frame, where, hint="", advice=None, decimal="."):
             value = frame[col].iloc[bad[0]]
             why = (advice(value) if advice is not None else "") or hint
             raise ValueError(
-                f"{path}: feature column {col!r} is not numeric: {value!r} at {where(bad[0])}{why}"
+                f"{path}: feature column {col!r} is not numeric: {plain(value)!r} at "
+                f"{where(bad[0])}{why}"
             )
         frame[col] = as_num
     return frame.to_numpy(dtype=float)
@@ -239,7 +241,7 @@ def _binary_matrix(path, M, names, where, raw=None):
         i, j = np.argwhere(bad)[0]
         value = M[i, j] if raw is None else raw[i, j]
         raise ValueError(
-            f"{path}: label column {names[j]!r} must hold 0/1, got {value!r} at {where(i)}"
+            f"{path}: label column {names[j]!r} must hold 0/1, got {plain(value)!r} at {where(i)}"
         )
     return M.astype(int)
 
@@ -582,13 +584,14 @@ def _single_label(paths, parts, label_key):
     classes = np.unique(parts[0][1])
     if len(classes) < 2:
         raise ValueError(
-            f"{paths[0]}: {label_key} has a single class {classes[0]!r}; a classifier needs two"
+            f"{paths[0]}: {label_key} has a single class {plain(classes[0])!r}; a classifier "
+            "needs two"
         )
     counts = [int(np.sum(parts[0][1] == c)) for c in classes]
     if len(parts) == 1 and min(counts) < 2:
         c = classes[int(np.argmin(counts))]
         raise ValueError(
-            f"{paths[0]}: class {c!r} of {label_key} has a single example; a stratified "
+            f"{paths[0]}: class {plain(c)!r} of {label_key} has a single example; a stratified "
             f"split needs two"
         )
     codes = [np.searchsorted(classes, part[1]) for part in parts]
@@ -623,7 +626,7 @@ def _multi_label(paths, parts):
     if not varies.all():
         j = int(np.flatnonzero(~varies)[0])
         warnings.warn(
-            f"{paths[0]}: label {names[j]!r} is {Y[0, j]} in every row (a single class; "
+            f"{paths[0]}: label {names[j]!r} is {plain(Y[0, j])} in every row (a single class; "
             f"{int((~varies).sum())} such labels): it is predicted constant",
             UserDataWarning,
             stacklevel=3,

@@ -50,6 +50,7 @@ from ..methods import family_methods, spec
 from ..progress import Progress
 from ..records import record
 from ..seeding import rng_for, seed_for
+from ..text import plain
 
 logger = logging.getLogger(__name__)
 
@@ -307,5 +308,5 @@ def evaluate(X, y, n_classes, categorical, dataset, method, folds, fold_ids, cfg
             record(dataset, task, method, k, metric, values[metric], seconds, params)
             for metric in METRICS
         ]
-        progress.step(f"fold {k}, {path}, {len(part)} rows: {values}")
+        progress.step(f"fold {k}, {path}, {len(part)} rows: {plain(values)}")
     return rows

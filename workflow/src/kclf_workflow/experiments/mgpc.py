@@ -43,6 +43,7 @@ from ..methods.mgpc import DEFAULT_LAMS
 from ..progress import Progress
 from ..records import calibration_records, record
 from ..seeding import rng_for, seed_for
+from ..text import plain
 
 logger = logging.getLogger(__name__)
 
@@ -103,7 +104,8 @@ def user_task(dataset, task):
     if task not in d.classes:
         kind = "labels" if d.task == "multilabel" else "classes"
         raise ValueError(
-            f"mgpc.datasets.{d.name}.tasks: {task!r} is not one of its {kind} {list(d.classes)}"
+            f"mgpc.datasets.{d.name}.tasks: {task!r} is not one of its {kind} "
+            f"{plain(list(d.classes))}"
         )
     X = d.X if not d.fixed_split else np.vstack([d.X, d.X_test])
     Y = d.y if not d.fixed_split else np.concatenate([d.y, d.y_test])

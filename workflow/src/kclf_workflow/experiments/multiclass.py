@@ -33,6 +33,7 @@ from ..progress import Progress
 from ..readers import load_npz, reading
 from ..records import calibration_records, record
 from ..seeding import seed_for
+from ..text import plain
 
 METHODS = family_methods("multiclass")
 DATASETS = ("digits", "isolet1", "isolet")
@@ -161,7 +162,7 @@ def run_trials(data, trials, method, seed, dataset, cfg, n_bins=10):
             n_bins=n_bins,
             variant=variant,
         )
-        progress.step(f"trial {trial}: {rows[-1]}")
+        progress.step(f"trial {trial}: {plain(rows[-1])}")
     return rows
 
 
