@@ -79,6 +79,9 @@ class MethodSpec:
         Whether the family's ``n_basis`` (LSPC's low-rank path) applies to it.
     options : mapping
         Further fixed settings its family reads (e.g. LSPC's ``rounding``).
+    reference : str or None
+        Its column in the family's reference table of the paper's numbers, which the
+        reports show beside ours; None where the paper has none.
     """
 
     key: str
@@ -95,6 +98,7 @@ class MethodSpec:
     variant: str | None = None
     low_rank: bool = False
     options: Mapping = field(default_factory=dict)
+    reference: str | None = None
 
     def variant_of(self, block):
         """Its variant's parameters in the family's config ``block`` (``{}`` for a method

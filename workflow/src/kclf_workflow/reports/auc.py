@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..methods import family_methods
+from ..methods import family_methods, specs
 from ..records import read_records, records_source
 from .calibration import reliability_figure, write_calibration_table
 from .figures import save_figure, subplots
@@ -33,7 +33,7 @@ from .tables import (
 #: table order of the methods (display names)
 ORDER = list(family_methods("auc").values())
 #: display name -> the column stem of the paper's table (which has no SVC)
-PAPER_COLUMNS = {name: slug for slug, name in family_methods("auc").items() if slug != "svc"}
+PAPER_COLUMNS = {s.name: s.reference for s in specs("auc").values() if s.reference}
 TIME_ROW = "train time (s)"
 logger = logging.getLogger(__name__)
 REFERENCE_ALIASES = {"average": AVERAGE, "auc": AVERAGE, "train_time_s": TIME_ROW}
