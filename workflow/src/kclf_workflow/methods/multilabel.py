@@ -71,21 +71,16 @@ def _search_chosen(est):
 
 register(
     FAMILY,
-    MethodSpec(
-        "corrlog",
-        "CorrLog",
-        build=partial(_corrlog, True),
-        grid=CORRLOG_KEYS,
-        defaults={"penalty": "shared"},
-        chosen=_corrlog_chosen,
-    ),
-    MethodSpec(
-        "ilr",
-        "ILR",
-        build=partial(_corrlog, False),
-        grid=CORRLOG_KEYS,
-        defaults={"penalty": "shared"},
-        chosen=_corrlog_chosen,
+    *(
+        MethodSpec(
+            key,
+            name,
+            build=partial(_corrlog, couplings),
+            grid=CORRLOG_KEYS,
+            defaults={"penalty": "shared"},
+            chosen=_corrlog_chosen,
+        )
+        for key, name, couplings in (("corrlog", "CorrLog", True), ("ilr", "ILR", False))
     ),
     MethodSpec("cc", "ClassifierChain (LR)", build=_chain, chosen=_search_chosen),
     MethodSpec(
