@@ -10,11 +10,12 @@ import pytest
 from kclf.lspc import LSPC
 from kclf.lspc._solver import round_outputs
 from kclf_workflow.experiments.lspc_toy import METHODS, calibration_proba, fit_method, make_samples
+from kclf_workflow.methods import spec
 from kclf_workflow.records import write_records
 from kclf_workflow.reports.lspc_toy import write_report
 
 CALIBRATION = {"log_loss", "brier", "ece", "ece_mass", "n_clipped", "n_scored", "n_repaired"}
-NAMES = [name for name, _ in METHODS.values()]
+NAMES = list(METHODS.values())
 N_TEST = 25  # per class
 
 
@@ -60,7 +61,8 @@ def test_calibration_records_equal_a_direct_computation(toy_run, direct_metrics)
     out, records, _ = toy_run
     df = pd.concat(pd.read_csv(f) for f in records)
     samples = make_samples(5, 2, n_train_per_class=30, n_test_per_class=N_TEST)
-    for name, rounding in METHODS.values():
+    for key, name in METHODS.items():
+        rounding = spec("lspc_toy", key).options["rounding"]
         for t in range(2):
             mine = df[(df["method"] == name) & (df["trial"] == t)]
             got = mine.set_index("metric")["value"]
