@@ -33,11 +33,12 @@ register(
 
 
 def _checkout(path):
-    """A copy of the workflow (Snakefile, config, workflow/) with the peer's spec and its
-    schema entry added."""
+    """A copy of the workflow (Snakefile, config, lock, conda files, workflow/) with the
+    peer's spec and its schema entry added."""
     path.mkdir()
-    shutil.copy(ROOT / "Snakefile", path / "Snakefile")
-    shutil.copy(ROOT / "config.yaml", path / "config.yaml")
+    for name in ("Snakefile", "config.yaml", "requirements.lock"):
+        shutil.copy(ROOT / name, path / name)
+    shutil.copytree(ROOT / "envs", path / "envs")
     shutil.copytree(
         ROOT / "workflow", path / "workflow", ignore=shutil.ignore_patterns("__pycache__")
     )
@@ -64,7 +65,7 @@ def _snakemake(checkout, work, *args):
         *args,
     ]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr[-4000:]
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
     return proc.stdout + proc.stderr
 
 
