@@ -436,3 +436,20 @@ def test_lspccv_searches_the_width_where_lapacks_divide_and_conquer_failed(share
     search = LSPCCV(sigmas=[median_sigma(Z) / 16], lams=[0.1], cv=2, random_state=rs)
     search.fit(Z, data.y[train])
     assert np.isfinite(search.best_score_)
+
+
+def test_two_methods_are_ranked_without_a_friedman_test(tmp_path):
+    """scipy's Friedman test takes three methods: with two the ranks and the critical
+    difference are reported and the caption says the test did not run (no traceback)."""
+    rows = []
+    for d in ("s1", "s2", "s3"):
+        for m, err in (("LSPC-new", 10.0), ("KLR", 12.0)):
+            for metric, v in (("error", err), ("auc", 90.0), ("log_loss", 0.3), ("ece", 0.05)):
+                rows.append((d, "binary", m, 0, metric, v))
+    folds = rep.fold_table(_records(rows))
+    tasks = dict.fromkeys(("s1", "s2", "s3"), "binary")
+    ranks = rep.rank_table(folds, tasks, ["LSPC-new", "KLR"])
+    error = ranks[(ranks["group"] == "all") & (ranks["metric"] == "error")]
+    assert error.set_index("method")["mean_rank"].to_dict() == {"LSPC-new": 1.0, "KLR": 2.0}
+    assert error["friedman_chi2"].isna().all() and (error["nemenyi_cd"] > 0).all()
+    assert rep._friedman_line(ranks, "all") == "not run (it takes three methods or more)"

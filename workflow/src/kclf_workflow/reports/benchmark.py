@@ -86,9 +86,13 @@ def friedman(matrix, metric):
     sets (rows) of ``matrix``: :func:`scipy.stats.friedmanchisquare` (Demšar's
     ``chi2_F = 12 N / (k (k + 1)) [sum_j R_j^2 - k (k + 1)^2 / 4]``, corrected for ties),
     and Iman and Davenport's ``F_F = (N - 1) chi2_F / (N (k - 1) - chi2_F)`` on ``k - 1``
-    and ``(k - 1)(N - 1)`` degrees of freedom (Demšar's recommended form)."""
+    and ``(k - 1)(N - 1)`` degrees of freedom (Demšar's recommended form).  With two
+    methods (scipy's test takes three or more) the statistics are NaN: the pair's
+    comparison is the signed-rank test of :func:`compare`."""
     values = oriented(np.asarray(matrix, dtype=float), metric)
     n, k = values.shape
+    if k < 3:
+        return average_ranks(matrix, metric), np.nan, np.nan, np.nan, np.nan
     chi2, p = stats.friedmanchisquare(*values.T)
     chi2, p = float(chi2), float(p)
     denom = n * (k - 1) - chi2
@@ -323,6 +327,8 @@ def _ranks_wide(ranks, group):
 
 def _friedman_line(ranks, group):
     part = ranks[ranks["group"] == group].drop_duplicates("metric")
+    if part["friedman_chi2"].isna().all():
+        return "not run (it takes three methods or more)"
     return "; ".join(
         f"{LABELS[r.metric]}: chi2 = {r.friedman_chi2:.2f}, p = {r.friedman_p:.2g} "
         f"(Iman-Davenport F = {r.iman_davenport_f:.2f}, p = {r.iman_davenport_p:.2g})"
