@@ -2,7 +2,9 @@
 #   make run  CORES=2   # set up .venv from the lock, run the default workflow
 #   make test           # set up .venv from the lock, run the tests
 #   make docs           # the documentation site into docs/_build/html (warnings are errors)
-# The install step reruns only when requirements.lock or pyproject.toml changed.
+# Two distributions go into .venv, both editable and pinned by the lock: the library kclf
+# (pyproject.toml) and the workflow's code kclf-workflow (workflow/pyproject.toml).
+# The install step reruns only when requirements.lock or either pyproject.toml changed.
 PYTHON ?= python3
 CORES ?= 2
 VENV := .venv
@@ -12,10 +14,10 @@ DOCS_STAMP := $(VENV)/.installed-docs
 
 .PHONY: install run test test-fast report lint clean-results docs clean-docs
 
-$(STAMP): requirements.lock pyproject.toml
+$(STAMP): requirements.lock pyproject.toml workflow/pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e . -e ./workflow
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -33,9 +35,9 @@ clean-docs:
 	rm -rf docs/_build docs/api/generated docs/auto_examples docs/config docs/sg_execution_times.rst
 
 # snakemake --cores $(CORES) --rerun-incomplete, first removing the lock a killed run
-# left (kclf/repro/resume.py; docs/user_guide/caching.md, "After a crash")
+# left (workflow/src/kclf_workflow/resume.py; docs/user_guide/caching.md, "After a crash")
 run: $(STAMP)
-	$(BIN)/python -m kclf.repro.resume --cores $(CORES)
+	$(BIN)/python -m kclf_workflow.resume --cores $(CORES)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
@@ -48,7 +50,7 @@ report: $(STAMP)
 	$(BIN)/snakemake --cores $(CORES) --report results/report.html
 
 lint: $(STAMP)
-	$(BIN)/ruff check kclf tests benchmarks workflow/scripts
+	$(BIN)/ruff check kclf tests benchmarks workflow/scripts workflow/src
 	$(BIN)/snakefmt --check Snakefile workflow/rules
 	$(BIN)/snakemake --lint
 

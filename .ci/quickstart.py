@@ -1,4 +1,5 @@
-"""Run every ``python`` code block of the quickstart page in order, in one namespace.
+"""Run every ``python`` code block of a page (the quickstart, the package index's
+description) in order, in one namespace.
 
 Run by ``.ci/package.sh`` with the Python of a fresh venv that holds only the built wheel
 and its dependencies, from a folder outside the repository: the library installs and
@@ -16,7 +17,7 @@ if not blocks:
 
 import kclf  # noqa: E402
 
-repo = page.resolve().parents[2]
+repo = Path(__file__).resolve().parents[1]
 if Path(kclf.__file__).resolve().is_relative_to(repo):
     sys.exit(f"kclf imported from the checkout ({kclf.__file__}), not from the wheel")
 print(f"kclf {kclf.__version__} from {Path(kclf.__file__).parent}")

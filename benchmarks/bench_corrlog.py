@@ -54,7 +54,7 @@ from sklearn.preprocessing import StandardScaler
 from kclf.corrlog import CorrLog
 from kclf.corrlog._penalty_search import LABEL_CRITERIA
 from kclf.metrics import multilabel_scores
-from kclf.repro.datasets.mulan import load_arff_multilabel
+from kclf_workflow.datasets.mulan import load_arff_multilabel
 
 ROOT = Path(__file__).resolve().parents[1]
 MULAN_SETS = {"scene": 6, "medical": 45, "CAL500": 174}

@@ -29,7 +29,7 @@ from kclf._folds import cv_splits
 from kclf.corrlog import CorrLog
 from kclf.corrlog._decoding import _conditional_log_likelihood
 from kclf.corrlog._penalty_search import LABEL_CRITERIA
-from kclf.repro.datasets.mulan import load_arff_multilabel
+from kclf_workflow.datasets.mulan import load_arff_multilabel
 
 ROOT = Path(__file__).resolve().parents[1]
 

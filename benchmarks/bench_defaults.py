@@ -1,11 +1,11 @@
 """Choose the library's default grids on a fixed seeded half of the KEEL suite, not on the
 sets they are reported on.  Prints tables; not a test.
 
-The sets: :func:`kclf.repro.experiments.benchmark.tuning_half` of the config's seed (22 of
+The sets: :func:`kclf_workflow.experiments.benchmark.tuning_half` of the config's seed (22 of
 the 43 KEEL sets; ``--half report`` or ``all`` for the others).  Every set is split into the
 benchmark's own seeded stratified folds (the first ``--folds`` of its 10), preprocessed on
 the training fold as the benchmark does, and on the training rows the benchmark's size
-rules give each method (:func:`kclf.repro.experiments.benchmark.training_rows`):
+rules give each method (:func:`kclf_workflow.experiments.benchmark.training_rows`):
 
 * **LSPC-new, LSPC, KLR** (``LSPCCV``, ``KernelLogisticRegressionCV``): one search over a
   superset of widths (``2^-4 .. 2^2`` times the median distance, steps of ``2^0.5``) and
@@ -61,9 +61,9 @@ from kclf.kernels import median_sigma
 from kclf.maplp.maplp import DEFAULT_SIGMA_FACTOR
 from kclf.mgpc.mgpc import DEFAULT_LENGTH_SCALE_FACTORS, DEFAULT_N_CENTERS
 from kclf.model_selection import DEFAULT_LAMS, DEFAULT_SIGMA_FACTORS, best_index
-from kclf.repro.datasets import keel
-from kclf.repro.experiments import benchmark as bm
-from kclf.repro.seeding import seed_for
+from kclf_workflow.datasets import keel
+from kclf_workflow.experiments import benchmark as bm
+from kclf_workflow.seeding import seed_for
 
 ROOT = Path(__file__).resolve().parents[1]
 WHEEL = ROOT.parent / "shared" / "data" / "keel" / keel.WHEEL
@@ -267,7 +267,7 @@ def variant_report(table, key="variant"):
 def before_after(before, after, seed=SEED):
     """Mean ranks (all methods run on every set of the group) before and after, per metric
     and method, on the report half, the tuning half and all sets."""
-    from kclf.repro.reports import benchmark as rep
+    from kclf_workflow.reports import benchmark as rep
 
     half = set(bm.tuning_half(seed))
     tasks = {n: "binary" if n in keel.BINARY else "multiclass" for n in keel.SETS}

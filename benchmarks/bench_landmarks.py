@@ -10,7 +10,7 @@ clips, each one a "clip" of the kernel (its own frame features and its own HMM).
 Pipeline, the project's own code throughout: ``kclf.features.audio`` (``load_audio``,
 ``check_usable``, ``frame_features``, default ``AudioFeatureConfig``: 22.05 kHz, 20 ms hop,
 13 MFCCs + deltas + 6 descriptors), one 4-state ``fit_clip_hmm`` per short clip (seeded by
-``kclf.repro.seeding.seed_for(seed, "hmm", clip id)``), ``cross_loglik`` for the
+``kclf_workflow.seeding.seed_for(seed, "hmm", clip id)``), ``cross_loglik`` for the
 cross log-likelihoods.
 
 * full kernel: ``L`` (n x n, every short clip under every clip's model),
@@ -75,8 +75,8 @@ from kclf.features.landmarks import (
     landmark_tau,
     nystroem_features,
 )
-from kclf.repro.datasets.user_data import AUDIO_EXTENSIONS, list_class_folders
-from kclf.repro.seeding import seed_for
+from kclf_workflow.datasets.user_data import AUDIO_EXTENSIONS, list_class_folders
+from kclf_workflow.seeding import seed_for
 
 SEED = 0
 

@@ -29,7 +29,7 @@ from kclf import LSPCCV, KernelLogisticRegressionCV
 from kclf.kernels import rbf_kernel
 from kclf.lspc import LSPC
 from kclf.model_selection import sigma_grid
-from kclf.repro.methods import FAMILY_LAMS, FAMILY_SIGMA_FACTORS
+from kclf_workflow.methods import FAMILY_LAMS, FAMILY_SIGMA_FACTORS
 
 D = 500
 N_TOPICS = 10

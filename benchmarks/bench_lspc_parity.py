@@ -18,7 +18,7 @@ VOC-like images, every set a multi-task one-vs-rest AUC problem:
 
 Feature sets use ``D = ||x - x'||^2`` and ``K = exp(-D / tau)`` (the RBF kernel with
 ``tau = 2 sigma^2``), so every set runs the same code: the experiment layer's width
-search :func:`kclf.repro.experiments.multitask_auc.fit_predict` with ``taus``.
+search :func:`kclf_workflow.experiments.multitask_auc.fit_predict` with ``taus``.
 
 Factors, each changed alone from the baseline "LSPC-new as the workflow ran it" (the
 paper's method: rounding of outputs, full basis, tau = median of D, lambda grid 1e-3..10,
@@ -50,7 +50,7 @@ from kclf.features.hmm_kernel import (
     hmm_divergence,
     project_psd,
 )
-from kclf.repro.experiments.multitask_auc import TrialOptions, fit_predict
+from kclf_workflow.experiments.multitask_auc import TrialOptions, fit_predict
 
 DATA = Path(os.environ.get("KCLF_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared/data"))
 CACHE = Path(os.environ.get("KCLF_PARITY_CACHE", "/tmp/kclf_parity_cache"))
@@ -138,7 +138,7 @@ def features_problem(X, Y, n_train, n_test, trials, seed):
 
 
 def scene(n_train, n_test, trials, seed):
-    from kclf.repro.datasets.mulan import load_arff_multilabel
+    from kclf_workflow.datasets.mulan import load_arff_multilabel
 
     parts = [load_arff_multilabel(DATA / f"mulan/scene-{s}.arff", 6) for s in ("train", "test")]
     X = np.vstack([np.asarray(p[0], dtype=float) for p in parts])

@@ -2,12 +2,12 @@
 
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_manifest_hash.py --images 40
 
-Images: ``--images`` photographic-like JPEGs at VOC's usual 500x375 (kclf.repro.datasets.
+Images: ``--images`` photographic-like JPEGs at VOC's usual 500x375 (kclf_workflow.datasets.
 synthetic_voc); prints the seconds of one manifest (stat + SHA-256 of every file,
-kclf.repro.manifests.manifest_rows) and of SURF on the same images (decode + mahotas SURF, the
+kclf_workflow.manifests.manifest_rows) and of SURF on the same images (decode + mahotas SURF, the
 voc_surf_shard step), and their ratio.  Clips (``--clips``, default the mirror's real
 UrbanSound8K clips, 44.1 kHz stereo WAV): the manifest against frame features + one HMM
-per clip (kclf.repro.shards.audio.clip_model, the audio_hmm_shard step, no cache).
+per clip (kclf_workflow.shards.audio.clip_model, the audio_hmm_shard step, no cache).
 
 The workflow keeps the hash while the ratio is below 0.1 (10 % of the feature time).
 """
@@ -24,9 +24,9 @@ from PIL import Image
 
 from kclf.features.audio import AudioFeatureConfig
 from kclf.features.surf_bow import extract_descriptors, read_grey
-from kclf.repro.datasets.synthetic_voc import render_image
-from kclf.repro.manifests import manifest_rows
-from kclf.repro.shards.audio import clip_model
+from kclf_workflow.datasets.synthetic_voc import render_image
+from kclf_workflow.manifests import manifest_rows
+from kclf_workflow.shards.audio import clip_model
 
 ROOT = Path(__file__).resolve().parents[1]
 CLIPS = ROOT.parent / "shared" / "data" / "urbansound8k_sample" / "UrbanSound8K" / "audio"

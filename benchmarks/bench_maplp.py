@@ -31,7 +31,7 @@ from sklearn.svm import SVC
 
 from kclf.maplp import MAPLP
 from kclf.maplp.maplp import HIGHS_METHODS
-from kclf.repro.datasets import ida
+from kclf_workflow.datasets import ida
 
 GAMMA = 4.217
 ROOT = Path(__file__).resolve().parents[1]

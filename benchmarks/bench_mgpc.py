@@ -13,7 +13,7 @@ GPy (``pip install GPy``, the optional extra ``kclf[bench]``) is the peer for sp
 classifier is ``GPy.core.GP`` with an RBF kernel (GPy's default start: variance 1, length
 scale 1), the Bernoulli (probit) likelihood and ``EP()``, hyper-parameters by its own
 optimiser (``model.optimize()``), the workflow's
-:class:`kclf.repro.experiments.mgpc.GPyEPClassifier`.  Without GPy its column is skipped
+:class:`kclf_workflow.experiments.mgpc.GPyEPClassifier`.  Without GPy its column is skipped
 with a note.
 
 ``--ablation`` also prints MEP's variants (one setting changed from the defaults at a
@@ -57,8 +57,8 @@ from threadpoolctl import threadpool_limits
 from kclf.kernels import median_sigma, rbf_kernel, squared_distances
 from kclf.metrics import expected_calibration_error, log_loss
 from kclf.mgpc.mgpc import DEFAULT_AMPLITUDES, ManifoldGPC
-from kclf.repro.datasets import ida
-from kclf.repro.experiments.mgpc import GPyEPClassifier, gpy_available
+from kclf_workflow.datasets import ida
+from kclf_workflow.experiments.mgpc import GPyEPClassifier, gpy_available
 
 ROOT = Path(__file__).resolve().parents[1]
 DIGIT_TASKS = ((3, 8), (1, 7))

@@ -135,7 +135,7 @@ def item_exact(n):
 
 
 def item_pairwise(path, lam=0.01, n_folds=5):
-    from kclf.repro.datasets.isolet import load_isolet_mat
+    from kclf_workflow.datasets.isolet import load_isolet_mat
 
     X, y = load_isolet_mat(path)
     sigma = median_sigma(X)

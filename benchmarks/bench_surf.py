@@ -4,7 +4,7 @@ Run with one thread per process (the workflow runs one shard per core):
 
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/bench_surf.py --images 20 --cores 1 2 8 32
 
-Generates ``--images`` photographic-like 640x480 JPEGs (kclf.repro.datasets.synthetic_voc),
+Generates ``--images`` photographic-like 640x480 JPEGs (kclf_workflow.datasets.synthetic_voc),
 times decoding + SURF (mahotas) + assignment to a 500-word vocabulary per image, prints
 images/s per core, the estimated hours for all 11,321 VOC2010 trainval images on each
 N of ``--cores`` (perfect scaling across shards), and the ratio against OpenCV's SIFT
@@ -23,7 +23,7 @@ import numpy as np
 from PIL import Image
 
 from kclf.features.surf_bow import bag_of_words, extract_descriptors, fit_vocabulary, read_grey
-from kclf.repro.datasets.synthetic_voc import render_image
+from kclf_workflow.datasets.synthetic_voc import render_image
 
 VOC2010_IMAGES = 11321
 

@@ -42,7 +42,7 @@ from kclf.features.surf_bow import (  # noqa: E402
     fit_vocabulary,
     read_grey,
 )
-from kclf.repro.datasets.synthetic_voc import render_image  # noqa: E402
+from kclf_workflow.datasets.synthetic_voc import render_image  # noqa: E402
 
 N_TRAIN, N_VAL, PER_SHARD = 4998, 5105, 250  # VOC 2010 Main: train, val; images per shard
 

@@ -38,7 +38,7 @@ def find_scene():
 
 folder = find_scene()
 if folder is not None:
-    from kclf.repro.datasets.mulan import load_scene
+    from kclf_workflow.datasets.mulan import load_scene
 
     data = load_scene(folder)
     X_tr, Y_tr, X_te, Y_te = data["X_train"], data["Y_train"], data["X_test"], data["Y_test"]

@@ -29,7 +29,7 @@ from kclf.features.hmm_kernel import (
     hmm_divergence,
     hmm_kernel,
 )
-from kclf.repro.datasets.synthetic_audio import synth_clip
+from kclf_workflow.datasets.synthetic_audio import synth_clip
 
 logging.getLogger("hmmlearn").setLevel(logging.ERROR)  # EM's "not converging" notes
 sequences, tags = [], []

@@ -18,7 +18,7 @@ import numpy as np
 
 from kclf import LSPCCV
 from kclf.kernels import median_sigma
-from kclf.repro.datasets import breiman
+from kclf_workflow.datasets import breiman
 
 rng = np.random.default_rng(0)
 X_all, y_all = breiman.twonorm(8000 + 2000, rng)

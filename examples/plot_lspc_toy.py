@@ -20,7 +20,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from kclf import LSPC
-from kclf.repro.datasets import lspc_toy
+from kclf_workflow.datasets import lspc_toy
 
 rng = np.random.default_rng(0)
 X, y = lspc_toy.sample(250, rng)  # 250 + 250 training points, as in the paper

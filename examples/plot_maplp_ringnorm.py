@@ -18,7 +18,7 @@ import numpy as np
 from sklearn.preprocessing import StandardScaler
 
 from kclf import MAPLP
-from kclf.repro.datasets import breiman
+from kclf_workflow.datasets import breiman
 
 rng = np.random.default_rng(0)
 X, y = breiman.ringnorm(2400, rng)

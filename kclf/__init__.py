@@ -1,4 +1,4 @@
-"""kclf: kernel probabilistic classifiers and the workflow that reproduces their papers.
+"""kclf: kernel probabilistic classifiers with a scikit-learn API.
 
 The estimators follow scikit-learn's API; import them from the top level, e.g.
 ``from kclf import LSPC, LSPCCV``. Feature extraction (SURF, HMM kernels) lives in
@@ -13,7 +13,7 @@ from .maplp import MAPLP
 from .mgpc import ManifoldGPC, WeightedRidgeLogistic
 from .platt import PlattScaled
 
-__version__ = "0.2.0"  # the one source: pyproject.toml reads it (setuptools dynamic)
+__version__ = "0.3.0.dev0"  # the one source: pyproject.toml reads it (setuptools dynamic)
 
 __all__ = [
     "LSPC",

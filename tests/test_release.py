@@ -48,7 +48,7 @@ def test_version_is_written_once():
     project = PYPROJECT["project"]
     assert "version" not in project and "version" in project["dynamic"]
     assert PYPROJECT["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "kclf.__version__"}
-    assert re.fullmatch(r"\d+\.\d+\.\d+", kclf.__version__)
+    assert re.fullmatch(r"\d+\.\d+\.\d+(\.dev\d+)?", kclf.__version__)
     # no second copy of the version string where one used to be
     for path in ("pyproject.toml", "CITATION.cff", "docs/conf.py", "README.md"):
         assert kclf.__version__ not in (ROOT / path).read_text(), path
@@ -68,8 +68,14 @@ def test_changelog_keeps_a_changelog_and_describes_this_version():
     assert sections[0] == ("Unreleased", "")
     releases = [(v, d) for v, d in sections[1:]]
     assert releases and all(d for _, d in releases), releases
-    assert releases[0][0] == kclf.__version__
     versions = [tuple(map(int, v.split("."))) for v, _ in releases]
+    # a released version is the newest section's; a development version (X.Y.Z.devN) is
+    # the next one's, which [Unreleased] describes
+    release, _, dev = kclf.__version__.partition(".dev")
+    if dev:
+        assert tuple(map(int, release.split("."))) > versions[0], kclf.__version__
+    else:
+        assert releases[0][0] == kclf.__version__
     assert versions == sorted(versions, reverse=True)
     dates = [d for _, d in releases]
     assert dates == sorted(dates, reverse=True)
@@ -116,3 +122,59 @@ def test_every_paper_of_the_project_is_cited():
         first = next(line for line in paper.read_text().splitlines() if line.strip())
         title = _words(first.replace("*", ""))
         assert title in titles, f"{paper.name}: {first!r} is not in CITATION.cff"
+
+
+WORKFLOW_PYPROJECT = tomllib.loads((ROOT / "workflow" / "pyproject.toml").read_text())
+#: the package index's page of the library
+LONG_DESCRIPTION = ROOT / PYPROJECT["project"]["readme"]
+
+
+def test_the_library_depends_on_numpy_scipy_scikit_learn_and_threadpoolctl_only():
+    names = {re.match(r"[\w-]+", r).group().lower() for r in PYPROJECT["project"]["dependencies"]}
+    assert names == {"numpy", "scipy", "scikit-learn", "threadpoolctl"}
+    extras = PYPROJECT["project"]["optional-dependencies"]
+    assert "features" in extras and not {"workflow", "download"} & set(extras)
+    assert PYPROJECT["tool"]["setuptools"]["packages"]["find"]["include"] == ["kclf", "kclf.*"]
+
+
+def test_the_long_description_works_off_the_repository():
+    """Every link of the package index's description is absolute (a relative one breaks
+    there), it says how to install, and every name it imports is public."""
+    text = LONG_DESCRIPTION.read_text(encoding="utf-8")
+    links = re.findall(r"\]\(([^)]+)\)", text) + re.findall(r'(?:href|src)="([^"]+)"', text)
+    assert links and all(re.match(r"https://", u) for u in links), links
+    assert "pip install kclf" in text
+    for names in re.findall(r"^from kclf import ([\w, ]+)$", text, re.M):
+        assert all(n.strip() in kclf.__all__ for n in names.split(","))
+    for name in (n for n in kclf.__all__ if not n.startswith("__")):
+        assert f"`{name}`" in text, name
+
+
+def test_the_metadata_has_classifiers_and_the_citation_files_authors():
+    project = PYPROJECT["project"]
+    classifiers = project["classifiers"]
+    assert any(c.startswith("Development Status ::") for c in classifiers)
+    assert "Programming Language :: Python :: 3 :: Only" in classifiers
+    assert not any(c.startswith("License ::") for c in classifiers)  # PEP 639: the expression
+    authors = [{"name": a["name"]} if "name" in a else a for a in CFF["authors"]]
+    assert project["authors"] == authors == project["maintainers"]
+    assert WORKFLOW_PYPROJECT["project"]["authors"] == authors
+    assert WORKFLOW_PYPROJECT["project"]["license"] == project["license"]
+
+
+def test_the_sdist_ships_no_tests_and_the_release_files():
+    manifest = (ROOT / "MANIFEST.in").read_text()
+    assert re.search(r"^prune tests$", manifest, re.M)
+    assert re.search(r"^prune workflow$", manifest, re.M)
+    included = re.search(r"^include (.+)$", manifest, re.M).group(1).split()
+    assert {"CHANGELOG.md", "CITATION.cff"} <= set(included)
+
+
+def test_the_workflow_distribution_is_versioned_with_the_library():
+    import kclf_workflow
+
+    assert kclf_workflow.__version__ == kclf.__version__
+    assert WORKFLOW_PYPROJECT["project"]["dynamic"] == ["version"]
+    assert WORKFLOW_PYPROJECT["tool"]["setuptools"]["dynamic"]["version"] == {
+        "attr": "kclf_workflow.__version__"
+    }

@@ -15,7 +15,7 @@ import json
 import re
 from pathlib import Path
 
-from kclf.repro.schemas import load_schema
+from kclf_workflow.schemas import load_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "workflow" / "schemas"

@@ -18,8 +18,8 @@ models at once (numpy, vectorised over clips x models x states, log-domain emiss
 with per-step rescaling), equal to ``GaussianHMM.score`` up to round-off; pairs whose
 rescaled forward pass underflows are recomputed in pure log space.  It takes any
 subset of rows and any subset of models (:meth:`HMMBank.subset`), so the matrix can be
-computed in row blocks as separate jobs and assembled (the workflow's shards:
-:mod:`kclf.repro.shards.audio`), or for a few landmark columns only
+computed in row blocks as separate jobs and assembled (the workflow's shards,
+``kclf_workflow.shards.audio``), or for a few landmark columns only
 (:mod:`kclf.features.landmarks`).
 """
 
@@ -159,8 +159,9 @@ def load_bank(path):
 def fit_clip_hmm(X, n_states=4, random_state=0, n_iter=20, tol=1e-3, min_covar=1e-3):
     """Fit one diagonal-covariance ``GaussianHMM`` to one clip's frames ``X`` (T, d).
 
-    ``random_state`` should come from :func:`kclf.repro.seeding.seed_for` named by the clip,
-    so a clip's model does not depend on which job fits it.
+    ``random_state`` should be named by the clip (the workflow's
+    ``kclf_workflow.seeding.seed_for``), so a clip's model does not depend on which job
+    fits it.
     """
     from hmmlearn.hmm import GaussianHMM
 
@@ -319,15 +320,6 @@ def cross_loglik(sequences, bank, max_bytes=256 * 2**20):
             logBm = log_emissions(seqs[idx[b]], bank.subset([m]))
             ll[b, m] = _forward_log(logBm, log_start[m : m + 1], log_trans[m : m + 1])[0]
         L[idx] = ll
-    return L
-
-
-def naive_cross_loglik(sequences, models):
-    """The per-pair loop ``models[m].score(sequences[i])`` (reference and benchmark peer)."""
-    L = np.empty((len(sequences), len(models)))
-    for i, X in enumerate(sequences):
-        for m, model in enumerate(models):
-            L[i, m] = model.score(X)
     return L
 
 

@@ -14,7 +14,7 @@ Pipeline pieces, each usable on its own and each one workflow stage:
 * :func:`fit_vocabulary` fits MiniBatchKMeans on descriptors (the workflow: a seeded
   uniform sample drawn across its shards); :func:`bag_of_words` counts words per image.
 
-The workflow's sharding and shard files are in :mod:`kclf.repro.shards`.
+The workflow's sharding and shard files are in its own code (``kclf_workflow.shards``).
 """
 
 from __future__ import annotations

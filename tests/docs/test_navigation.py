@@ -39,7 +39,7 @@ needs_chromium = pytest.mark.skipif(
 WIDTH = 1280
 GUIDE = "user_guide"
 TOP_SECTIONS = ["User guide", "Example gallery", "API reference", "Config reference"]
-API_GROUPS = ["Estimators", "Kernels and metrics", "Feature extraction", "The reproduction layer"]
+API_GROUPS = ["Estimators", "Kernels and metrics", "Feature extraction"]
 
 # Measures one page laid out in a frame of the checker page: the visible top-bar links,
 # the visible section-navigation links, the API index's h2 sections with the objects
@@ -211,7 +211,16 @@ def test_api_index_is_grouped(laid_out):
     assert sorted(names["Estimators"]) == sorted(estimators)
     assert {"log_loss", "median_sigma"} <= set(names["Kernels and metrics"])
     assert "hmm_kernel" in names["Feature extraction"]
-    assert {"seeding", "records", "datasets"} <= set(names["The reproduction layer"])
+
+
+def test_api_reference_lists_the_library_only():
+    """The API reference is the library's: no page of the workflow's code (the
+    distribution kclf-workflow), every generated page a name under ``kclf``."""
+    pages = sorted((HTML / "api" / "generated").glob("*.html"))
+    assert pages
+    assert not [p.name for p in pages if not p.name.startswith("kclf.")]
+    index = (HTML / "api" / "index.html").read_text()
+    assert not re.search(r'href="[^"]*(kclf_workflow|repro)', index)  # no entry of the workflow
 
 
 @needs_chromium
@@ -266,7 +275,7 @@ def _private_helpers():
 
     names = set()
     for mod in pkgutil.walk_packages(kclf.__path__, "kclf."):
-        if mod.name.startswith(("kclf.repro", "kclf.features")):
+        if mod.name.startswith("kclf.features"):
             continue
         if mod.name.rsplit(".", 1)[1].startswith("_"):
             module = importlib.import_module(mod.name)

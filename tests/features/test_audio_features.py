@@ -179,7 +179,7 @@ def test_config_validation():
 
 def test_clip_model_is_cached_per_clip_and_shards_round_trip(tmp_path):
     from kclf.features.hmm_kernel import HMMBank, cross_loglik
-    from kclf.repro.shards.audio import clip_model, load_shards, save_shard
+    from kclf_workflow.shards.audio import clip_model, load_shards, save_shard
 
     cfg = AudioFeatureConfig(sample_rate=8000)
     rng = np.random.default_rng(7)

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hmm_reference import naive_cross_loglik
 
 from kclf.features.audio import AudioFeatureConfig, clip_features
 from kclf.features.hmm_kernel import (
@@ -13,11 +14,10 @@ from kclf.features.hmm_kernel import (
     fit_clip_hmm,
     hmm_divergence,
     hmm_kernel,
-    naive_cross_loglik,
     project_psd,
 )
-from kclf.repro.datasets.audio_collections import load_urbansound8k
-from kclf.repro.seeding import seed_for
+from kclf_workflow.datasets.audio_collections import load_urbansound8k
+from kclf_workflow.seeding import seed_for
 
 ROOT = Path(__file__).resolve().parents[3] / "shared" / "data" / "urbansound8k_sample/UrbanSound8K"
 

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from hmm_reference import naive_cross_loglik
 from hmmlearn.hmm import GaussianHMM
 from scipy.special import logsumexp
 
@@ -15,11 +16,10 @@ from kclf.features.hmm_kernel import (
     load_bank,
     log_emissions,
     median_tau,
-    naive_cross_loglik,
     project_psd,
     save_bank,
 )
-from kclf.repro.shards import row_shards
+from kclf_workflow.shards import row_shards
 
 
 def _random_bank(rng, M, S, d):

@@ -16,9 +16,9 @@ from kclf.features.surf_bow import (
     opencv_surf_available,
     read_grey,
 )
-from kclf.repro.datasets.synthetic_voc import render_image
-from kclf.repro.shards import n_shards_for, shard_members, shard_of
-from kclf.repro.shards.images import extract_shard, load_shard, sample_descriptors, save_shard
+from kclf_workflow.datasets.synthetic_voc import render_image
+from kclf_workflow.shards import n_shards_for, shard_members, shard_of
+from kclf_workflow.shards.images import extract_shard, load_shard, sample_descriptors, save_shard
 
 
 @pytest.fixture(scope="module")
@@ -79,9 +79,9 @@ def test_corrupt_image_names_its_path(tmp_path, files, caplog):
     ids, paths = ["good", "broken", "junk"], [files["jpg_rgb"], bad, junk]
     with pytest.raises(BadImageError, match="broken.jpg"):
         extract_shard(ids, paths)
-    with caplog.at_level(logging.WARNING, logger="kclf.repro.shards.images"):
+    with caplog.at_level(logging.WARNING, logger="kclf_workflow.shards.images"):
         shard = extract_shard(ids, paths, skip_bad_images=True)
-    messages = [r.getMessage() for r in caplog.records if r.name == "kclf.repro.shards.images"]
+    messages = [r.getMessage() for r in caplog.records if r.name == "kclf_workflow.shards.images"]
     assert shard["ids"] == ["good"]
     assert [b[0] for b in shard["bad"]] == [str(bad), str(junk)]
     assert len(messages) == 2 and str(bad) in messages[0]

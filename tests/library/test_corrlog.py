@@ -15,7 +15,7 @@ from kclf.corrlog import CorrLog
 from kclf.corrlog import _solver as solver
 from kclf.corrlog import belief_propagation as bp
 from kclf.corrlog import corrlog as cl
-from kclf.repro.datasets.corrlog_toy import make_corrlog_toy
+from kclf_workflow.datasets.corrlog_toy import make_corrlog_toy
 
 MULAN = Path(__file__).resolve().parents[3] / "shared" / "data" / "mulan"
 
@@ -386,7 +386,7 @@ def test_sklearn_compatible(estimator, check):
 def test_scene_corrlog_subset_accuracy_at_least_ilr():
     if not (MULAN / "scene-train.arff").is_file():
         pytest.skip("../shared/data not present: MULAN scene mirror (mulan/scene-*.arff) missing")
-    from kclf.repro.datasets.mulan import load_scene
+    from kclf_workflow.datasets.mulan import load_scene
 
     d = load_scene(MULAN)
     # the penalties the first implementation's 3-fold CV picked (random_state=0; now it
@@ -659,8 +659,8 @@ def test_warm_path_choice_equals_exhaustive_search_on_the_toy():
     here: the two CV score tables are identical on trials 0 and 2, one test point apart
     in one cell on trial 1 (cv_tol=1e-5 differed by a point in 1-6 cells and chose
     differently on trials 0 and 2)."""
-    from kclf.repro.experiments.multilabel import make_toy
-    from kclf.repro.seeding import seed_for
+    from kclf_workflow.experiments.multilabel import make_toy
+    from kclf_workflow.seeding import seed_for
 
     toy = make_toy(20101122, 3, 500, 10)
     for t in range(3):
@@ -701,8 +701,8 @@ def exhaustive_choice(X, Y, seed, cv=3):
 def test_warm_path_choice_equals_exhaustive_search_on_scene():
     if not (MULAN / "scene-train.arff").is_file():
         pytest.skip("../shared/data not present: MULAN scene mirror (mulan/scene-*.arff) missing")
-    from kclf.repro.datasets.mulan import load_scene
-    from kclf.repro.seeding import seed_for
+    from kclf_workflow.datasets.mulan import load_scene
+    from kclf_workflow.seeding import seed_for
 
     d = load_scene(MULAN)
     seed = seed_for(20101122, "multilabel", "scene", "cv", 0)  # the workflow's

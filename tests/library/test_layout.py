@@ -1,6 +1,8 @@
-"""The package's shape as the README and the user guide state it: every public name the
-README shows imports, the layout's files (docs/user_guide/workflow.md) exist, and the
-library never imports the reproduction machinery."""
+"""The repository's shape as the README and the user guide state it: every public name the
+README shows imports, the layout's files (docs/user_guide/workflow.md) exist, and the two
+products stay apart: the library ``kclf`` never imports the workflow's code (the
+distribution kclf-workflow, ``workflow/src/kclf_workflow``), which uses the library's
+public names only."""
 
 import ast
 import importlib
@@ -35,9 +37,15 @@ def _paper_table_names():
     return sorted({n for c in cells for n in re.findall(r"`(\w+)`", c)})
 
 
-def _layout_paths():
-    """Files and folders of the ``kclf/`` tree in the user guide's layout section."""
-    block = LAYOUT_PAGE.split("```\nkclf/\n", 1)[1].split("```", 1)[0]
+#: the two products' trees on the layout page: the library and the workflow's code
+LAYOUT_ROOTS = ("kclf/", "workflow/src/kclf_workflow/")
+WORKFLOW_CODE = ROOT / "workflow" / "src" / "kclf_workflow"
+
+
+def _layout_paths(root="kclf/"):
+    """Files and folders of the ``root`` tree (one of :data:`LAYOUT_ROOTS`) in the user
+    guide's layout section."""
+    block = LAYOUT_PAGE.split(f"```\n{root}\n", 1)[1].split("```", 1)[0]
     paths, stack = [], []
     for line in block.splitlines():
         if not line.strip():
@@ -51,7 +59,7 @@ def _layout_paths():
             continue
         stack = stack[: indent // 2 - 1]
         for w in words:
-            paths.append("/".join(["kclf", *stack, w]).rstrip("/"))
+            paths.append("/".join([root.rstrip("/"), *stack, w]).rstrip("/"))
         if words[-1].endswith("/"):
             stack.append(words[-1].rstrip("/"))
     return paths
@@ -72,11 +80,28 @@ def test_every_estimator_of_the_paper_table_is_public(name):
     assert name in kclf.__all__ and hasattr(kclf, name)
 
 
-def test_the_layout_section_names_files_that_exist():
-    paths = _layout_paths()
-    assert "kclf/repro/methods.py" in paths and "kclf/repro/reports" in paths
+@pytest.mark.parametrize("root", LAYOUT_ROOTS)
+def test_the_layout_section_names_files_that_exist(root):
+    paths = _layout_paths(root)
+    assert len(paths) > 10, paths
     missing = [p for p in paths if not (ROOT / p).exists()]
     assert not missing, missing
+
+
+def test_the_layout_page_describes_the_two_products():
+    """Both trees are on the page, each module of the workflow's code is named in its tree,
+    and the page names the two distributions and their pyproject files."""
+    named = set(_layout_paths("workflow/src/kclf_workflow/"))
+    modules = {
+        str(p.relative_to(ROOT)).removesuffix("/__init__.py").removesuffix(".py")
+        for p in WORKFLOW_CODE.rglob("*.py")
+        if p.parent == WORKFLOW_CODE or p.name == "__init__.py"
+    }
+    top = {m for m in modules if m.count("/") <= 3 and m != "workflow/src/kclf_workflow"}
+    unnamed = {m for m in top if m not in {n.removesuffix(".py") for n in named}}
+    assert not unnamed, sorted(unnamed)
+    for text in ("kclf-workflow", "workflow/pyproject.toml", "pip install kclf"):
+        assert text in LAYOUT_PAGE, text
 
 
 def _imports(path):
@@ -90,20 +115,30 @@ def _imports(path):
     return out
 
 
-def test_the_library_never_imports_the_reproduction_machinery():
-    """Every module outside kclf/repro, the feature modules too (their shards and shard
-    files live in kclf.repro.shards), at any depth of the module (imports inside
-    functions count)."""
-    library = sorted(
-        p for p in (ROOT / "kclf").rglob("*.py") if "repro" not in p.relative_to(ROOT).parts
-    )
+def _library_modules():
+    return sorted((ROOT / "kclf").rglob("*.py"))
+
+
+def test_the_library_never_imports_the_workflow_code():
+    """No module of the library, the feature modules too (their shards and shard files
+    live in kclf_workflow.shards), imports the workflow's package at any depth of the
+    module (imports inside functions count), and none is left under kclf/repro."""
+    library = _library_modules()
     assert len(library) > 10 and ROOT / "kclf/features/hmm_kernel.py" in library
+    assert not (ROOT / "kclf" / "repro").exists()
     bad = {
-        str(p.relative_to(ROOT)): [m for m in _imports(p) if "repro" in m]
+        str(p.relative_to(ROOT)): [m for m in _imports(p) if m.split(".")[0] == "kclf_workflow"]
         for p in library
-        if any("repro" in m for m in _imports(p))
+        if any(m.split(".")[0] == "kclf_workflow" for m in _imports(p))
     }
     assert not bad, bad
+
+
+def test_the_import_check_sees_the_workflow_package(tmp_path):
+    """The check above finds an import of the workflow's package, inside a function too."""
+    module = tmp_path / "m.py"
+    module.write_text("def f():\n    from kclf_workflow.seeding import seed_for\n")
+    assert _imports(module) == ["kclf_workflow.seeding"]
 
 
 def _kclf_imports(path):
@@ -129,11 +164,12 @@ def _private(module, name):
     return any(p.startswith("_") and not p.startswith("__") for p in parts)
 
 
-def test_the_reproduction_layer_calls_the_public_api_only():
-    """Nothing under kclf/repro (nor the workflow's scripts) imports a private module or
-    name of the library (``kclf._search``, ``kclf.lspc._solver``, ``_fit``, ...), nor
-    calls a private attribute of another object: what the workflow runs, a user can."""
-    files = sorted((ROOT / "kclf" / "repro").rglob("*.py"))
+def test_the_workflow_code_calls_the_public_api_only():
+    """Nothing of the workflow's code (workflow/src/kclf_workflow, the workflow's scripts)
+    imports a private module or name of the library (``kclf._search``,
+    ``kclf.lspc._solver``, ``_fit``, ...), nor calls a private attribute of another
+    object: what the workflow runs, a user can."""
+    files = sorted(WORKFLOW_CODE.rglob("*.py"))
     files += sorted((ROOT / "workflow" / "scripts").glob("*.py"))
     assert len(files) > 40
     bad = {}
@@ -154,7 +190,7 @@ def test_the_reproduction_layer_calls_the_public_api_only():
 
 def test_the_private_check_sees_relative_and_private_imports():
     """The check above resolves relative imports and flags a private module or name."""
-    path = ROOT / "kclf" / "repro" / "experiments" / "multitask_auc.py"
+    path = WORKFLOW_CODE / "experiments" / "multitask_auc.py"
     found = _kclf_imports(path)
     assert ("kclf", "PlattScaled") in found and ("kclf.model_selection", "best_index") in found
     assert _private("kclf._search", "best_index") and _private("kclf.lspc._solver", None)

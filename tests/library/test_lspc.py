@@ -7,7 +7,7 @@ from kclf._folds import cv_folds
 from kclf._scoring import score_proba
 from kclf.kernels import gram, grams, rbf_kernel
 from kclf.lspc import LSPC
-from kclf.repro.experiments.lspc_toy import run_trial
+from kclf_workflow.experiments.lspc_toy import run_trial
 
 
 def blobs(n=80, seed=0, d=3, c=2):

@@ -214,7 +214,7 @@ def test_sklearn_compatible_precomputed(estimator, check):
 def _ringnorm_split(seed=20101122, r=0):
     """Breiman's ringnorm as in the IDA benchmark: 7400 patterns, standardised per
     feature over the pattern set, realisation r of 400 training / 7000 test points."""
-    from kclf.repro.datasets import ida
+    from kclf_workflow.datasets import ida
 
     X, y = ida.generate("ringnorm", seed)
     X = (X - X.mean(axis=0)) / X.std(axis=0)

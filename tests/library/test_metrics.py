@@ -15,7 +15,7 @@ from kclf.metrics import (
     probability_metrics,
     reliability_curve,
 )
-from kclf.repro.records import calibration_records
+from kclf_workflow.records import calibration_records
 
 # --- hand-computed values on tiny inputs -------------------------------------------------
 

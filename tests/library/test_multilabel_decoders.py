@@ -16,9 +16,9 @@ import pytest
 from kclf.corrlog import CorrLog
 from kclf.metrics import MULTILABEL_METRICS as METRICS
 from kclf.metrics import multilabel_scores
-from kclf.repro.experiments import multilabel as ml
-from kclf.repro.reports import multilabel as mlr
-from kclf.repro.reports.tables import format_cell
+from kclf_workflow.experiments import multilabel as ml
+from kclf_workflow.reports import multilabel as mlr
+from kclf_workflow.reports.tables import format_cell
 
 CFG = {
     "folds": 2,

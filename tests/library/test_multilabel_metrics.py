@@ -6,8 +6,8 @@ import pytest
 
 from kclf.metrics import MULTILABEL_METRICS as METRICS
 from kclf.metrics import multilabel_scores
-from kclf.repro.experiments.multilabel import fit_method, make_toy
-from kclf.repro.reports.multilabel import write_table
+from kclf_workflow.experiments.multilabel import fit_method, make_toy
+from kclf_workflow.reports.multilabel import write_table
 
 Y_TRUE = np.array([[1, 0], [1, 1], [0, 0]])
 Y_PRED = np.array([[1, 1], [1, 1], [0, 0]])

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kclf.repro.records import calibration_records, record, write_records
-from kclf.repro.reports.auc import TIME_ROW, auc_time_table, write_auc_report
+from kclf_workflow.records import calibration_records, record, write_records
+from kclf_workflow.reports.auc import TIME_ROW, auc_time_table, write_auc_report
 
 METHODS = ["LSPC-new", "KLR", "SVC"]
 TASKS = ["aeroplane", "bicycle", "bird"]
@@ -127,7 +127,7 @@ def test_caption_names_a_non_paper_lspc_new_variant():
     """The records' params say which LSPC-new ran: the paper's method (or records without
     the keys) add nothing, any other setting is named once, and a table mixing two
     variants names both."""
-    from kclf.repro.reports.tables import variant_note
+    from kclf_workflow.reports.tables import variant_note
 
     def recs(*params):
         return pd.DataFrame(

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import soundfile as sf
 
-from kclf.repro.datasets.audio_collections import (
+from kclf_workflow.datasets.audio_collections import (
     COLUMNS,
     ESC50_ARCHIVE,
     fetch_esc50,
@@ -21,7 +21,7 @@ from kclf.repro.datasets.audio_collections import (
     tag_matrix,
     top_tags,
 )
-from kclf.repro.datasets.synthetic_audio import EVENT_KINDS, make_synthetic_collection
+from kclf_workflow.datasets.synthetic_audio import EVENT_KINDS, make_synthetic_collection
 
 URBAN = "urbansound8k_sample/UrbanSound8K"
 
@@ -157,8 +157,8 @@ def test_esc50_layout(tmp_path):
 
 
 def test_fetch_esc50_from_a_mirror_archive(tmp_path):
-    from kclf.repro.download import ChecksumError
-    from kclf.repro.files import file_sha256
+    from kclf_workflow.download import ChecksumError
+    from kclf_workflow.files import file_sha256
 
     _esc50_tree(tmp_path / "src" / "ESC-50-master")
     mirror = tmp_path / "mirror"

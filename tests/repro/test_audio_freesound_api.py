@@ -11,9 +11,10 @@ from urllib.parse import parse_qs, urlparse
 import numpy as np
 import pytest
 import soundfile as sf
+from freesound_api import fetch_freesound_by_tags
 
 from kclf.features.audio import AudioFeatureConfig, clip_features
-from kclf.repro.datasets.audio_collections import fetch_freesound_by_tags, load_freesound_folder
+from kclf_workflow.datasets.audio_collections import load_freesound_folder
 
 TOKEN = "test-token-123"
 

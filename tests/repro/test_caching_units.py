@@ -17,9 +17,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kclf.repro.files import atomic_directory, atomic_write, save_npz
-from kclf.repro.records import record
-from kclf.repro.seeding import chunk_trials
+from kclf_workflow.files import atomic_directory, atomic_write, save_npz
+from kclf_workflow.records import record
+from kclf_workflow.seeding import chunk_trials
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,8 +36,8 @@ def test_chunk_labels():
 
 
 def test_lspc_toy_and_multilabel_trials_do_not_depend_on_the_count():
-    from kclf.repro.experiments.lspc_toy import make_samples
-    from kclf.repro.experiments.multilabel import make_toy, trial_indices
+    from kclf_workflow.experiments.lspc_toy import make_samples
+    from kclf_workflow.experiments.multilabel import make_toy, trial_indices
 
     all3, only2 = make_samples(5, 3, 10, 10), make_samples(5, [2], 10, 10)
     assert set(only2) == {"X_2", "y_2", "Xt_2", "yt_2"}
@@ -50,8 +50,8 @@ def test_lspc_toy_and_multilabel_trials_do_not_depend_on_the_count():
 
 
 def test_mgpc_ida_and_multiclass_splits_do_not_depend_on_the_count():
-    from kclf.repro.datasets.ida import stratified_splits
-    from kclf.repro.experiments import mgpc, multiclass
+    from kclf_workflow.datasets.ida import stratified_splits
+    from kclf_workflow.experiments import mgpc, multiclass
 
     y = np.repeat([0, 1], [40, 60])
     full = mgpc.make_splits(y, 4, 3, "digits/3v8")
@@ -77,7 +77,7 @@ def test_mgpc_ida_and_multiclass_splits_do_not_depend_on_the_count():
 
 
 def test_manifest_round_trip_with_size_time_and_content_hash(tmp_path):
-    from kclf.repro.manifests import manifest_rows, read_manifest, write_manifest
+    from kclf_workflow.manifests import manifest_rows, read_manifest, write_manifest
 
     files = []
     for k, payload in enumerate([b"abc", b"", b"x" * 5000]):
@@ -214,7 +214,7 @@ def test_truncated_wav_is_a_bad_clip(tmp_path):
 
 
 def test_average_row_coverage_is_stated_and_warned(caplog):
-    from kclf.repro.reports.auc import coverage_note
+    from kclf_workflow.reports.auc import coverage_note
 
     rows = [
         record("d", t, "LSPC-new", trial, "auc", 0.8)

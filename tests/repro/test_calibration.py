@@ -1,12 +1,12 @@
-"""kclf.repro.reports.calibration: tables and pooled reliability diagrams from records alone."""
+"""kclf_workflow.reports.calibration: tables and pooled reliability diagrams from records alone."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from kclf.metrics import probability_metrics, reliability_curve
-from kclf.repro.records import calibration_records, read_records, write_records
-from kclf.repro.reports.calibration import (
+from kclf_workflow.records import calibration_records, read_records, write_records
+from kclf_workflow.reports.calibration import (
     calibration_table,
     pool_reliability,
     reliability_figure,

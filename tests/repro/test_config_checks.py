@@ -1,12 +1,12 @@
-"""The config's rules between keys (kclf.repro.config_checks), each without a dry run: a
+"""The config's rules between keys (kclf_workflow.config_checks), each without a dry run: a
 good config passes, a bad one raises one line naming the key."""
 
 from __future__ import annotations
 
 import pytest
 
-from kclf.repro import config_checks as checks
-from kclf.repro.config_checks import ConfigError
+from kclf_workflow import config_checks as checks
+from kclf_workflow.config_checks import ConfigError
 
 VOC = {"source": "synthetic", "voc_root": None, "image_folder": None, "classes": None}
 
@@ -76,3 +76,35 @@ def test_user_datasets_are_names_under_datasets_with_their_files(tmp_path):
         checks.user_datasets("ida", ["scene"], user, builtin)
     with pytest.raises(ConfigError, match=r"'datasets.gone.path': no file .*b$"):
         checks.user_datasets("ida", ["gone"], user, builtin)
+
+
+def test_folds_must_fit_every_sets_smallest_class():
+    from kclf_workflow.config_checks import folds_fit_classes
+
+    folds_fit_classes("benchmark.folds", 50, {"iris": 50, "wine": 48} | {"wine": 50})
+    with pytest.raises(ConfigError) as err:
+        folds_fit_classes("benchmark.folds", 49, {"iris": 50, "wine": 48})
+    msg = str(err.value)
+    assert msg.startswith("invalid config: key 'benchmark.folds': 49 folds exceed the 48 rows")
+    assert "smallest class of wine" in msg and len(msg.splitlines()) == 1
+
+
+def test_the_benchmark_plan_checks_the_folds_against_keel_and_user_sets(tmp_path):
+    from kclf_workflow.datasets import keel
+    from kclf_workflow.plans.benchmark import BenchmarkPlan
+
+    csv = tmp_path / "two.csv"
+    csv.write_text("a,y\n1,0\n2,0\n3,1\n4,1\n5,1\n")
+    user = {"two": {"format": "csv", "path": str(csv), "label": "y"}}
+    cfg = {"datasets": ["iris", "two"], "folds": 2}
+    plan = BenchmarkPlan(cfg, user=user)
+    assert plan.smallest_class("iris") == keel.SMALLEST_CLASS["iris"] == 50
+    assert plan.smallest_class("two") == 2
+    plan.check_folds()
+    with pytest.raises(ConfigError, match="3 folds exceed the 2 rows of the smallest class of two"):
+        BenchmarkPlan({**cfg, "folds": 3}, user=user).check_folds()
+    with pytest.raises(ConfigError, match="1000 folds exceed the 50 rows .* of iris"):
+        BenchmarkPlan({**cfg, "folds": 1000}, user=user).check_folds()
+    # a train: + test: split is one fold of its own: nothing to check
+    split = {"two": {"format": "csv", "path": None, "train": str(csv), "test": str(csv)}}
+    assert BenchmarkPlan(cfg, user=split).smallest_class("two") is None

@@ -7,12 +7,12 @@ import re
 import numpy as np
 import pytest
 
-from kclf.repro.datasets.audio_collections import read_tag_file, write_tag_file
-from kclf.repro.files import save_npz
-from kclf.repro.manifests import read_manifest, write_manifest
-from kclf.repro.provenance import read_benchmark
-from kclf.repro.readers import load_json, load_npz, read_text
-from kclf.repro.records import read_records, record, write_records
+from kclf_workflow.datasets.audio_collections import read_tag_file, write_tag_file
+from kclf_workflow.files import save_npz
+from kclf_workflow.manifests import read_manifest, write_manifest
+from kclf_workflow.provenance import read_benchmark
+from kclf_workflow.readers import load_json, load_npz, read_text
+from kclf_workflow.records import read_records, record, write_records
 
 
 def assert_one_clear_line(exc, path):
@@ -114,7 +114,7 @@ def test_cut_json_text_manifest_tag_and_benchmark_files_name_themselves(tmp_path
     cases.append((listing, read_text))
     manifest = tmp_path / "shard_0.tsv"
     (tmp_path / "img.jpg").write_bytes(b"jpeg")
-    from kclf.repro.manifests import manifest_rows
+    from kclf_workflow.manifests import manifest_rows
 
     write_manifest(manifest, manifest_rows(["img"], [tmp_path / "img.jpg"]))
     cases.append((manifest, read_manifest))

@@ -1,4 +1,4 @@
-"""kclf.repro.download against a real HTTP server on 127.0.0.1 started by the test."""
+"""kclf_workflow.download against a real HTTP server on 127.0.0.1 started by the test."""
 
 import hashlib
 import http.server
@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kclf.repro.download import ChecksumError, DownloadError, fetch, untar
-from kclf.repro.files import file_sha256
+from kclf_workflow.download import ChecksumError, DownloadError, fetch, untar
+from kclf_workflow.files import file_sha256
 
 PAYLOAD = b"x1,x2,y\n0.5,1.5,1\n-0.5,0.25,-1\n"
 SHA = hashlib.sha256(PAYLOAD).hexdigest()
@@ -152,6 +152,30 @@ def test_corrupt_mirror_file_is_an_error_and_not_cached(server, tmp_path):
     assert server.requests == []
 
 
+def test_a_checksum_message_names_what_was_deleted_and_what_was_kept(server, tmp_path):
+    """A bad mirror file is kept and named; the mismatching cached copy it was meant to
+    replace is named as deleted (not "file deleted" after the mirror's path); a bad
+    download says it was deleted and that nothing is cached."""
+    mirror, cache = tmp_path / "mirror", tmp_path / "cache"
+    mirror.mkdir()
+    cache.mkdir()
+    (mirror / "data.csv").write_bytes(PAYLOAD + b"tampered")
+    (cache / "data.csv").write_bytes(b"half a fil")
+    with pytest.raises(ChecksumError) as err:
+        fetch(f"{server.url}/data.csv", SHA, cache_dir=cache, mirror=mirror)
+    msg = str(err.value)
+    cached = (cache / "data.csv").resolve()
+    assert f"mirror file {mirror / 'data.csv'}: expected sha256 {SHA}" in msg
+    assert f"the mirror's file is kept, not copied; the cached copy {cached}" in msg
+    assert msg.endswith("was deleted)") and "file deleted" not in msg
+    assert (mirror / "data.csv").is_file() and not cached.exists()
+    with pytest.raises(ChecksumError) as err:
+        fetch(f"{server.url}/data.csv", WRONG, cache_dir=tmp_path / "other")
+    msg = str(err.value)
+    other = (tmp_path / "other" / "data.csv").resolve()
+    assert msg.endswith(f"(the download was deleted; nothing is cached at {other})"), msg
+
+
 def test_corrupt_cache_is_replaced(server, tmp_path):
     cache = tmp_path / "cache"
     cache.mkdir()
@@ -163,9 +187,9 @@ def test_corrupt_cache_is_replaced(server, tmp_path):
 
 def test_unknown_hash_is_logged_and_then_cached(server, tmp_path, caplog):
     url = f"{server.url}/data.csv"
-    with caplog.at_level(logging.WARNING, logger="kclf.repro.download"):
+    with caplog.at_level(logging.WARNING, logger="kclf_workflow.download"):
         path = fetch(url, None, cache_dir=tmp_path / "cache")
-    assert any(SHA in r.getMessage() for r in caplog.records if r.name == "kclf.repro.download")
+    assert any(SHA in r.getMessage() for r in caplog.records if r.name == "kclf_workflow.download")
     assert fetch(url, "print", cache_dir=tmp_path / "cache") == path
     assert server.requests == ["/data.csv"]
 
@@ -183,7 +207,7 @@ def test_unknown_hash_reaches_stderr_or_the_rule_log(server, tmp_path, as_rule):
     script = (
         "import sys, types\n"
         + (rule if as_rule else "")
-        + "from kclf.repro.download import fetch\n"
+        + "from kclf_workflow.download import fetch\n"
         + f"fetch({server.url + '/data.csv'!r}, None, cache_dir={str(tmp_path / 'c')!r})\n"
     )
     proc = subprocess.run(
@@ -196,7 +220,7 @@ def test_unknown_hash_reaches_stderr_or_the_rule_log(server, tmp_path, as_rule):
     )
     assert proc.returncode == 0, proc.stderr
     if as_rule:
-        assert f"WARNING kclf.repro.download: sha256 of {server.url}" in log.read_text()
+        assert f"WARNING kclf_workflow.download: sha256 of {server.url}" in log.read_text()
         assert SHA in log.read_text()
     else:
         assert SHA in proc.stderr

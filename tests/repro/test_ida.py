@@ -9,8 +9,8 @@ import pytest
 import scipy.io
 from scipy.stats import norm
 
-from kclf.repro.datasets import breiman, ida
-from kclf.repro.experiments import ida as protocol
+from kclf_workflow.datasets import breiman, ida
+from kclf_workflow.experiments import ida as protocol
 
 
 def test_twonorm_matches_its_definition_and_bayes_error():
@@ -143,8 +143,8 @@ def test_protocol_takes_the_median_of_the_five_best():
 
 
 def test_report_tables_and_agreement_counts(tmp_path):
-    from kclf.repro.records import record, write_records
-    from kclf.repro.reports.ida import write_report
+    from kclf_workflow.records import record, write_records
+    from kclf_workflow.reports.ida import write_report
 
     ref_err = tmp_path / "err.csv"
     cols = ["maplp", "svm", "kmap", "rbf", "ab", "abr", "kfd"]
@@ -240,7 +240,7 @@ def test_probability_records_equal_a_direct_computation(tiny_ida_records, direct
 
     import pandas as pd
 
-    from kclf.repro.seeding import seed_for
+    from kclf_workflow.seeding import seed_for
 
     X, y = ida.generate("twonorm", 0, n_patterns=240)
     train, test = ida.stratified_splits(y, "twonorm", 0, 60, 120, 2)
@@ -283,8 +283,8 @@ def test_svm_probabilities_are_platt_scaled_and_seeded():
 
 
 def _ida_report(tmp_path, rows, name):
-    from kclf.repro.records import write_records
-    from kclf.repro.reports.ida import write_report
+    from kclf_workflow.records import write_records
+    from kclf_workflow.reports.ida import write_report
 
     folder = tmp_path / name
     folder.mkdir()
@@ -313,7 +313,7 @@ def _synthetic_predictions():
 
 def _synthetic_calibrated_rows(seconds):
     """Error, timing and calibration records of two datasets x two methods, 3 trials."""
-    from kclf.repro.records import calibration_records, record
+    from kclf_workflow.records import calibration_records, record
 
     rows = []
     for ds, m, t, y, p in _synthetic_predictions():
@@ -375,7 +375,7 @@ def test_lspc_new_variant_runs_in_the_search_and_the_fits_and_is_recorded():
     from sklearn.model_selection import StratifiedKFold
 
     from kclf import LSPC, LSPCCV
-    from kclf.repro.seeding import seed_for
+    from kclf_workflow.seeding import seed_for
 
     X, y = ida.generate("twonorm", 0, n_patterns=200)
     y = np.where(np.arange(y.size) % 3 == 0, y, 0)  # imbalanced, so the weights matter

@@ -5,7 +5,7 @@ import logging
 
 import pytest
 
-from kclf.repro.progress import Progress
+from kclf_workflow.progress import Progress
 
 
 def test_every_unit_with_every_zero(caplog):

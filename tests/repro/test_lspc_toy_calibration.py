@@ -9,12 +9,13 @@ import pytest
 
 from kclf.lspc import LSPC
 from kclf.lspc._solver import round_outputs
-from kclf.repro.experiments.lspc_toy import METHODS, calibration_proba, fit_method, make_samples
-from kclf.repro.records import write_records
-from kclf.repro.reports.lspc_toy import write_report
+from kclf_workflow.experiments.lspc_toy import METHODS, calibration_proba, fit_method, make_samples
+from kclf_workflow.methods import spec
+from kclf_workflow.records import write_records
+from kclf_workflow.reports.lspc_toy import write_report
 
 CALIBRATION = {"log_loss", "brier", "ece", "ece_mass", "n_clipped", "n_scored", "n_repaired"}
-NAMES = [name for name, _ in METHODS.values()]
+NAMES = list(METHODS.values())
 N_TEST = 25  # per class
 
 
@@ -60,7 +61,8 @@ def test_calibration_records_equal_a_direct_computation(toy_run, direct_metrics)
     out, records, _ = toy_run
     df = pd.concat(pd.read_csv(f) for f in records)
     samples = make_samples(5, 2, n_train_per_class=30, n_test_per_class=N_TEST)
-    for name, rounding in METHODS.values():
+    for key, name in METHODS.items():
+        rounding = spec("lspc_toy", key).options["rounding"]
         for t in range(2):
             mine = df[(df["method"] == name) & (df["trial"] == t)]
             got = mine.set_index("metric")["value"]
@@ -140,7 +142,7 @@ def test_lspc_new_variant_is_searched_recorded_and_captioned(tmp_path):
     import json
 
     from kclf import LSPCCV
-    from kclf.repro.seeding import seed_for
+    from kclf_workflow.seeding import seed_for
 
     samples = make_samples(5, 1, n_train_per_class=30, n_test_per_class=N_TEST)
     variant = {"basis": "classwise", "class_weight": "balanced"}

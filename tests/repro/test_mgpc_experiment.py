@@ -15,7 +15,7 @@ def _data(n=60, p=4, seed=0):
 
 
 def test_splits_are_stratified_seeded_and_capped():
-    from kclf.repro.experiments.mgpc import make_splits
+    from kclf_workflow.experiments.mgpc import make_splits
 
     y = np.r_[np.zeros(60, int), np.ones(40, int)]
     a = make_splits(y, 4, 7, "digits/3v8")
@@ -28,7 +28,7 @@ def test_splits_are_stratified_seeded_and_capped():
 
 
 def test_error_rates_by_hand():
-    from kclf.repro.experiments.mgpc import error_rates
+    from kclf_workflow.experiments.mgpc import error_rates
 
     y = np.array([1, 1, 1, 1, 0, 0, 0, 0, 0, 0])
     p = np.array([1, 0, 1, 1, 0, 1, 1, 0, 0, 0])
@@ -36,7 +36,7 @@ def test_error_rates_by_hand():
 
 
 def test_digits_task_and_bad_names():
-    from kclf.repro.experiments.mgpc import digits_task
+    from kclf_workflow.experiments.mgpc import digits_task
 
     images, y = digits_task("3v8")
     d = load_digits()
@@ -50,10 +50,11 @@ def test_digits_task_and_bad_names():
 def test_experiment_and_report_end_to_end(tmp_path, direct_metrics):
     import pandas as pd
 
-    from kclf.repro.experiments.mgpc import METHODS, _fit, features, gpy_available, prepare, run
-    from kclf.repro.records import read_records, write_records
-    from kclf.repro.reports.mgpc import calibration_report, plot_lambda, plot_roc, write_tables
-    from kclf.repro.seeding import seed_for
+    from kclf_workflow.estimators import gpy_available
+    from kclf_workflow.experiments.mgpc import METHODS, _fit, features, prepare, run
+    from kclf_workflow.records import read_records, write_records
+    from kclf_workflow.reports.mgpc import calibration_report, plot_lambda, plot_roc, write_tables
+    from kclf_workflow.seeding import seed_for
 
     # GPy EP where GPy is installed (its skip: test_gpy_ep_without_gpy_is_skipped_with_a_note)
     ran = {m: name for m, name in METHODS.items() if m != "gpy_ep" or gpy_available()}
@@ -141,11 +142,12 @@ def test_experiment_and_report_end_to_end(tmp_path, direct_metrics):
 
 
 def test_gpy_ep_without_gpy_is_skipped_with_a_note(tmp_path, monkeypatch):
-    from kclf.repro.experiments import mgpc as experiment
-    from kclf.repro.records import write_records
-    from kclf.repro.reports.mgpc import plot_roc, skipped_methods, write_tables
+    from kclf_workflow import estimators
+    from kclf_workflow.experiments import mgpc as experiment
+    from kclf_workflow.records import write_records
+    from kclf_workflow.reports.mgpc import plot_roc, skipped_methods, write_tables
 
-    monkeypatch.setattr(experiment, "gpy_available", lambda: False)
+    monkeypatch.setattr(estimators, "gpy_available", lambda: False)
     data = experiment.prepare("digits", "1v7", 3, 2, max_train=40)
     X = experiment.features(data, "binarization")
     cfg = {"sigma_factors": [1.0], "length_scale_factors": [1.0], "amplitudes": [16.0]}
@@ -160,7 +162,7 @@ def test_gpy_ep_without_gpy_is_skipped_with_a_note(tmp_path, monkeypatch):
         files.append(folder / f"{method}_0-1")
     curves = [f"{f}.npz" for f in files]
     skipped = skipped_methods(curves)
-    assert skipped == {"GPy EP": experiment.GPY_MISSING}
+    assert skipped == {"GPy EP": estimators.GPY_MISSING}
     write_tables([f"{f}.csv" for f in files], None, str(tmp_path / "mgpc_errors"), skipped=skipped)
     md = (tmp_path / "mgpc_errors.md").read_text()
     assert "Not run: GPy EP: GPy is not installed" in md
@@ -171,7 +173,7 @@ def test_gpy_ep_without_gpy_is_skipped_with_a_note(tmp_path, monkeypatch):
 
 def test_gpy_ep_classifier_when_gpy_is_installed():
     pytest.importorskip("GPy")
-    from kclf.repro.experiments.mgpc import GPyEPClassifier
+    from kclf_workflow.estimators import GPyEPClassifier
 
     X, y, Xt = _data(40)
     state = np.random.get_state()  # noqa: NPY002
@@ -188,7 +190,7 @@ def test_gpy_ep_classifier_when_gpy_is_installed():
 def test_a_list_of_feature_maps_from_the_config_is_searched_by_the_evidence():
     # the schema lets mgpc.n_centers be a list (e.g. [20, null]); the record names the
     # map the evidence chose, and the model is the one that map gives alone
-    from kclf.repro.experiments.mgpc import _fit, features, prepare
+    from kclf_workflow.experiments.mgpc import _fit, features, prepare
 
     cfg = {"sigma_factors": [1.0], "length_scale_factors": [1.0], "amplitudes": [16.0]}
     data = prepare("digits", "1v7", 3, 2, max_train=60)

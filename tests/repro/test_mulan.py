@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kclf.repro.datasets.mulan import (
+from kclf_workflow.datasets.mulan import (
     SCENE_LABELS,
     fetch_scene,
     load_arff_multilabel,
@@ -126,7 +126,7 @@ def _can_extract_rar():
 
 
 def test_extract_rar_and_find_nested_scene(tmp_path):
-    from kclf.repro.datasets.mulan import extract_rar, find_scene_root
+    from kclf_workflow.datasets.mulan import extract_rar, find_scene_root
 
     if not _can_extract_rar():
         pytest.skip("no RAR extractor: pip install libarchive-c (or bsdtar/unar/unrar/7z)")

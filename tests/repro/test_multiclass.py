@@ -10,16 +10,17 @@ import pandas as pd
 import pytest
 
 from kclf.klr import KernelLogisticRegression
-from kclf.repro.datasets.isolet import N_FEATURES, load_isolet_mat, parse_isolet, read_isolet
-from kclf.repro.experiments.multiclass import (
+from kclf_workflow.datasets.isolet import N_FEATURES, load_isolet_mat, parse_isolet, read_isolet
+from kclf_workflow.experiments.multiclass import (
     METHODS,
     cost_curve,
     make_estimator,
     prepare,
     run_trial,
 )
-from kclf.repro.records import read_records, write_records
-from kclf.repro.reports.multiclass import (
+from kclf_workflow.methods import spec
+from kclf_workflow.records import read_records, write_records
+from kclf_workflow.reports.multiclass import (
     multiclass_table,
     predicted_cost,
     write_multiclass_time,
@@ -27,6 +28,16 @@ from kclf.repro.reports.multiclass import (
 )
 
 CALIBRATION = {"log_loss", "brier", "ece", "ece_mass", "n_clipped", "n_scored"}
+#: the tiny grids of these tests, by the config key each method's spec reads
+GRIDS = {"lams": [0.01], "lspc_lams": [0.1], "svc_Cs": [10.0]}
+
+
+def grid_of(method, grids=GRIDS):
+    """The grid ``method`` searches in these tests: its spec's key of ``grids``."""
+    (key,) = spec("multiclass", method).grid
+    return grids[key]
+
+
 PROBABILISTIC = ("klr_pairwise", "klr_ovr", "lspc_new")
 REFERENCE = pd.DataFrame(
     [
@@ -105,7 +116,7 @@ def test_digits_protocol_partitions_and_subsamples():
 
 def test_trial_records_and_coupled_rows_are_distributions():
     d = prepare("digits", 1, 3, per_class=12)
-    rows = run_trial(d, 0, "klr_pairwise", 1, "digits", [1.0], [0.01], [0.1], [10.0], 2)
+    rows = run_trial(d, 0, "klr_pairwise", 1, "digits", [1.0], grid_of("klr_pairwise"), 2)
     metrics = {r["metric"]: r["value"] for r in rows}
     assert {"error", "fit_seconds", "search_seconds"} | CALIBRATION <= set(metrics)
     assert metrics["error"] < 0.3
@@ -113,10 +124,10 @@ def test_trial_records_and_coupled_rows_are_distributions():
     P = clf.predict_proba(d["X"][d["test"][0]])
     assert np.all(P >= 0)
     np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-8)
-    svc = run_trial(d, 0, "svc", 1, "digits", [1.0], [0.01], [0.1], [10.0], 2)
+    svc = run_trial(d, 0, "svc", 1, "digits", [1.0], grid_of("svc"), 2)
     assert not CALIBRATION & {r["metric"] for r in svc}
     with pytest.raises(ValueError, match="unknown method"):
-        run_trial(d, 0, "knn", 1, "digits", [1.0], [0.01], [0.1], [10.0], 2)
+        run_trial(d, 0, "knn", 1, "digits", [1.0], [0.1], 2)
 
 
 def test_predicted_cost_ratio_is_the_papers():
@@ -142,7 +153,7 @@ def test_cost_curve_and_table(tmp_path):
     recs = []
     for m in ("klr_ovr", "lspc_new"):
         for t in range(2):
-            recs += run_trial(d, t, m, 1, "digits", [1.0], [0.01], [0.1], [10.0], 2)
+            recs += run_trial(d, t, m, 1, "digits", [1.0], grid_of(m), 2)
     summary, md, tex, caption = multiclass_table(pd.DataFrame(recs), REFERENCE, "digits", 3, 20)
     assert "paper ISOLET: kLOGREG pairwise" in md.index
     assert md.loc["paper ISOLET: kLOGREG pairwise", "test error [%]"] == "3.00"
@@ -168,7 +179,7 @@ def tiny_records():
     rows = []
     for m in (*PROBABILISTIC, "svc"):
         for t in range(2):
-            rows += run_trial(d, t, m, 3, "digits", [1.0], [0.01], [0.1], [10.0], 2, n_bins=5)
+            rows += run_trial(d, t, m, 3, "digits", [1.0], grid_of(m), 2, n_bins=5)
     return pd.DataFrame(rows)
 
 
@@ -291,15 +302,13 @@ def test_lspc_new_variant_reaches_the_search_and_the_fit_and_is_recorded():
 
     from kclf import LSPC, LSPCCV
     from kclf.kernels import median_sigma
-    from kclf.repro.seeding import seed_for
+    from kclf_workflow.seeding import seed_for
 
     d = prepare("digits", 1, 3, per_class=12)
     tr, te = d["train"][0], d["test"][0]
     X, y = d["X"], d["y"]
     variant = {"basis": "classwise", "class_weight": None}
-    rows = run_trial(
-        d, 0, "lspc_new", 1, "digits", [0.5, 1.0], [0.01], [0.01, 0.1], [10.0], 2, variant=variant
-    )
+    rows = run_trial(d, 0, "lspc_new", 1, "digits", [0.5, 1.0], [0.01, 0.1], 2, variant=variant)
     rs = seed_for(1, "multiclass", "digits", "cv", 0)
     sigmas = median_sigma(X[tr]) * np.array([0.5, 1.0])
     search = LSPCCV(sigmas=sigmas, lams=[0.01, 0.1], cv=2, random_state=rs, basis="classwise")
@@ -316,5 +325,5 @@ def test_lspc_new_variant_reaches_the_search_and_the_fit_and_is_recorded():
         "lam": search.lam_,
         **variant,
     }
-    plain = run_trial(d, 0, "lspc_new", 1, "digits", [0.5, 1.0], [0.01], [0.01, 0.1], [10.0], 2)
+    plain = run_trial(d, 0, "lspc_new", 1, "digits", [0.5, 1.0], [0.01, 0.1], 2)
     assert "basis" not in json.loads(plain[0]["params"])

@@ -1,5 +1,5 @@
 """Probability quality in the multilabel family: every method's per-label probabilities on the test
-part become calibration records (kclf.repro.records.calibration_records, one task per label),
+part become calibration records (kclf_workflow.records.calibration_records, one task per label),
 and the report writes the calibration table (one row per method), the reliability
 diagram and the separate training-time table."""
 
@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 from kclf.corrlog import belief_propagation as bp
-from kclf.repro.experiments import multilabel as ml
-from kclf.repro.reports import multilabel as mlr
+from kclf_workflow.experiments import multilabel as ml
+from kclf_workflow.reports import multilabel as mlr
 
 CFG = {
     "folds": 2,

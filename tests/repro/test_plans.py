@@ -1,4 +1,4 @@
-"""The workflow's parse-time decisions (kclf.repro.plans), each without Snakemake: the
+"""The workflow's parse-time decisions (kclf_workflow.plans), each without Snakemake: the
 blocks of the default config with their schema defaults, and small folders standing in
 for a mirror, a VOCdevkit, an image folder or an audio collection."""
 
@@ -13,18 +13,18 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
-from kclf.repro.config_checks import ConfigError
-from kclf.repro.datasets import synthetic_audio, synthetic_voc
-from kclf.repro.datasets.audio_collections import ESC50_ARCHIVE
-from kclf.repro.plans import common
-from kclf.repro.plans.audio import AudioPlan
-from kclf.repro.plans.benchmark import BenchmarkPlan
-from kclf.repro.plans.ida import IdaPlan
-from kclf.repro.plans.multiclass import MulticlassPlan
-from kclf.repro.plans.multilabel import MultilabelPlan
-from kclf.repro.plans.voc import VocPlan
-from kclf.repro.seeding import chunk_trials
-from kclf.repro.shards import shard_of
+from kclf_workflow.config_checks import ConfigError
+from kclf_workflow.datasets import synthetic_audio, synthetic_voc
+from kclf_workflow.datasets.audio_collections import ESC50_ARCHIVE
+from kclf_workflow.plans import common
+from kclf_workflow.plans.audio import AudioPlan
+from kclf_workflow.plans.benchmark import BenchmarkPlan
+from kclf_workflow.plans.ida import IdaPlan
+from kclf_workflow.plans.multiclass import MulticlassPlan
+from kclf_workflow.plans.multilabel import MultilabelPlan
+from kclf_workflow.plans.voc import VocPlan
+from kclf_workflow.seeding import chunk_trials
+from kclf_workflow.shards import shard_of
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "workflow" / "schemas"
@@ -58,11 +58,13 @@ def test_trial_chunks_cover_every_trial_once_and_read_back():
 
 def test_fit_keys_add_the_low_rank_basis_and_the_variant_only_where_read():
     exp = {"n_basis": None, "lspc_new": {"basis": "classwise"}}
-    assert common.fit_keys(exp, "lspc", ["folds"]) == ["folds"]
-    assert common.fit_keys(exp, "lspc_new", ["folds"]) == ["folds", "lspc_new"]
+    assert common.fit_keys("auc", exp, "lspc", ["folds"]) == ["folds"]
+    assert common.fit_keys("auc", exp, "lspc_new", ["folds"]) == ["folds", "lspc_new"]
     exp["n_basis"] = 50
-    assert common.fit_keys(exp, "lspc", ["folds"]) == ["folds", "n_basis"]
-    assert common.fit_keys(exp, "klr", ["folds"]) == ["folds"]
+    assert common.fit_keys("auc", exp, "lspc", ["folds"]) == ["folds", "n_basis"]
+    assert common.fit_keys("auc", exp, "klr", ["folds"]) == ["folds"]
+    assert common.fit_keys("ida", exp, "svm", ["folds"]) == ["folds"]
+    assert common.fit_keys("lspc_toy", exp, "lspc_prime", ["folds"]) == ["folds", "n_basis"]
     assert common.pick({"a": 1, "b": 2, "c": 3}, ["c", "a"]) == {"c": 3, "a": 1}
 
 

@@ -1,4 +1,4 @@
-"""kclf.repro.provenance: config hash, git, package versions, machine, benchmark run times."""
+"""kclf_workflow.provenance: config hash, git, package versions, machine, benchmark run times."""
 
 import hashlib
 import json
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kclf import __version__
-from kclf.repro import provenance
+from kclf_workflow import provenance
 
 ROOT = Path(__file__).resolve().parents[2]
 SNAKEMAKE = Path(sys.executable).parent / "snakemake"

@@ -1,11 +1,11 @@
-"""make run's resuming wrapper (kclf.repro.resume): whose lock is whose."""
+"""make run's resuming wrapper (kclf_workflow.resume): whose lock is whose."""
 
 import os
 from pathlib import Path
 
 import pytest
 
-from kclf.repro import resume
+from kclf_workflow import resume
 
 
 def test_the_folder_is_the_directory_argument_or_the_working_one(tmp_path):

@@ -1,4 +1,4 @@
-"""Config schemas read with their shared definitions inlined (kclf.repro.schemas)."""
+"""Config schemas read with their shared definitions inlined (kclf_workflow.schemas)."""
 
 from pathlib import Path
 
@@ -6,7 +6,7 @@ import jsonschema
 import pytest
 import yaml
 
-from kclf.repro.schemas import load_schema
+from kclf_workflow.schemas import load_schema
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "workflow" / "schemas"

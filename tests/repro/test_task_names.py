@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import soundfile as sf
 
-from kclf.repro.datasets.audio_collections import (
+from kclf_workflow.datasets.audio_collections import (
     decode_tags,
     degenerate_tags,
     encode_tags,
@@ -17,8 +17,8 @@ from kclf.repro.datasets.audio_collections import (
     read_tag_file,
     write_tag_file,
 )
-from kclf.repro.records import read_records, record, records_source, write_records
-from kclf.repro.reports.tables import md_escape, tex_escape
+from kclf_workflow.records import read_records, record, records_source, write_records
+from kclf_workflow.reports.tables import md_escape, tex_escape
 
 NAMES = ["001 - Dog bark", "Rain, heavy", "v1.2-beta", "Ålesund ünd Straße", "a|b", "NA"]
 

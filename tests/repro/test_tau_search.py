@@ -7,7 +7,7 @@ from kclf._folds import cv_folds
 from kclf._scoring import score_proba
 from kclf.features.hmm_kernel import project_psd
 from kclf.lspc import LSPC
-from kclf.repro.experiments.multitask_auc import TrialOptions, fit_predict
+from kclf_workflow.experiments.multitask_auc import TrialOptions, fit_predict
 
 
 def smoothest_best(means, taus, lams):

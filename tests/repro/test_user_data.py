@@ -14,9 +14,9 @@ import yaml
 from sklearn.datasets import dump_svmlight_file
 from snakemake.utils import validate
 
-from kclf.repro.datasets import ida
-from kclf.repro.datasets.mulan import load_arff_multilabel, load_scene
-from kclf.repro.datasets.user_data import (
+from kclf_workflow.datasets import ida
+from kclf_workflow.datasets.mulan import load_arff_multilabel, load_scene
+from kclf_workflow.datasets.user_data import (
     AUDIO_EXTENSIONS,
     IMAGE_EXTENSIONS,
     UserDataWarning,
@@ -28,7 +28,7 @@ from kclf.repro.datasets.user_data import (
     stratified_realisation,
     table_dialect,
 )
-from kclf.repro.experiments import multiclass
+from kclf_workflow.experiments import multiclass
 
 ROOT = Path(__file__).resolve().parents[2]
 

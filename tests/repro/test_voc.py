@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from kclf.repro.datasets.synthetic_voc import image_ids, make_synthetic_voc
-from kclf.repro.datasets.voc import (
+from kclf_workflow.datasets.synthetic_voc import image_ids, make_synthetic_voc
+from kclf_workflow.datasets.voc import (
     VOC_CLASSES,
     image_path,
     image_paths,

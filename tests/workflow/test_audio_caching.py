@@ -17,8 +17,8 @@ import soundfile as sf
 import workflow_run as wf
 import yaml
 
-from kclf.repro.datasets.audio_collections import decode_tags
-from kclf.repro.shards import shard_of
+from kclf_workflow.datasets.audio_collections import decode_tags
+from kclf_workflow.shards import shard_of
 
 pytestmark = pytest.mark.slow
 

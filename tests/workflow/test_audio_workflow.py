@@ -12,7 +12,7 @@ import soundfile as sf
 import yaml
 from workflow_run import ROOT, data_dir, run  # noqa: E402
 
-from kclf.repro.datasets.synthetic_audio import make_synthetic_collection  # noqa: E402
+from kclf_workflow.datasets.synthetic_audio import make_synthetic_collection  # noqa: E402
 
 
 def _workdir(tmp_path, collection, **features):

@@ -57,6 +57,9 @@ def dry_run(tmp_path, changes):
         ({"ida.n_select": 4}, "ida.n_select", "3 realisations"),
         ({"mgpc.n_centers": [20, 0]}, "mgpc.n_centers.1", "minimum"),
         ({"mgpc.n_centers": [20, 20]}, "mgpc.n_centers", "non-unique"),
+        # stratified folds need a row of each class in every fold: checked when the workflow
+        # is planned, naming the set, not inside a fit job
+        ({"benchmark.folds": 1000}, "benchmark.folds", "81 rows of the smallest class of breast"),
     ],
 )
 def test_bad_config_stops_before_any_job_naming_the_key(tmp_path, changes, key, words):
@@ -74,3 +77,25 @@ def test_default_config_is_valid(tmp_path, changes):
     # and with a list of feature maps for MGPC, searched by the evidence
     res = dry_run(tmp_path, changes)
     assert res.returncode == 0, res.stderr
+
+
+def test_folds_above_a_user_sets_smallest_class_stop_the_dry_run(tmp_path):
+    """A user CSV with two rows of a class and ``benchmark.folds: 3``: one line naming the
+    set and the key, before any job."""
+    data = tmp_path / "tiny.csv"
+    data.write_text("a,b,y\n" + "".join(f"{k},{k % 3},{k % 2}\n" for k in range(4)))
+    res = dry_run(
+        tmp_path,
+        {
+            "datasets": {"tiny": {"format": "csv", "path": str(data), "label": "y"}},
+            "benchmark.datasets": ["tiny", "iris"],
+            "benchmark.folds": 3,
+        },
+    )
+    assert res.returncode != 0
+    lines = [ln for ln in (res.stdout + res.stderr).splitlines() if "invalid config" in ln]
+    assert len(lines) == 1, res.stderr
+    assert (
+        "key 'benchmark.folds': 3 folds exceed the 2 rows of the smallest class of tiny"
+        in (lines[0])
+    )

@@ -19,7 +19,7 @@ import tarfile
 import pytest
 import workflow_run as wf
 
-from kclf.repro.datasets.synthetic_voc import make_synthetic_voc
+from kclf_workflow.datasets.synthetic_voc import make_synthetic_voc
 
 pytestmark = pytest.mark.slow
 

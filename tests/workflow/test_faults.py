@@ -46,15 +46,15 @@ def _incomplete(work):
 
 
 def resume_cmd(work):
-    """``make run`` (``python -m kclf.repro.resume --cores 2``) on the test's work folder."""
-    return [sys.executable, "-m", "kclf.repro.resume", *wf.snakemake_cmd(work, cores=2)[1:]]
+    """``make run`` (``python -m kclf_workflow.resume --cores 2``) on the test's work folder."""
+    return [sys.executable, "-m", "kclf_workflow.resume", *wf.snakemake_cmd(work, cores=2)[1:]]
 
 
 def test_make_run_is_the_resuming_module():
     dry = subprocess.run(
         ["make", "-n", "run", "CORES=2"], cwd=wf.ROOT, capture_output=True, text=True, check=True
     )
-    assert "-m kclf.repro.resume --cores 2" in dry.stdout, dry.stdout
+    assert "-m kclf_workflow.resume --cores 2" in dry.stdout, dry.stdout
 
 
 def test_sigkill_during_fit_then_make_run_resumes_by_itself(tmp_path, reference):

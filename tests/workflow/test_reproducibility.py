@@ -1,6 +1,6 @@
 """Same config, same bytes: results/tables/*.csv do not depend on the run or on --cores.
 
-Every random step is seeded from the config's one seed plus names (kclf.repro.seeding), and
+Every random step is seeded from the config's one seed plus names (kclf_workflow.seeding), and
 BLAS threads are fixed by the config (``blas_threads``), so two runs from scratch, and
 runs with 1 or 2 cores, must write identical tables.  The SLURM run is compared with a
 local one in tests/workflow/test_slurm.py.
@@ -61,7 +61,7 @@ def test_rerun_with_nothing_changed_runs_nothing(reference):
 def test_provenance_json_and_report(reference):
     import json
 
-    from kclf.repro.provenance import config_hash
+    from kclf_workflow.provenance import config_hash
 
     work, _ = reference
     prov = json.loads((work / "results" / "provenance.json").read_text())

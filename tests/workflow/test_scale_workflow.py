@@ -23,8 +23,8 @@ import pytest
 import workflow_run as wf
 import yaml
 
-from kclf.repro.datasets.synthetic_voc import make_synthetic_voc, write_image_sets
-from kclf.repro.datasets.voc import VOC_CLASSES
+from kclf_workflow.datasets.synthetic_voc import make_synthetic_voc, write_image_sets
+from kclf_workflow.datasets.voc import VOC_CLASSES
 
 pytestmark = pytest.mark.slow
 

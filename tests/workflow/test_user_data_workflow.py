@@ -16,10 +16,10 @@ from sklearn.datasets import dump_svmlight_file
 from sklearn.svm import SVC
 
 from kclf.kernels import median_sigma
-from kclf.repro.datasets import ida
-from kclf.repro.datasets.audio_collections import decode_tags
-from kclf.repro.datasets.user_data import stratified_realisation
-from kclf.repro.experiments.multiclass import trial_split
+from kclf_workflow.datasets import ida
+from kclf_workflow.datasets.audio_collections import decode_tags
+from kclf_workflow.datasets.user_data import stratified_realisation
+from kclf_workflow.experiments.multiclass import trial_split
 
 pytestmark = pytest.mark.slow
 
@@ -444,7 +444,7 @@ def voc_run(tmp_path_factory):
     holding objects of one VOC class's texture and shape; then one more image added."""
     from PIL import Image
 
-    from kclf.repro.datasets.synthetic_voc import render_image
+    from kclf_workflow.datasets.synthetic_voc import render_image
 
     work = tmp_path_factory.mktemp("user_voc")
     folders = dict(zip(VOC_FOLDERS, ["cat", "bus", "boat"]))
@@ -585,7 +585,7 @@ def test_tag_folders_are_the_tags_of_the_audio_table(audio_run):
 def test_image_folder_one_more_image_recomputes_one_shard(voc_run):
     from PIL import Image
 
-    from kclf.repro.datasets.synthetic_voc import render_image
+    from kclf_workflow.datasets.synthetic_voc import render_image
 
     work = voc_run
     rgb, _ = render_image(SEED, "extra", classes=["cat"], size=(128, 96))

@@ -14,9 +14,9 @@ import pytest
 import workflow_run as wf
 import yaml
 
-from kclf.repro.datasets.synthetic_voc import image_ids, make_synthetic_voc
-from kclf.repro.datasets.voc import VOC_CLASSES, image_paths
-from kclf.repro.shards import n_shards_for, shard_of
+from kclf_workflow.datasets.synthetic_voc import image_ids, make_synthetic_voc
+from kclf_workflow.datasets.voc import VOC_CLASSES, image_paths
+from kclf_workflow.shards import n_shards_for, shard_of
 
 ROOT = Path(__file__).resolve().parents[2]
 SNAKEMAKE = str(Path(sys.executable).with_name("snakemake"))

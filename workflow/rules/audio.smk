@@ -11,14 +11,14 @@
 #   urbansound8k the UrbanSound8K layout: audio.root
 # The collection is listed (metadata read, the paper's selection applied) when the DAG is
 # built; a selected clip goes to shard shard_of(id, features.n_shards) (a CRC-32 of its id).
-# Each shard has a manifest (kclf.repro.manifests) written by a rule whose inputs are the shard's
+# Each shard has a manifest (kclf_workflow.manifests) written by a rule whose inputs are the shard's
 # clips and whose params are their sizes and times; the HMMs of a shard read only it. So a
 # changed clip reruns its manifest, its shard's HMMs and what follows (cross
 # log-likelihoods, kernel, fits, table); a changed tag in the metadata reruns only the clip
 # list (labels), the fits and the table.
 # audio.kernel.landmarks: m: the row blocks compute only the landmark columns (their clips
 # under the m landmark models and back) and the kernel job stores Nystroem features
-# (kclf.repro.shards.audio); the rules read the key (and the seed) only when it is set.
+# (kclf_workflow.shards.audio); the rules read the key (and the seed) only when it is set.
 include: "audio_common.smk"
 
 
@@ -238,6 +238,7 @@ rule audio_fit:
         experiment=lambda wildcards: pick(
             AUDIO["experiment"],
             fit_keys(
+                "auc",
                 AUDIO["experiment"],
                 wildcards.method,
                 ["n_train", "n_test", "folds", "min_positives", "lams"],

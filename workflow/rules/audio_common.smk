@@ -1,7 +1,7 @@
-# The audio family's plan (kclf.repro.plans.audio): where the clips are, which the
+# The audio family's plan (kclf_workflow.plans.audio): where the clips are, which the
 # selection keeps, which shard holds which clip; the ESC-50 archive is listed once its
 # checkpoint has run.
-from kclf.repro.plans.audio import AudioPlan
+from kclf_workflow.plans.audio import AudioPlan
 
 AUDIO = config["audio"]
 AUDIO_PLAN = checked(AudioPlan, AUDIO, seed=config["seed"], cache_dir=config["cache_dir"])
@@ -23,7 +23,7 @@ def audio_root():
 
 
 def audio_listing(root=None):
-    """The clips and their shards (kclf.repro.plans.audio.ClipListing) under ``root``
+    """The clips and their shards (kclf_workflow.plans.audio.ClipListing) under ``root``
     (default: :func:`audio_root`)."""
     return checked(AUDIO_PLAN.listing, audio_root() if root is None else root)
 

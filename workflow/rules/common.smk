@@ -1,16 +1,11 @@
 # Shared by every stage: config validation, the list of final outputs, and the helpers of
-# kclf.repro.plans bound to this run's config.
+# kclf_workflow.plans bound to this run's config.
 import os
+import sys
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
-
-from kclf.repro import config_checks as _checks
-from kclf.repro import methods as METHOD_REGISTRY
-from kclf.repro.datasets import user_data as _user_data
-from kclf.repro.plans import common as _plans
-from kclf.repro.plans.common import existing_file, fit_keys, pick, trial_chunks
 
 
 def _checkout():
@@ -27,6 +22,18 @@ def _checkout():
 
 
 WORKFLOW_ROOT = _checkout()
+# The rules run the workflow code of their own checkout (workflow/src/kclf_workflow), here
+# and in every job (PYTHONPATH below), whatever else the environment holds.
+WORKFLOW_CODE = WORKFLOW_ROOT / "workflow" / "src"
+if str(WORKFLOW_CODE) not in sys.path:
+    sys.path.insert(0, str(WORKFLOW_CODE))
+
+from kclf_workflow import config_checks as _checks
+from kclf_workflow import methods as METHOD_REGISTRY
+from kclf_workflow.datasets import user_data as _user_data
+from kclf_workflow.plans import common as _plans
+from kclf_workflow.plans.common import existing_file, fit_keys, pick, trial_chunks
+
 SCHEMAS = WORKFLOW_ROOT / "workflow" / "schemas"
 
 
@@ -34,7 +41,7 @@ include: "envs.smk"
 
 
 def checked(check, *args, **kwargs):
-    """``check(*args, **kwargs)`` of kclf.repro (config_checks, plans); its ConfigError
+    """``check(*args, **kwargs)`` of kclf_workflow (config_checks, plans); its ConfigError
     stops the workflow before any job, in one line."""
     try:
         return check(*args, **kwargs)
@@ -97,12 +104,12 @@ def enabled(family):
 # Same numbers whatever --cores is: BLAS threads are fixed by the config, not the job.
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = str(config["blas_threads"])
-# Jobs import kclf from this checkout even in a conda env that holds only its dependencies,
-# and when the workflow is another project's module (an optional variable, extended rather
-# than required, hence no `envvars:`).
+# Jobs import kclf and kclf_workflow from this checkout even in a conda env that holds only
+# their dependencies, and when the workflow is another project's module (an optional
+# variable, extended rather than required, hence no `envvars:`).
 _PATHVAR = "PYTHONPATH"
 os.environ[_PATHVAR] = os.pathsep.join(
-    p for p in (str(WORKFLOW_ROOT), os.environ.get(_PATHVAR)) if p
+    p for p in (str(WORKFLOW_CODE), str(WORKFLOW_ROOT), os.environ.get(_PATHVAR)) if p
 )
 
 FINAL_OUTPUTS = []

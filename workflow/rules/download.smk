@@ -1,4 +1,4 @@
-# Verified downloads (kclf.repro.download.fetch): cache, then the local mirror, then the URL.
+# Verified downloads (kclf_workflow.download.fetch): cache, then the local mirror, then the URL.
 #
 # Every public file the workflow needs becomes one rule download_<name> whose output is
 # <cache_dir>/<name> (cache_dir and mirror are top-level config keys).  Declare a file

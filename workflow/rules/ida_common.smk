@@ -1,6 +1,6 @@
-# The IDA family's plan (kclf.repro.plans.ida): realisations, trial chunks, the files a
+# The IDA family's plan (kclf_workflow.plans.ida): realisations, trial chunks, the files a
 # data job reads, the grids a selection or fit reads.
-from kclf.repro.plans.ida import IdaPlan
+from kclf_workflow.plans.ida import IdaPlan
 
 IDA = config["ida"]
 IDA_MAT_CFG = IDA["benchmarks_mat"]

@@ -51,7 +51,9 @@ rule lspc_toy_fit:
         folds=LSPC_TOY["folds"],
         sigmas=LSPC_TOY["sigmas"],
         lams=LSPC_TOY["lams"],
-        variant=lambda wildcards: LSPC_TOY["lspc_new"] if wildcards.method == "lspc_new" else {},
+        variant=lambda wildcards: METHOD_REGISTRY.spec("lspc_toy", wildcards.method).variant_of(
+            LSPC_TOY
+        ),
         n_bins=config["calibration_bins"],
     script:
         "../scripts/lspc_toy_fit.py"

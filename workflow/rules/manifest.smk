@@ -1,10 +1,10 @@
 # One manifest definition for the families whose raw files are sharded (VOC images and
 # audio clips): each calls manifest_rule for its own <family>_manifest.
-from kclf.repro.plans.common import file_signature
+from kclf_workflow.plans.common import file_signature
 
 
 def manifest_rule(family, data_dir, shard_files, shard_ids):
-    """Define <family>_manifest, the manifest (kclf.repro.manifests) of shard k of a
+    """Define <family>_manifest, the manifest (kclf_workflow.manifests) of shard k of a
     family's raw files, whose inputs are the shard's files (``shard_files(wildcards)``)
     and whose params their ids (``shard_ids(k)``) and sizes and times, so adding or
     changing a file rewrites only its shard's manifest."""

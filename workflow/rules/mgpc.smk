@@ -26,7 +26,7 @@ MGPC_USER = user_datasets("mgpc", MGPC.get("datasets", {})) if enabled("mgpc") e
 MGPC_ONLY_USER = bool(MGPC_USER) and set(MGPC_USER) == set(MGPC.get("datasets", {}))
 MGPC_REFERENCE = [] if MGPC_ONLY_USER else existing_file(MGPC.get("reference"))
 
-# what a fit of each method reads from the mgpc block (kclf.repro.experiments.mgpc._fit)
+# what a fit of each method reads from the mgpc block (kclf_workflow.experiments.mgpc._fit)
 _MGPC_GP = ["n_centers", "sigma_factors", "length_scale_factors", "amplitudes", "tol"]
 MGPC_FIT_KEYS = {
     "mla": _MGPC_GP,

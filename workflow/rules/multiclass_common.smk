@@ -1,7 +1,7 @@
-# The multi-class family's plan (kclf.repro.plans.multiclass): trials, captions, fit
-# params, the files a data job reads; the UCI ISOLET files (kclf.repro.datasets.isolet).
-from kclf.repro.datasets import isolet as _isolet
-from kclf.repro.plans.multiclass import MulticlassPlan
+# The multi-class family's plan (kclf_workflow.plans.multiclass): trials, captions, fit
+# params, the files a data job reads; the UCI ISOLET files (kclf_workflow.datasets.isolet).
+from kclf_workflow.datasets import isolet as _isolet
+from kclf_workflow.plans.multiclass import MulticlassPlan
 
 if "multiclass" not in config:  # a config without the block: defaults, disabled
     config["multiclass"] = {"enabled": False}

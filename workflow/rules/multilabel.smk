@@ -4,7 +4,7 @@
 include: "multilabel_common.smk"
 
 
-from kclf.repro.datasets.mulan import SCENE_ARCHIVE, SCENE_URL
+from kclf_workflow.datasets.mulan import SCENE_ARCHIVE, SCENE_URL
 
 # MULAN's scene.rar through the one download path (a local rule; the archive has no
 # published checksum: its SHA-256 is printed to the download's log, and the extracted

@@ -1,7 +1,7 @@
-# The multilabel family's plan (kclf.repro.plans.multilabel): data sets, trial chunks,
+# The multilabel family's plan (kclf_workflow.plans.multilabel): data sets, trial chunks,
 # data files, fit params.
-from kclf.repro.plans.multilabel import FIT_KEYS as MULTILABEL_FIT_KEYS
-from kclf.repro.plans.multilabel import MultilabelPlan
+from kclf_workflow.plans.multilabel import FIT_KEYS as MULTILABEL_FIT_KEYS
+from kclf_workflow.plans.multilabel import MultilabelPlan
 
 MULTILABEL = config["multilabel"]
 MULTILABEL_USER = (

@@ -1,4 +1,4 @@
-from kclf.repro.provenance import config_hash
+from kclf_workflow.provenance import config_hash
 
 # Provenance of the run: config hash, code version, packages, machine, per-rule run times.
 # Its input is every other final output (a function, so families included after this

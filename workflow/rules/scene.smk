@@ -3,7 +3,7 @@
 # train/test split as trial 0 and seeded random re-splits of the same sizes after it.
 # The ARFF files come from the local mirror; else (download: true) from the MULAN archive
 # via the rule multilabel_scene_download (workflow/rules/multilabel.smk).
-from kclf.repro.datasets.mulan import SCENE_LABELS
+from kclf_workflow.datasets.mulan import SCENE_LABELS
 
 SCENE = config["scene"]
 SCENE_METHODS = {m: AUC_METHODS[m] for m in SCENE["experiment"]["methods"]}
@@ -48,9 +48,10 @@ rule scene_fit:
         experiment=lambda wildcards: pick(
             SCENE["experiment"],
             fit_keys(
+                "auc",
                 SCENE["experiment"],
                 wildcards.method,
-                ["folds", "sigma_factors", "svc_Cs" if wildcards.method == "svc" else "lams"],
+                ["folds", "sigma_factors", *METHOD_REGISTRY.spec("auc", wildcards.method).grid],
             ),
         ),
         n_bins=config["calibration_bins"],

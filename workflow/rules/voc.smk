@@ -9,8 +9,8 @@
 #                                              checkpoint; listed after extraction
 #   image_folder: one subfolder per class   -> listed when the workflow is parsed; each
 #                                              class one-vs-rest, labels from the folders
-# Images go to shards by a CRC-32 hash of their id (kclf.repro.shards.shard_of). Each
-# shard has a manifest (kclf.repro.manifests: id, path, size, mtime, sha256) written by a rule
+# Images go to shards by a CRC-32 hash of their id (kclf_workflow.shards.shard_of). Each
+# shard has a manifest (kclf_workflow.manifests: id, path, size, mtime, sha256) written by a rule
 # whose inputs are the shard's files and whose params are their sizes and times, so adding
 # or changing an image recomputes only its shard, then the vocabulary and what follows.
 include: "voc_common.smk"
@@ -225,13 +225,14 @@ rule voc_fit:
         experiment=lambda wildcards: pick(
             VOC["experiment"],
             fit_keys(
+                "auc",
                 VOC["experiment"],
                 wildcards.method,
                 [
                     "n_train",
                     "folds",
                     "sigma_factors",
-                    "svc_Cs" if wildcards.method == "svc" else "lams",
+                    *METHOD_REGISTRY.spec("auc", wildcards.method).grid,
                 ],
             ),
         ),

@@ -1,6 +1,6 @@
-# The VOC family's plan (kclf.repro.plans.voc): where the images are, which shard holds
+# The VOC family's plan (kclf_workflow.plans.voc): where the images are, which shard holds
 # which image, the trial chunks; a download is listed once its checkpoint has run.
-from kclf.repro.plans.voc import VocPlan
+from kclf_workflow.plans.voc import VocPlan
 
 VOC = config["voc"]
 VOC_PLAN = checked(
@@ -22,7 +22,7 @@ def voc_root():
 
 
 def voc_listing(root=None):
-    """The images and their shards (kclf.repro.plans.voc.ImageListing) under ``root``
+    """The images and their shards (kclf_workflow.plans.voc.ImageListing) under ``root``
     (default: :func:`voc_root`)."""
     return checked(VOC_PLAN.listing, voc_root() if root is None else root)
 

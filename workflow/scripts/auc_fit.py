@@ -7,10 +7,10 @@ to_rule_log(snakemake)
 
 import numpy as np
 
-from kclf.repro.experiments.multitask_auc import feature_trials
-from kclf.repro.readers import reading
-from kclf.repro.records import write_records
-from kclf.repro.seeding import chunk_trials
+from kclf_workflow.experiments.multitask_auc import feature_trials
+from kclf_workflow.readers import reading
+from kclf_workflow.records import write_records
+from kclf_workflow.seeding import chunk_trials
 
 p, family = snakemake.params, snakemake.rule.removesuffix("_fit")
 with reading(snakemake.input[0], "data archive"), np.load(snakemake.input[0]) as z:

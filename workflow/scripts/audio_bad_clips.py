@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from kclf.repro.files import atomic_write
-from kclf.repro.readers import reading
+from kclf_workflow.files import atomic_write
+from kclf_workflow.readers import reading
 
 lines = []
 for shard in snakemake.input:

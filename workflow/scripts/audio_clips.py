@@ -8,8 +8,8 @@ to_rule_log(snakemake)
 
 from pathlib import Path
 
-from kclf.repro.datasets.audio_collections import experiment_clips, write_tag_file
-from kclf.repro.files import atomic_write
+from kclf_workflow.datasets.audio_collections import experiment_clips, write_tag_file
+from kclf_workflow.files import atomic_write
 
 p, out = snakemake.params, snakemake.output
 clips, tags, dropped, left_out = experiment_clips(p.layout, p.root, p.missing, p.selection)

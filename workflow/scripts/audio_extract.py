@@ -7,7 +7,7 @@ log = to_rule_log(snakemake)
 import zipfile
 from pathlib import Path
 
-from kclf.repro.files import atomic_directory
+from kclf_workflow.files import atomic_directory
 
 
 def extract(tmp):

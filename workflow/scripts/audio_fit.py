@@ -9,11 +9,11 @@ to_rule_log(snakemake)
 import numpy as np
 import pandas as pd
 
-from kclf.repro.datasets.audio_collections import decode_tags, read_tag_file, tag_matrix
-from kclf.repro.experiments.multitask_auc import kernel_trials
-from kclf.repro.readers import reading
-from kclf.repro.records import write_records
-from kclf.repro.seeding import chunk_trials
+from kclf_workflow.datasets.audio_collections import decode_tags, read_tag_file, tag_matrix
+from kclf_workflow.experiments.multitask_auc import kernel_trials
+from kclf_workflow.readers import reading
+from kclf_workflow.records import write_records
+from kclf_workflow.seeding import chunk_trials
 
 p, i = snakemake.params, snakemake.input
 # K, or Nystroem features Phi (landmarks)

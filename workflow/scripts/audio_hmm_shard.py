@@ -8,9 +8,9 @@ import numpy as np
 
 from kclf.features.audio import AudioFeatureConfig, BadAudioError
 from kclf.features.hmm_kernel import HMMBank
-from kclf.repro.manifests import read_manifest
-from kclf.repro.progress import Progress
-from kclf.repro.shards.audio import clip_model, save_shard
+from kclf_workflow.manifests import read_manifest
+from kclf_workflow.progress import Progress
+from kclf_workflow.shards.audio import clip_model, save_shard
 
 p = snakemake.params
 cfg = AudioFeatureConfig(**p.features)

@@ -11,8 +11,8 @@ import json
 import logging
 from pathlib import Path
 
-from kclf.repro.files import atomic_write, save_npz
-from kclf.repro.shards.audio import assemble_kernel
+from kclf_workflow.files import atomic_write, save_npz
+from kclf_workflow.shards.audio import assemble_kernel
 
 p = snakemake.params
 arrays, summary = assemble_kernel(

@@ -7,8 +7,8 @@ to_rule_log(snakemake)
 
 import logging
 
-from kclf.repro.files import save_npz
-from kclf.repro.shards.audio import loglik_rows
+from kclf_workflow.files import save_npz
+from kclf_workflow.shards.audio import loglik_rows
 
 p = snakemake.params
 out = loglik_rows(

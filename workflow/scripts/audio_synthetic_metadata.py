@@ -7,8 +7,8 @@ log = to_rule_log(snakemake)
 
 import pandas as pd
 
-from kclf.repro.files import atomic_write
-from kclf.repro.manifests import read_manifest
+from kclf_workflow.files import atomic_write
+from kclf_workflow.manifests import read_manifest
 
 COLUMNS = ["id", "file", "tags", "duration", "sample_rate", "channels", "subtype"]
 rows = [r for path in snakemake.input for r in read_manifest(path)]

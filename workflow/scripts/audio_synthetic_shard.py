@@ -7,8 +7,8 @@ log = to_rule_log(snakemake)
 
 from pathlib import Path
 
-from kclf.repro.datasets.synthetic_audio import write_clips
-from kclf.repro.manifests import manifest_rows, write_manifest
+from kclf_workflow.datasets.synthetic_audio import write_clips
+from kclf_workflow.manifests import manifest_rows, write_manifest
 
 p = snakemake.params
 meta = write_clips(p.root, p.ids, seed=p.seed, duration_range=tuple(p.duration_range))

@@ -1,12 +1,12 @@
 """Table 2 of the LSPC-new paper, its figure, calibration and time tables
-(:func:`kclf.repro.reports.audio.write_audio_report`)."""
+(:func:`kclf_workflow.reports.audio.write_audio_report`)."""
 
 from _joblog import to_rule_log
 
 to_rule_log(snakemake)
 
-from kclf.repro.records import read_records
-from kclf.repro.reports.audio import write_audio_report
+from kclf_workflow.records import read_records
+from kclf_workflow.reports.audio import write_audio_report
 
 i, o = snakemake.input, snakemake.output
 write_audio_report(

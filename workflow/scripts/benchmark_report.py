@@ -5,7 +5,7 @@ from _joblog import to_rule_log
 
 log = to_rule_log(snakemake)
 
-from kclf.repro.reports.benchmark import write_report
+from kclf_workflow.reports.benchmark import write_report
 
 p = snakemake.params
 folds, ranks, pairs = write_report(

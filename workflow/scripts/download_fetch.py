@@ -1,4 +1,4 @@
-"""Fetch one public file into resources/ via kclf.repro.download (cache, mirror, URL)."""
+"""Fetch one public file into resources/ via kclf_workflow.download (cache, mirror, URL)."""
 
 from _joblog import to_rule_log
 
@@ -8,7 +8,7 @@ import logging
 import sys
 from pathlib import Path
 
-from kclf.repro.download import DownloadError, check_md5, fetch
+from kclf_workflow.download import DownloadError, check_md5, fetch
 
 p = snakemake.params
 out = Path(snakemake.output[0])

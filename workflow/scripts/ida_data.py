@@ -6,10 +6,10 @@ log = to_rule_log(snakemake)
 
 import numpy as np
 
-from kclf.repro.datasets.user_data import load_user_dataset
-from kclf.repro.experiments.ida import prepare, prepare_user
-from kclf.repro.files import save_npz
-from kclf.repro.seeding import chunk_trials
+from kclf_workflow.datasets.user_data import load_user_dataset
+from kclf_workflow.experiments.ida import prepare, prepare_user
+from kclf_workflow.files import save_npz
+from kclf_workflow.seeding import chunk_trials
 
 p, w = snakemake.params, snakemake.wildcards
 mats = [f for f in snakemake.input if str(f).endswith("benchmarks.mat")]

@@ -7,9 +7,9 @@ log = to_rule_log(snakemake)
 
 import numpy as np
 
-from kclf.repro.experiments.ida import evaluate
-from kclf.repro.readers import load_json, reading
-from kclf.repro.records import write_records
+from kclf_workflow.experiments.ida import evaluate
+from kclf_workflow.readers import load_json, reading
+from kclf_workflow.records import write_records
 
 p, w = snakemake.params, snakemake.wildcards
 with reading(snakemake.input.data, "data archive"), np.load(snakemake.input.data) as f:

@@ -4,7 +4,7 @@ from _joblog import to_rule_log
 
 log = to_rule_log(snakemake)
 
-from kclf.repro.reports.ida import data_origins, write_report
+from kclf_workflow.reports.ida import data_origins, write_report
 
 inp, p = snakemake.input, snakemake.params
 summary, agree = write_report(

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
-from kclf.repro.experiments.ida import select
-from kclf.repro.files import atomic_write
-from kclf.repro.readers import reading
+from kclf_workflow.experiments.ida import select
+from kclf_workflow.files import atomic_write
+from kclf_workflow.readers import reading
 
 p, w = snakemake.params, snakemake.wildcards
 with reading(snakemake.input[0], "data archive"), np.load(snakemake.input[0]) as f:

@@ -5,10 +5,10 @@ from _joblog import to_rule_log
 log = to_rule_log(snakemake)
 
 
-from kclf.repro.experiments.lspc_toy import fit_method
-from kclf.repro.files import save_npz
-from kclf.repro.readers import load_npz
-from kclf.repro.records import write_records
+from kclf_workflow.experiments.lspc_toy import fit_method
+from kclf_workflow.files import save_npz
+from kclf_workflow.readers import load_npz
+from kclf_workflow.records import write_records
 
 p = snakemake.params
 samples = load_npz(snakemake.input[0])

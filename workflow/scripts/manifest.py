@@ -1,10 +1,10 @@
-"""Manifest of one shard of raw files (kclf.repro.manifests): id, path, size, mtime, sha256."""
+"""Manifest of one shard of raw files (kclf_workflow.manifests): id, path, size, mtime, sha256."""
 
 from _joblog import to_rule_log
 
 log = to_rule_log(snakemake)
 
-from kclf.repro.manifests import manifest_rows, write_manifest
+from kclf_workflow.manifests import manifest_rows, write_manifest
 
 ids = list(snakemake.params.ids)
 rows = manifest_rows(ids, list(snakemake.input))

@@ -7,11 +7,11 @@ log = to_rule_log(snakemake)
 
 import numpy as np
 
-from kclf.repro.experiments.mgpc import make_splits, run
-from kclf.repro.files import save_npz
-from kclf.repro.readers import load_npz, reading
-from kclf.repro.records import write_records
-from kclf.repro.seeding import chunk_trials
+from kclf_workflow.experiments.mgpc import make_splits, run
+from kclf_workflow.files import save_npz
+from kclf_workflow.readers import load_npz, reading
+from kclf_workflow.records import write_records
+from kclf_workflow.seeding import chunk_trials
 
 w, p = snakemake.wildcards, snakemake.params
 data = load_npz(snakemake.input.data)

@@ -7,9 +7,9 @@ log = to_rule_log(snakemake)
 
 from pathlib import Path
 
-from kclf.repro.datasets.user_data import load_user_dataset
-from kclf.repro.experiments.mgpc import load_task, user_task
-from kclf.repro.files import save_npz
+from kclf_workflow.datasets.user_data import load_user_dataset
+from kclf_workflow.experiments.mgpc import load_task, user_task
+from kclf_workflow.files import save_npz
 
 dataset, task = snakemake.wildcards.mgpc_dataset, snakemake.wildcards.mgpc_task
 if snakemake.params.user is not None:  # the user's data set (config datasets:)

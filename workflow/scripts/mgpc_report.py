@@ -4,7 +4,7 @@ to_rule_log(snakemake)
 
 import logging
 
-from kclf.repro.reports.mgpc import (
+from kclf_workflow.reports.mgpc import (
     calibration_report,
     plot_lambda,
     plot_roc,

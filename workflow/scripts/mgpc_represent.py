@@ -4,9 +4,9 @@ to_rule_log(snakemake)
 
 import logging
 
-from kclf.repro.experiments.mgpc import features
-from kclf.repro.files import save_npz
-from kclf.repro.readers import load_npz
+from kclf_workflow.experiments.mgpc import features
+from kclf_workflow.files import save_npz
+from kclf_workflow.readers import load_npz
 
 data = load_npz(snakemake.input[0])
 X = features(data, snakemake.wildcards.mgpc_repr, snakemake.params.gabor)

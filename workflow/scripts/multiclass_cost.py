@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 
 from kclf.kernels import median_sigma
-from kclf.repro.experiments.multiclass import cost_curve
-from kclf.repro.files import atomic_write
-from kclf.repro.readers import reading
-from kclf.repro.seeding import seed_for
+from kclf_workflow.experiments.multiclass import cost_curve
+from kclf_workflow.files import atomic_write
+from kclf_workflow.readers import reading
+from kclf_workflow.seeding import seed_for
 
 cfg = snakemake.params.cfg
 with reading(snakemake.input[0], "data archive"), np.load(snakemake.input[0]) as f:

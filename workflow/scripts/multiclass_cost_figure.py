@@ -4,8 +4,8 @@ to_rule_log(snakemake)
 
 import pandas as pd
 
-from kclf.repro.readers import reading
-from kclf.repro.reports.multiclass import cost_figure
+from kclf_workflow.readers import reading
+from kclf_workflow.reports.multiclass import cost_figure
 
 with reading(snakemake.input[0], "cost table"):
     df = pd.read_csv(snakemake.input[0])

@@ -1,6 +1,6 @@
 """Inputs and labels of one multi-class dataset (isolet and a user's train/test files: also
 the fixed split). The K-fold trials are drawn by the fit jobs
-(kclf.repro.experiments.multiclass.trial_split), so more trials never rewrite this file."""
+(kclf_workflow.experiments.multiclass.trial_split), so more trials never rewrite this file."""
 
 from _joblog import to_rule_log
 
@@ -8,9 +8,9 @@ log = to_rule_log(snakemake)
 
 import numpy as np
 
-from kclf.repro.datasets.user_data import load_user_dataset
-from kclf.repro.experiments.multiclass import prepare, prepare_user
-from kclf.repro.files import save_npz
+from kclf_workflow.datasets.user_data import load_user_dataset
+from kclf_workflow.experiments.multiclass import prepare, prepare_user
+from kclf_workflow.files import save_npz
 
 inp, p, dataset = snakemake.input, snakemake.params, snakemake.wildcards.dataset
 if p.user is not None:  # the user's data set (config datasets:)

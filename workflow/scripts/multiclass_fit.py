@@ -4,9 +4,9 @@ from _joblog import to_rule_log
 
 to_rule_log(snakemake)
 
-from kclf.repro.experiments.multiclass import load_trials, run_trials
-from kclf.repro.records import write_records
-from kclf.repro.seeding import chunk_trials
+from kclf_workflow.experiments.multiclass import load_trials, run_trials
+from kclf_workflow.records import write_records
+from kclf_workflow.seeding import chunk_trials
 
 p, wc = snakemake.params, snakemake.wildcards
 trials = chunk_trials(wc.trials)

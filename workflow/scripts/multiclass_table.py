@@ -6,8 +6,8 @@ import logging
 
 import pandas as pd
 
-from kclf.repro.records import read_records
-from kclf.repro.reports.multiclass import write_tables
+from kclf_workflow.records import read_records
+from kclf_workflow.reports.multiclass import write_tables
 
 out = snakemake.output
 records = read_records(snakemake.input.records)

@@ -5,10 +5,10 @@ to_rule_log(snakemake)
 import logging
 import warnings
 
-from kclf.repro.experiments.multilabel import fit_method
-from kclf.repro.files import save_npz
-from kclf.repro.readers import load_npz
-from kclf.repro.records import write_records
+from kclf_workflow.experiments.multilabel import fit_method
+from kclf_workflow.files import save_npz
+from kclf_workflow.readers import load_npz
+from kclf_workflow.records import write_records
 
 warnings.simplefilter("default")
 data = load_npz(snakemake.input[0])

@@ -8,8 +8,8 @@ import logging
 import tempfile
 from pathlib import Path
 
-from kclf.repro.datasets.mulan import SCENE_FILES, extract_rar, find_scene_root, verify_scene
-from kclf.repro.files import atomic_write
+from kclf_workflow.datasets.mulan import SCENE_FILES, extract_rar, find_scene_root, verify_scene
+from kclf_workflow.files import atomic_write
 
 out = Path(snakemake.output.train).parent
 with tempfile.TemporaryDirectory(dir=out.parent if out.parent.is_dir() else None) as tmp:

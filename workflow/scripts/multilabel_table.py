@@ -7,8 +7,8 @@ to_rule_log(snakemake)
 
 import logging
 
-from kclf.repro.records import read_records
-from kclf.repro.reports.multilabel import write_calibration, write_multilabel_time, write_table
+from kclf_workflow.records import read_records
+from kclf_workflow.reports.multilabel import write_calibration, write_multilabel_time, write_table
 
 out = snakemake.output
 dataset = snakemake.params.dataset

@@ -5,9 +5,9 @@ from _joblog import to_rule_log
 log = to_rule_log(snakemake)
 
 
-from kclf.repro.experiments.multilabel import make_toy
-from kclf.repro.files import save_npz
-from kclf.repro.seeding import chunk_trials
+from kclf_workflow.experiments.multilabel import make_toy
+from kclf_workflow.files import save_npz
+from kclf_workflow.seeding import chunk_trials
 
 p = snakemake.params
 trials = chunk_trials(snakemake.wildcards.trials)

@@ -3,8 +3,8 @@ from _joblog import to_rule_log
 to_rule_log(snakemake)
 
 
-from kclf.repro.readers import load_npz, reading
-from kclf.repro.reports.multilabel import toy_figure
+from kclf_workflow.readers import load_npz, reading
+from kclf_workflow.reports.multilabel import toy_figure
 
 d = load_npz(snakemake.input.data)
 a = load_npz(snakemake.input.ilr, "predictions archive")

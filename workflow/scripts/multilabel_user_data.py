@@ -6,10 +6,10 @@ to_rule_log(snakemake)
 
 import logging
 
-from kclf.repro.datasets.user_data import load_user_dataset
-from kclf.repro.experiments.multilabel import user_trials
-from kclf.repro.files import save_npz
-from kclf.repro.seeding import chunk_trials
+from kclf_workflow.datasets.user_data import load_user_dataset
+from kclf_workflow.experiments.multilabel import user_trials
+from kclf_workflow.files import save_npz
+from kclf_workflow.seeding import chunk_trials
 
 w, p = snakemake.wildcards, snakemake.params
 d = load_user_dataset(w.dataset, p.user)

@@ -6,9 +6,9 @@ import logging
 
 import numpy as np
 
-from kclf.repro.files import save_npz
-from kclf.repro.readers import reading
-from kclf.repro.seeding import rng_for
+from kclf_workflow.files import save_npz
+from kclf_workflow.readers import reading
+from kclf_workflow.seeding import rng_for
 
 with reading(snakemake.input[0], "data archive"), np.load(snakemake.input[0]) as z:
     X, Y = z["X"].astype(float), (z["Y"] > 0).astype(int)

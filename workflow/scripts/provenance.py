@@ -4,7 +4,7 @@ to_rule_log(snakemake)
 
 import logging
 
-from kclf.repro import provenance
+from kclf_workflow import provenance
 
 prov = provenance.collect(
     dict(snakemake.config),

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from kclf.repro.datasets.mulan import load_scene
-from kclf.repro.files import save_npz
+from kclf_workflow.datasets.mulan import load_scene
+from kclf_workflow.files import save_npz
 
 d = load_scene(Path(snakemake.input[0]).parent, verify=True)
 out = {

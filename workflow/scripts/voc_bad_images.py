@@ -4,8 +4,8 @@ to_rule_log(snakemake)
 
 import logging
 
-from kclf.repro.files import atomic_write
-from kclf.repro.shards.images import load_shard
+from kclf_workflow.files import atomic_write
+from kclf_workflow.shards.images import load_shard
 
 bad = sorted(b for path in snakemake.input for b in load_shard(path)["bad"])
 text = "# images left out (skip_bad_images: true): path<TAB>reason\n"

@@ -7,9 +7,9 @@ import logging
 import numpy as np
 
 from kclf.features.surf_bow import bag_of_words
-from kclf.repro.files import save_npz
-from kclf.repro.readers import reading
-from kclf.repro.shards.images import load_shard
+from kclf_workflow.files import save_npz
+from kclf_workflow.readers import reading
+from kclf_workflow.shards.images import load_shard
 
 shard = load_shard(snakemake.input.shard)
 with reading(snakemake.input.vocabulary, "vocabulary"), np.load(snakemake.input.vocabulary) as z:

@@ -6,10 +6,10 @@ import logging
 
 import numpy as np
 
-from kclf.repro.datasets.audio_collections import degenerate_tags
-from kclf.repro.datasets.voc import voc_dataset
-from kclf.repro.files import save_npz
-from kclf.repro.readers import reading
+from kclf_workflow.datasets.audio_collections import degenerate_tags
+from kclf_workflow.datasets.voc import voc_dataset
+from kclf_workflow.files import save_npz
+from kclf_workflow.readers import reading
 
 p = snakemake.params
 rows = {}

@@ -6,7 +6,7 @@ import logging
 import tarfile
 from pathlib import Path
 
-from kclf.repro.files import atomic_directory
+from kclf_workflow.files import atomic_directory
 
 out = Path(snakemake.output[0])
 with tarfile.open(snakemake.input[0]) as tar:

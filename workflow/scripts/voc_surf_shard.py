@@ -4,8 +4,8 @@ from _joblog import to_rule_log
 
 log = to_rule_log(snakemake)
 
-from kclf.repro.manifests import read_manifest
-from kclf.repro.shards.images import extract_shard, save_shard
+from kclf_workflow.manifests import read_manifest
+from kclf_workflow.shards.images import extract_shard, save_shard
 
 p = snakemake.params
 rows = read_manifest(snakemake.input[0])

@@ -4,7 +4,7 @@ to_rule_log(snakemake)
 
 import logging
 
-from kclf.repro.datasets.synthetic_voc import write_image_sets
+from kclf_workflow.datasets.synthetic_voc import write_image_sets
 
 p = snakemake.params
 written = write_image_sets(p.root, p.ids, p.classes, p.image_set)

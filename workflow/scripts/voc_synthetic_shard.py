@@ -4,8 +4,8 @@ from _joblog import to_rule_log
 
 log = to_rule_log(snakemake)
 
-from kclf.repro.datasets.synthetic_voc import write_images
-from kclf.repro.manifests import manifest_rows, write_manifest
+from kclf_workflow.datasets.synthetic_voc import write_images
+from kclf_workflow.manifests import manifest_rows, write_manifest
 
 p = snakemake.params
 s = p.synthetic

@@ -1,6 +1,6 @@
 """Table 1 of the LSPC-new paper from records (VOC; MULAN scene with the same layout), the
 paper's figures beside ours when a reference is given, the per-class figure, and the
-calibration companions (kclf.repro.reports.auc)."""
+calibration companions (kclf_workflow.reports.auc)."""
 
 from _joblog import to_rule_log
 
@@ -8,8 +8,8 @@ log = to_rule_log(snakemake)
 
 from pathlib import Path
 
-from kclf.repro.readers import read_text
-from kclf.repro.reports.auc import write_auc_report
+from kclf_workflow.readers import read_text
+from kclf_workflow.reports.auc import write_auc_report
 
 out, inp = snakemake.output, snakemake.input
 notes = []

