@@ -305,7 +305,8 @@ def test_ep_posterior_marginals_equal_the_dense_posterior(taus, n_direct):
     X = rng.normal(size=(30, 3))
     K = 2.0 * rbf_kernel(X, X, 1.0) + 0.01 * np.eye(30)
     nu = rng.normal(size=30) * taus
-    sigma_diag, mu, L = _ep_posterior(K, taus, nu)
+    sigma_diag, mu, factor = _ep_posterior(K, taus, nu)
+    L = factor.L
     Sigma = np.linalg.inv(np.linalg.inv(K) + np.diag(taus))
     assert np.linalg.cond(K) < 1e4
     np.testing.assert_allclose(sigma_diag, np.diag(Sigma), rtol=1e-10, atol=0)
