@@ -269,6 +269,7 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [POSITIVE],
         "search_tol": [POSITIVE],
+        "n_inducing": [Interval(Integral, 1, None, closed="left"), None],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
@@ -286,6 +287,7 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         tol=1e-8,
         search_tol=1e-3,
         n_init=4,
+        n_inducing=None,
         random_state=None,
         verbose=0,
     ):
@@ -299,6 +301,7 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         self.tol = tol
         self.search_tol = search_tol
         self.n_init = n_init
+        self.n_inducing = n_inducing
         self.random_state = random_state
         self.verbose = verbose
 
@@ -349,6 +352,18 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
             candidates += [(m, km.cluster_centers_ * u, sig) for sig in sigmas]
         return candidates
 
+    def _inducing_rows(self, distinct_inputs):
+        """The inducing inputs' positions among the fit's rows (None: the full model): the
+        first copies ``distinct_inputs`` of the distinct inputs, all of them when
+        ``n_inducing`` is at least their number, else ``n_inducing`` drawn uniformly
+        without replacement (seeded by ``random_state``, None as 0), in the rows' order."""
+        if self.n_inducing is None:
+            return None
+        if self.n_inducing >= distinct_inputs.size:
+            return distinct_inputs
+        rng = check_random_state(0 if self.random_state is None else self.random_state)
+        return np.sort(rng.choice(distinct_inputs, self.n_inducing, replace=False))
+
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y, sample_weight=None):
         """Fit the feature map (Eq. (1)-(2)), choose the covariance hyper-parameters by the
@@ -395,8 +410,8 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         # the distinct (x, y) pairs of positive weight, each weighing its copies' sum
         rows, _, weight = distinct_rows(X, y_idx, sw)
         X, y_idx = X[rows], y_idx[rows]
-        n_distinct = distinct_rows(X, np.zeros(len(rows), dtype=int))[0].size
-        maps = self._feature_maps(n_distinct)
+        distinct_inputs = distinct_rows(X, np.zeros(len(rows), dtype=int))[0]
+        maps = self._feature_maps(distinct_inputs.size)
         ls_fixed = _grid(self.length_scale, "length_scale")
         amp_grid = _grid(self.amplitude, "amplitude")
         if amp_grid is None:
@@ -411,12 +426,23 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         weight = None if np.all(weight == 1) else weight
 
         candidates = self._candidate_maps(X, maps, weight)
+        # drawn after k-means: a RandomState instance gives k-means the full model's state
+        inducing = self._inducing_rows(distinct_inputs)
         # the default amplitudes are walked at every other value, then bisected
         stride = 2 if self.amplitude is None else 1
         progress = SearchProgress("ManifoldGPC", self.verbose)
-        progress(f"{X.shape[0]} rows, {len(candidates)} feature map(s), {self.inference}")
+        progress(
+            f"{X.shape[0]} rows, {len(candidates)} feature map(s), {self.inference}"
+            + ("" if inducing is None else f", {inducing.size} inducing inputs (FITC)")
+        )
         walk = EvidenceWalk(
-            self.inference, self.max_iter, self.tol, self.search_tol, progress, weight
+            self.inference,
+            self.max_iter,
+            self.tol,
+            self.search_tol,
+            progress,
+            weight,
+            inducing,
         )
         best, self.hyperparameter_scores_ = walk.run(
             X, candidates, ls_fixed, factors, amp_grid, stride, y_pm
@@ -427,6 +453,12 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         )
         r = best.result
         self.alpha_, self.sqrt_w_ = best.alpha, best.sqrt_w
+        self.n_inducing_ = None if inducing is None else int(inducing.size)
+        self.inducing_rows_ = None if inducing is None else rows[inducing]
+        self.projection_ = None
+        if inducing is not None:  # the predictive mean and variance through the m inducing inputs
+            self.alpha_ = best.R.inducing_weights(best.alpha)
+            self.projection_ = best.R.P / np.sqrt(best.amplitude)
         self.n_centers_, self.centers_, sig = candidates[best.map_index]
         self.sigma_ = None if sig is None else float(sig)
         self.length_scale_ = float(best.length_scale)
@@ -470,9 +502,14 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
         mean = Ks.T @ self.alpha_
         if not return_var:
             return mean
-        v = solve_triangular(self.L_, self.sqrt_w_[:, None] * Ks, lower=True)
-        var = np.maximum(self.amplitude_ - np.einsum("ij,ij->j", v, v), 0.0)
-        return mean, var
+        if self.projection_ is None:
+            v = solve_triangular(self.L_, self.sqrt_w_[:, None] * Ks, lower=True)
+            var = self.amplitude_ - np.einsum("ij,ij->j", v, v)
+        else:  # FITC: k_** - q_** + t' A^-1 t, t = P' k_u* / sqrt(amplitude)
+            t = self.projection_.T @ Ks
+            v = solve_triangular(self.L_, t, lower=True)
+            var = self.amplitude_ - np.einsum("ij,ij->j", t, t) + np.einsum("ij,ij->j", v, v)
+        return mean, np.maximum(var, 0.0)
 
     def _binary_proba(self, X):
         """``(p, z)``: the predictive probability of ``classes_[1]`` and the moderated mean
