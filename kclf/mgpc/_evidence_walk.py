@@ -199,8 +199,8 @@ class EvidenceWalk:
                 ls_grid = length_scales
             else:
                 ls_grid = median_sigma(Z, sample_weight=self.sample_weight) * length_scale_factors
-            unit_cov, u, Z = self.unit_covariances(Z)
-            walked_rows = self.length_scales(unit_cov, ls_grid / u, y, walk_amps, first, start, warm)
+            cov, u, Z = self.unit_covariances(Z)
+            walked_rows = self.length_scales(cov, ls_grid / u, y, walk_amps, first, start, warm)
             for i, row, R in walked_rows:
                 for j, (r, alpha, sw) in row.items():
                     walked[h, i, j] = r["log_marginal_likelihood"]
