@@ -125,9 +125,20 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
     n_init : int, default=4
         Number of k-means runs (different k-means++ seedings) for the centres; the best
         inertia wins.
+    n_inducing : int or None, default=None
+        ``None``: the full model, ``O(n^3)`` time and ``O(n^2)`` memory per Newton step or
+        EP sweep.  An int ``m``: the sparse path (see "At any size" in the Notes): the
+        latent GP's prior over the ``n`` training rows is the FITC approximation with
+        ``m`` inducing inputs, drawn uniformly without replacement from the distinct
+        training inputs (seeded by ``random_state``) and mapped by each feature map;
+        Laplace, EP, the evidence of the grid walk and the predictions run on it in
+        ``O(n m^2)`` time and ``O(n m)`` memory.  At least the number of distinct inputs:
+        every one is inducing, the full model (to round-off; ``n_inducing_`` says how many
+        were used).
     random_state : int, RandomState instance or None, default=None
-        Seeds the k-means++ initialisation of the centres, the only random step.  ``None``
-        uses the fixed seed 0, so that fitting the same data twice gives the same model
+        Seeds the k-means++ initialisation of the centres and the draw of the inducing
+        inputs (``n_inducing``), the only random steps.  ``None`` uses the fixed seed 0,
+        so that fitting the same data twice gives the same model
         (``KMeans(random_state=None)`` draws from NumPy's global generator: the centres,
         hence the probabilities, changed from one fit of the same data to the next).
     verbose : int, default=0
@@ -162,9 +173,20 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
     n_iter_ : int
         Newton iterations or EP sweeps of the final fit.
     train_rows_ : ndarray of int
-        The training rows the latent values (``alpha_``, ``sqrt_w_``, ``Z_train_``) belong
-        to, in their order: the first copy of each distinct ``(x, y)`` of positive weight
-        (see "Sample weights").
+        The training rows the latent values (``sqrt_w_``; on the full path ``alpha_`` and
+        ``Z_train_`` too) belong to, in their order: the first copy of each distinct
+        ``(x, y)`` of positive weight (see "Sample weights").
+    alpha_ : ndarray
+        The predictive mean is ``k(Z_train_, psi(x))' alpha_``: per training row (Eq. (5):
+        Laplace's ``grad log p(y | M)`` at the mode), on the sparse path per inducing
+        input.
+    Z_train_ : ndarray or sparse matrix
+        The feature-map images of the training rows, on the sparse path of the inducing
+        inputs.
+    n_inducing_ : int or None
+        Number of inducing inputs used (``None``: the full model).
+    inducing_rows_ : ndarray of int or None
+        The training rows (positions in ``X``) whose inputs are the inducing inputs.
 
     Notes
     -----
@@ -235,6 +257,44 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
     of their values (:func:`kclf._distinct.distinct_rows`; ``train_rows_``): integer
     weights and repeated rows, and any order of the rows, give the same model, bit for
     bit (k-means++'s draws depend on the rows' order).
+
+    **At any size (``n_inducing``).**  With inducing inputs ``u_1, ..., u_m`` (the feature
+    map's images of ``m`` training inputs) the prior covariance ``K`` of the training
+    rows' latent values becomes the fully independent training conditional (FITC;
+    Snelson & Ghahramani 2006; Quiñonero-Candela & Rasmussen 2005)
+    ``K~ = Q + diag(K - Q)``, ``Q = K_nm K_mm^+ K_mn`` (the Nyström approximation;
+    ``K_mm``'s pseudo-inverse drops eigenvalues below ``m eps`` of the largest), with
+    ``Q = V V'``, ``V`` of shape ``(n, m)``.  Laplace's ``B = I + W^1/2 K~ W^1/2`` and
+    EP's ``I + S^1/2 K~ S^1/2`` are then diagonal plus rank ``m``: Woodbury's identity
+    and Sylvester's determinant identity give the Newton step, EP's posterior marginals
+    and both evidences (R&W Eq. (3.32), (3.65)) through one ``m x m`` Cholesky factor,
+    ``O(n m^2)`` per step or sweep (:mod:`kclf.mgpc._fitc`); ``V`` is formed once per
+    length scale and shared by its amplitudes.  The grid is walked by the FITC model's
+    evidence as the full model's by its own, and a new input's latent has the FITC
+    posterior mean and variance (``k(x, x) - q(x, x)`` added to the Nyström part's).
+
+    FITC rather than the subset of regressors (SoR) or DTC (GPy's
+    ``SparseGPClassification``): its evidence is the marginal likelihood (to Laplace's or
+    EP's approximation) of a proper GP, the covariance function
+    ``q(x, x') + [x = x'] (k(x, x) - q(x, x'))``, the same model that makes the
+    predictions, so comparing grid points by it is model comparison between valid models;
+    and every row keeps its prior variance ``k(x, x)``.  SoR's prior ``Q`` has the
+    variance ``q(x, x) <= k(x, x)``, which vanishes between the inducing inputs at short
+    length scales: the rows there are predicted at probability 1/2 by the prior itself,
+    and the evidence compares such degenerate models; DTC trains on that prior and
+    predicts with ``k(x, x)``, so its evidence is not its predictions' model's.  The
+    variational bound of GPflow's ``SVGP`` (Titsias 2009; Hensman et al. 2015) is the
+    sound criterion where the inducing inputs are fitted too, but it is a different
+    inference (not Laplace's or EP's); with the inducing inputs drawn, not fitted,
+    FITC's known failure (its evidence rewarding inducing inputs moved to explain
+    noise, Bauer et al. 2016) has nothing to act on.
+
+    The inducing inputs are training inputs drawn at random rather than k-means centres:
+    one draw serves every feature map and width (each maps the same rows), every distinct
+    input is drawn at ``m`` at least their number (the full model, exactly), and the
+    draw costs nothing beside k-means' ``O(n m d)`` per iteration and start; MAPLP's and
+    LSPC's ``n_basis`` draw their centres the same way.  (k-means centres of the images,
+    as Zhang, Tsang & Kwok's Nyström, were not measured here.)
 
     **Sparse input and any scale.**  ``X`` may be CSR or CSC: the feature map and the
     identity map's covariance are Gaussian kernels of ``X`` (:mod:`kclf.kernels`), the
