@@ -5,7 +5,9 @@ marginal likelihood (the evidence) of the inference (:func:`kclf.mgpc._solver.in
 Along the amplitudes of one length scale the evidence rises to one maximum or plateau and
 falls, and so does the best value of a row across the length scales, so the grid is
 walked rather than filled (:class:`EvidenceWalk`; the estimator's Notes give the rule and
-what it was checked against).
+what it was checked against).  On the sparse path every grid point's prior is the FITC
+covariance of the inducing inputs (:class:`kclf.mgpc._fitc.FITCCovariance`), and its
+evidence is that model's.
 """
 
 from __future__ import annotations
@@ -15,16 +17,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._progress import SILENT
-from ..kernels import median_sigma, rbf_kernel, scaled_squared_distances
+from ..kernels import median_sigma, rbf_kernel, scaled_squared_distances, unit_of
+from ._fitc import FITCCovariance
 from ._solver import infer
 
 
 @dataclass
 class GridPoint:
     """A visited point of the grid: its evidence ``score``, where it is (the feature map
-    ``map_index`` with its inputs ``Z``, the length scale and amplitude), and what the
-    model keeps of its inference: the result, ``alpha``, ``sqrt_w`` and the
-    unit-amplitude covariance ``R``."""
+    ``map_index`` with its inputs ``Z``, the training rows' or, on the sparse path, the
+    inducing inputs', the length scale and amplitude), and what the model keeps of its
+    inference: the result, ``alpha``, ``sqrt_w`` and the unit-amplitude covariance ``R``
+    (dense or FITC)."""
 
     score: float
     map_index: int
@@ -43,14 +47,45 @@ class EvidenceWalk:
     neighbour, the chosen point's then to ``tol``; ``progress``
     (:class:`kclf._progress.SearchProgress`) gets a line per length-scale row walked;
     ``sample_weight`` weighs the rows' likelihoods (and the median distance of the
-    default length scales)."""
+    default length scales); ``inducing`` (row indices of the inputs, or None for the full
+    model) makes every prior the FITC covariance of those rows' feature-map images."""
 
-    def __init__(self, inference, max_iter, tol, search_tol, progress=SILENT, sample_weight=None):
+    def __init__(
+        self,
+        inference,
+        max_iter,
+        tol,
+        search_tol,
+        progress=SILENT,
+        sample_weight=None,
+        inducing=None,
+    ):
         self.inference, self.max_iter, self.tol = inference, max_iter, tol
         self.progress = progress
         self.ep = inference == "ep"
         self.search_tol = max(tol, search_tol) if self.ep else None
         self.sample_weight = sample_weight
+        self.inducing = inducing
+
+    def unit_covariances(self, Z):
+        """``(cov, ls_unit, Z_kept)``: ``cov(l)`` is the unit-amplitude covariance of the
+        rows at the length scale ``l * ls_unit`` (one distance matrix for every length
+        scale, in units ``ls_unit`` of ``Z``: any scale of ``Z``); dense ``n x n``, or on
+        the sparse path the FITC covariance from the ``n x m`` and ``m x m`` distances to
+        the inducing inputs ``Z_kept`` (the full model keeps ``Z``)."""
+        if self.inducing is None:
+            D, u = scaled_squared_distances(Z)
+            half_d2 = -0.5 * D
+            return (lambda ls: np.exp(half_d2 / ls**2)), u, Z
+        Zu = Z[self.inducing]
+        u = unit_of(Z)
+        half_nm = -0.5 * scaled_squared_distances(Z, Zu, unit=u)[0]
+        half_mm = -0.5 * scaled_squared_distances(Zu, unit=u)[0]
+
+        def cov(ls):
+            return FITCCovariance.from_kernels(np.exp(half_nm / ls**2), np.exp(half_mm / ls**2))
+
+        return cov, u, Zu
 
     def infer(self, K, y, warm=None, tol=None):
         """:func:`kclf.mgpc._solver.infer` at this fit's settings."""
@@ -86,8 +121,9 @@ class EvidenceWalk:
                     break
         return row
 
-    def length_scales(self, half_d2, ls_grid, y, amps, first, start, warm):
-        """The length scales of one feature map: from ``ls_grid[first]`` up until the best
+    def length_scales(self, unit_cov, ls_grid, y, amps, first, start, warm):
+        """The length scales of one feature map (``unit_cov(ls)`` the unit-amplitude
+        covariance at ``ls``, :meth:`unit_covariances`): from ``ls_grid[first]`` up until the best
         evidence of a row (:meth:`row`, from ``amps[start]`` and the sites ``warm``) first
         falls, then, unless the first row up rose, down from ``first`` until it first
         falls; each further row starts at the best amplitude of its neighbour towards
@@ -96,7 +132,7 @@ class EvidenceWalk:
         not kept once the caller has read them."""
 
         def visit(i, start, warm):
-            R = np.exp(half_d2 / ls_grid[i] ** 2)
+            R = unit_cov(ls_grid[i])
             row = self.row(R, y, amps, start, warm)
             j = max(row, key=lambda j: row[j][0]["log_marginal_likelihood"])
             r = row[j][0]
@@ -163,10 +199,8 @@ class EvidenceWalk:
                 ls_grid = length_scales
             else:
                 ls_grid = median_sigma(Z, sample_weight=self.sample_weight) * length_scale_factors
-            # one distance matrix for every length scale, in units u of Z (any scale of Z)
-            D, u = scaled_squared_distances(Z)
-            half_d2 = -0.5 * D
-            walked_rows = self.length_scales(half_d2, ls_grid / u, y, walk_amps, first, start, warm)
+            cov, u, Z = self.unit_covariances(Z)
+            walked_rows = self.length_scales(cov, ls_grid / u, y, walk_amps, first, start, warm)
             for i, row, R in walked_rows:
                 for j, (r, alpha, sw) in row.items():
                     walked[h, i, j] = r["log_marginal_likelihood"]

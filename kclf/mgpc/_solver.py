@@ -23,6 +23,7 @@ from scipy.special import erf, expit, log_ndtr
 
 from .._newton import NewtonProblem, newton
 from ..kernels import rbf_kernel
+from ._fitc import FITCCovariance
 
 # Williams & Barber (1998), Appendix A: the logistic sigmoid as a combination of five
 # error functions, sigma(f) ~ 0.5 * sum(COEFS) + sum_k COEFS_k * erf(LAMBDAS_k * f) / 2 ...;
@@ -65,6 +66,28 @@ def covariance(Z1, Z2, length_scale, amplitude):
     return amplitude * rbf_kernel(Z1, Z2, length_scale)
 
 
+class CholeskyFactor:
+    """``B = I + S^1/2 K S^1/2`` of a dense ``K`` by its lower Cholesky factor ``L``:
+    ``half_logdet`` is ``log |B| / 2``, :meth:`solve` applies ``B^-1`` (the interface of
+    the sparse path's :class:`kclf.mgpc._fitc.WoodburyFactor`)."""
+
+    def __init__(self, L):
+        self.L = L
+        self.half_logdet = np.log(np.diag(L)).sum()
+
+    def solve(self, x):
+        return cho_solve((self.L, True), x)
+
+
+def _factor(K, sqrt_p):
+    """The factor of ``B = I + S^1/2 K S^1/2``, ``S^1/2 = diag(sqrt_p)``, for a dense ``K``
+    or a :class:`kclf.mgpc._fitc.FITCCovariance`."""
+    if isinstance(K, FITCCovariance):
+        return K.factor(sqrt_p**2)
+    n = K.shape[0]
+    return CholeskyFactor(cholesky(np.eye(n) + sqrt_p[:, None] * K * sqrt_p[None, :], lower=True))
+
+
 class LaplaceProblem(NewtonProblem):
     """MLA's objective ``psi(a) = -a'f/2 + log p(y|f)``, ``f = K a`` (R&W Eq. 3.12, the
     log-likelihood's terms weighted by ``s``), for :func:`kclf._newton.newton`: the step is
@@ -84,10 +107,10 @@ class LaplaceProblem(NewtonProblem):
         pi = expit(f)
         W = self.s * pi * (1.0 - pi)
         sW = np.sqrt(W[:, 0])
-        L = cholesky(np.eye(sW.size) + sW[:, None] * self.K * sW[None, :], lower=True)
-        b = W * f + self.s * ((self.y + 1.0) / 2.0 - pi)
-        a_new = b - (sW * cho_solve((L, True), sW * (self.K @ b[:, 0])))[:, None]
-        return a_new - a, self.K @ (a_new - a)
+        B = _factor(self.K, sW)
+        b = (W * f + self.s * ((self.y + 1.0) / 2.0 - pi))[:, 0]
+        step = (b - sW * B.solve(sW * (self.K @ b)))[:, None] - a
+        return step, (self.K @ step[:, 0])[:, None]
 
     def converged(self, old, new, a, f, cols, tol):
         return new - old < tol
@@ -112,8 +135,10 @@ def laplace_mode(K, y, max_iter=100, tol=1e-10, *, sample_weight=None):
 
     Parameters
     ----------
-    K : ndarray of shape (n, n)
-        Prior covariance ``C`` of the latent values.
+    K : ndarray of shape (n, n) or FITCCovariance
+        Prior covariance ``C`` of the latent values: dense, or the sparse path's FITC
+        covariance (:class:`kclf.mgpc._fitc.FITCCovariance`, whose ``B`` is factored by
+        Woodbury's identity in ``O(n m^2)``).
     y : ndarray of shape (n,)
         Labels in {-1, +1}.
     sample_weight : ndarray of shape (n,) or None
@@ -123,8 +148,10 @@ def laplace_mode(K, y, max_iter=100, tol=1e-10, *, sample_weight=None):
     -------
     result : dict
         ``f`` (mode), ``grad`` (``s (t - pi)``, so that Eq. (5) is ``C_*' grad``),
-        ``sqrt_w`` (``W^1/2`` at the mode), ``L`` (lower Cholesky factor of B),
-        ``log_marginal_likelihood`` (R&W Eq. (3.32)), ``n_iter`` and ``converged``.
+        ``sqrt_w`` (``W^1/2`` at the mode), ``L`` (lower Cholesky factor of B; FITC: of
+        the ``m x m`` matrix ``A``), ``factor`` (:class:`CholeskyFactor` or
+        :class:`kclf.mgpc._fitc.WoodburyFactor` of B), ``log_marginal_likelihood``
+        (R&W Eq. (3.32)), ``n_iter`` and ``converged``.
     """
     n = K.shape[0]
     s = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
@@ -135,14 +162,15 @@ def laplace_mode(K, y, max_iter=100, tol=1e-10, *, sample_weight=None):
     pi = expit(f)
     W = s * pi * (1.0 - pi)
     sW = np.sqrt(W)
-    L = cholesky(np.eye(n) + sW[:, None] * K * sW[None, :], lower=True)
+    B = _factor(K, sW)
     grad = s * (t - pi)
-    lml = -0.5 * grad @ f - s @ np.logaddexp(0.0, -y * f) - np.log(np.diag(L)).sum()
+    lml = -0.5 * grad @ f - s @ np.logaddexp(0.0, -y * f) - B.half_logdet
     return {
         "f": f,
         "grad": grad,
         "sqrt_w": sW,
-        "L": L,
+        "L": B.L,
+        "factor": B,
         "log_marginal_likelihood": float(lml),
         "n_iter": int(r.n_iter[0]),
         "converged": bool(r.converged[0]),
@@ -150,8 +178,8 @@ def laplace_mode(K, y, max_iter=100, tol=1e-10, *, sample_weight=None):
 
 
 def _ep_posterior(K, tau, nu):
-    """Posterior marginal variances ``diag(Sigma)``, mean ``mu = Sigma nu`` and the lower
-    Cholesky factor ``L`` of ``B = I + S^1/2 K S^1/2`` for site precisions ``tau`` and
+    """Posterior marginal variances ``diag(Sigma)``, mean ``mu = Sigma nu`` and the factor
+    (:class:`CholeskyFactor`) of ``B = I + S^1/2 K S^1/2`` for site precisions ``tau`` and
     ``tau * mean = nu`` (Eq. (7): ``Sigma = (C^-1 + S)^-1``, ``S = diag(tau)``; R&W
     Algorithm 3.5, lines 12-14).
 
@@ -161,7 +189,10 @@ def _ep_posterior(K, tau, nu):
     every marginal, instead of R&W's ``V = L^-1 S^1/2 K`` (``n^3``).  Where
     ``tau_i Sigma_ii`` is below ``_DIRECT_BELOW`` the difference ``1 - (B^-1)_ii`` would
     lose digits (no precision at all for ``tau_i = 0``): those columns of ``V`` are formed
-    and ``Sigma_ii = K_ii - ||V_i||^2`` as R&W."""
+    and ``Sigma_ii = K_ii - ||V_i||^2`` as R&W.  The sparse path's FITC covariance has its
+    own ``O(n m^2)`` form (:meth:`kclf.mgpc._fitc.FITCCovariance.ep_posterior`)."""
+    if isinstance(K, FITCCovariance):
+        return K.ep_posterior(tau, nu)
     n = K.shape[0]
     sS = np.sqrt(tau)
     B = sS[:, None] * K
@@ -182,7 +213,7 @@ def _ep_posterior(K, tau, nu):
         sigma_diag[direct] = K.diagonal()[direct] - np.einsum("ij,ij->j", V, V)
     k_nu = K @ nu
     mu = k_nu - K @ (sS * (L_inv.T @ (L_inv @ (sS * k_nu))))
-    return sigma_diag, mu, L
+    return sigma_diag, mu, CholeskyFactor(L)
 
 
 def _tilted_moments(mean_c, var_c, y):
@@ -203,7 +234,7 @@ def _ep_step(K, y, tau, nu, s):
     and the site parameters that match the moments of every tilted distribution at once
     (Eq. 3.59); at EP's fixed point they equal the current ones.  A site whose cavity has
     no positive precision (possible only for a weight below one) keeps its value."""
-    sigma_diag, mu, L = _ep_posterior(K, s * tau, s * nu)
+    sigma_diag, mu, factor = _ep_posterior(K, s * tau, s * nu)
     # >= 0 for s_i >= 1: Sigma_ii <= 1 / (s_i tau_i) since Sigma <= (S s)^-1
     tau_c = 1.0 / sigma_diag - tau
     nu_c = mu / sigma_diag - nu
@@ -214,7 +245,7 @@ def _ep_step(K, y, tau, nu, s):
     state = {
         "sigma_diag": sigma_diag,
         "mu": mu,
-        "L": L,
+        "factor": factor,
         "cavity_mean": mean_c,
         "cavity_var": var_c,
         "proper": proper,
@@ -274,12 +305,16 @@ def ep_sites(K, y, max_iter=100, tol=1e-8, sites=None, *, anderson_depth=5, samp
     one row of weight ``r``.  The evidence's terms of each site are multiplied by
     ``s_i``; ``log |B|`` and ``nu' Sigma nu`` are those of the weighted sites.
 
+    ``K`` is the dense prior covariance or the sparse path's FITC covariance
+    (:class:`kclf.mgpc._fitc.FITCCovariance`: a sweep then costs ``O(n m^2)``).
+
     Returns
     -------
     result : dict
         ``tau``, ``nu`` (site natural parameters, one copy's), ``mu``, ``sigma_diag``
         (posterior mean and marginal variances), ``L`` (Cholesky factor of
-        ``I + S^1/2 K S^1/2``, ``S = diag(s tau)``), ``sqrt_tau`` (``S^1/2``),
+        ``I + S^1/2 K S^1/2``, ``S = diag(s tau)``; FITC: of the ``m x m`` matrix ``A``),
+        ``factor`` (of that matrix, :func:`_factor`), ``sqrt_tau`` (``S^1/2``),
         ``cavity_mean``, ``cavity_var``, ``log_marginal_likelihood`` (R&W
         Eq. (3.65) in a form free of ``1 / tau``), ``n_iter`` (sweeps, i.e.
         factorisations), ``converged``, ``residual`` (the largest relative site change
@@ -326,7 +361,7 @@ def ep_sites(K, y, max_iter=100, tol=1e-8, sites=None, *, anderson_depth=5, samp
         x = _anderson(xs, gs, step, row_weight) if len(xs) > 1 else x + step * g
         x[:n] = np.maximum(x[:n], 0.0)
     tau, nu = x[:n].copy(), x[n:].copy()
-    mu, d, L = state["mu"], state["sigma_diag"], state["L"]
+    mu, d, factor = state["mu"], state["sigma_diag"], state["factor"]
     mean_c, var_c = state["cavity_mean"], state["cavity_var"]
     if not state["proper"].all():  # no EP fixed point (a weight below one): no evidence
         converged = False
@@ -340,7 +375,7 @@ def ep_sites(K, y, max_iter=100, tol=1e-8, sites=None, *, anderson_depth=5, samp
         one_p = 1.0 + tau * var_c
         lml = (
             s @ log_ndtr(z)
-            - np.log(np.diag(L)).sum()
+            - factor.half_logdet
             + 0.5 * (s * nu) @ mu
             + 0.5 * s @ np.log(one_p)
             + 0.5 * s @ ((mean_c**2 * tau - 2.0 * mean_c * nu - nu**2 * var_c) / one_p)
@@ -350,7 +385,8 @@ def ep_sites(K, y, max_iter=100, tol=1e-8, sites=None, *, anderson_depth=5, samp
         "nu": nu,
         "mu": mu,
         "sigma_diag": d,
-        "L": L,
+        "L": factor.L,
+        "factor": factor,
         "sqrt_tau": np.sqrt(s * tau),
         "cavity_mean": mean_c,
         "cavity_var": var_c,
@@ -406,5 +442,5 @@ def infer(inference, K, y, max_iter, tol, warm=None, search_tol=None, sample_wei
     # weighted sites'
     sS = r["sqrt_tau"]
     nu = r["nu"] if sample_weight is None else sample_weight * r["nu"]
-    alpha = nu - sS * cho_solve((r["L"], True), sS * (K @ nu))
+    alpha = nu - sS * r["factor"].solve(sS * (K @ nu))
     return r, alpha, sS

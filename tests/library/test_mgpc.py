@@ -305,7 +305,8 @@ def test_ep_posterior_marginals_equal_the_dense_posterior(taus, n_direct):
     X = rng.normal(size=(30, 3))
     K = 2.0 * rbf_kernel(X, X, 1.0) + 0.01 * np.eye(30)
     nu = rng.normal(size=30) * taus
-    sigma_diag, mu, L = _ep_posterior(K, taus, nu)
+    sigma_diag, mu, factor = _ep_posterior(K, taus, nu)
+    L = factor.L
     Sigma = np.linalg.inv(np.linalg.inv(K) + np.diag(taus))
     assert np.linalg.cond(K) < 1e4
     np.testing.assert_allclose(sigma_diag, np.diag(Sigma), rtol=1e-10, atol=0)
@@ -739,6 +740,7 @@ def test_bad_input():
         ManifoldGPC(n_centers=3, length_scale=1.0, amplitude=[1.0, 4.0], random_state=0),
         ManifoldGPC(n_centers=3, inference="ep", amplitude=4.0, max_iter=20, random_state=0),
         ManifoldGPC(n_centers=None, length_scale=[1.0, 3.0], amplitude=4.0),
+        ManifoldGPC(n_centers=3, inference="ep", amplitude=4.0, n_inducing=5, random_state=0),
     ]
 )
 def test_sklearn_compatible(estimator, check):
@@ -864,6 +866,9 @@ def test_ep_weights_below_one_are_refused():
         dict(n_centers=None, inference="ep", length_scale=1.2, amplitude=[2.0, 8.0]),
         dict(n_centers=4, random_state=0, amplitude=[1.0, 4.0]),
         dict(n_centers=(4, None), inference="ep", random_state=0, amplitude=4.0),
+        # the sparse path: inducing inputs drawn from the distinct inputs, the same ones
+        dict(n_centers=None, n_inducing=8, random_state=0, length_scale=[0.7, 1.5]),
+        dict(n_centers=(4, None), inference="ep", n_inducing=8, random_state=1, amplitude=4.0),
     ],
 )
 def test_integer_weights_are_repeated_rows_and_zero_weights_dropped_rows(kw):
@@ -879,8 +884,9 @@ def test_integer_weights_are_repeated_rows_and_zero_weights_dropped_rows(kw):
 # ---------------------------------------------------------------- several classes
 
 
+@pytest.mark.parametrize("n_inducing", [None, 30])
 @pytest.mark.parametrize("inference", ["laplace", "ep"])
-def test_three_classes_are_one_against_the_rest(inference):
+def test_three_classes_are_one_against_the_rest(inference, n_inducing):
     from sklearn.datasets import load_iris
     from sklearn.multiclass import OneVsRestClassifier
 
@@ -889,6 +895,7 @@ def test_three_classes_are_one_against_the_rest(inference):
     idx = rng.permutation(150)
     tr, te = idx[:90], idx[90:]
     kw = dict(n_centers=6, inference=inference, amplitude=[1.0, 4.0, 16.0], random_state=0)
+    kw["n_inducing"] = n_inducing
     ours = ManifoldGPC(**kw).fit(X[tr], y[tr])
     ref = OneVsRestClassifier(ManifoldGPC(**kw)).fit(X[tr], y[tr])
     P = ours.predict_proba(X[te])
@@ -945,6 +952,7 @@ def test_decision_function_ranks_as_predict_proba(inference):
     [
         dict(n_centers=5, random_state=0, length_scale=1.0, amplitude=[1.0, 4.0]),
         dict(n_centers=None, inference="ep", amplitude=4.0),
+        dict(n_centers=(5, None), inference="ep", amplitude=4.0, n_inducing=20, random_state=0),
     ],
 )
 def test_sparse_input_equals_dense(kw, fmt):
@@ -961,12 +969,187 @@ def test_sparse_input_equals_dense(kw, fmt):
 
 
 @pytest.mark.parametrize("scale", [1e-300, 1e-150, 1e-8, 1e8, 1e150, 1e300])
-@pytest.mark.parametrize("n_centers", [(20, None), None])
-def test_any_scale_of_the_features_gives_the_same_probabilities(scale, n_centers):
+@pytest.mark.parametrize("n_centers, n_inducing", [((20, None), None), (None, None), (None, 15)])
+def test_any_scale_of_the_features_gives_the_same_probabilities(scale, n_centers, n_inducing):
     X, y, Xt = _data(40, seed=6)
     kw = dict(n_centers=n_centers, amplitude=[1.0, 4.0, 16.0], random_state=0)
+    kw["n_inducing"] = n_inducing
     base = ManifoldGPC(**kw).fit(X, y)
     scaled = ManifoldGPC(**kw).fit(X * scale, y)
     P = scaled.predict_proba(Xt * scale)
     assert np.all(np.isfinite(P))
     np.testing.assert_allclose(P, base.predict_proba(Xt), atol=1e-8)
+
+
+# ---------------------------------------------------------------- the sparse path (FITC)
+
+
+def _fitc_problem(n=40, m=9, seed=0, ls=1.2):
+    """Rows, labels, inducing inputs and the FITC covariance of unit amplitude, with
+    ``K~ = Q + diag(K - Q)`` formed densely from its definition (``K_mm^-1`` by numpy's
+    inverse) as the reference."""
+    from kclf.mgpc._fitc import FITCCovariance
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    y = np.where(X[:, 0] + 0.4 * rng.normal(size=n) > 0, 1.0, -1.0)
+    Xu = X[rng.choice(n, m, replace=False)]
+    Knm, Kmm = rbf_kernel(X, Xu, ls), rbf_kernel(Xu, Xu, ls)
+    Q = Knm @ np.linalg.inv(Kmm) @ Knm.T
+    K_fitc = Q + np.diag(1.0 - np.diag(Q))
+    return X, y, Xu, FITCCovariance.from_kernels(Knm, Kmm), K_fitc
+
+
+def test_fitc_covariance_is_nystrom_plus_the_missing_diagonal():
+    from kclf.mgpc._fitc import FITCCovariance
+
+    X, _, Xu, R, K_fitc = _fitc_problem()
+    assert np.linalg.cond(rbf_kernel(Xu, Xu, 1.2)) < 1e6  # the reference's inverse is sound
+    np.testing.assert_allclose(R.V @ R.V.T + np.diag(R.d), K_fitc, atol=1e-10)
+    np.testing.assert_allclose(R.diagonal(), 1.0, atol=1e-12)  # the prior variances kept
+    x = np.random.default_rng(1).normal(size=40)
+    np.testing.assert_allclose((3.0 * R) @ x, 3.0 * K_fitc @ x, atol=1e-9)
+    assert (3.0 * R).V is R.V  # an amplitude shares the arrays
+    # a repeated inducing input is one direction: the pseudo-inverse drops the null one
+    Xu2 = np.r_[Xu, Xu[:2]]
+    R2 = FITCCovariance.from_kernels(rbf_kernel(X, Xu2, 1.2), rbf_kernel(Xu2, Xu2, 1.2))
+    assert R2.V.shape[1] == 9
+    np.testing.assert_allclose(R2.V @ R2.V.T, R.V @ R.V.T, atol=1e-9)
+    # every row an inducing input: the full covariance (to m eps ||K||)
+    K = rbf_kernel(X, X, 1.2)
+    Rn = FITCCovariance.from_kernels(K, K)
+    np.testing.assert_allclose(Rn.V @ Rn.V.T + np.diag(Rn.d), K, atol=40 * 1e-14)
+
+
+@pytest.mark.parametrize("amp", [1.0, 30.0, 1000.0])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_woodbury_inference_equals_the_dense_one_on_the_fitc_covariance(amp, weighted):
+    """Laplace's mode and EP's fixed point, their evidence and the predictive alpha by the
+    O(n m^2) Woodbury factor equal those of the dense solver on the same n x n covariance
+    (round-off: a few ulps of the amplitude)."""
+    from kclf.mgpc._solver import _ep_posterior, infer
+
+    _, y, _, R, K_fitc = _fitc_problem(seed=2)
+    w = np.random.default_rng(3).integers(1, 4, size=40).astype(float) if weighted else None
+    for inference in ("laplace", "ep"):
+        sparse_r, a_s, sw_s = infer(inference, amp * R, y, 200, 1e-12, sample_weight=w)
+        dense_r, a_d, sw_d = infer(inference, amp * K_fitc, y, 200, 1e-12, sample_weight=w)
+        assert sparse_r["converged"] and dense_r["converged"]
+        lml = dense_r["log_marginal_likelihood"]
+        assert sparse_r["log_marginal_likelihood"] == pytest.approx(lml, rel=1e-11, abs=1e-10)
+        np.testing.assert_allclose(a_s, a_d, atol=1e-9 * max(1.0, np.abs(a_d).max()))
+        np.testing.assert_allclose(sw_s, sw_d, atol=1e-9 * np.abs(sw_d).max())
+    # the posterior marginals against (K~^-1 + S)^-1, sites from 0 to 1e4
+    tau = np.r_[np.zeros(5), np.logspace(-3, 4, 35)]
+    nu = np.random.default_rng(4).normal(size=40) * tau
+    sigma_diag, mu, factor = _ep_posterior(amp * R, tau, nu)
+    Sigma = np.linalg.inv(np.linalg.inv(amp * K_fitc) + np.diag(tau))
+    np.testing.assert_allclose(sigma_diag, np.diag(Sigma), rtol=1e-8)
+    np.testing.assert_allclose(mu, Sigma @ nu, atol=1e-8 * np.abs(Sigma @ nu).max())
+    sS = np.sqrt(tau)
+    B = np.eye(40) + sS[:, None] * amp * K_fitc * sS
+    assert factor.half_logdet == pytest.approx(0.5 * np.linalg.slogdet(B)[1], rel=1e-12)
+    x = np.random.default_rng(5).normal(size=40)
+    np.testing.assert_allclose(factor.solve(x), np.linalg.solve(B, x), atol=1e-10)
+
+
+@pytest.mark.parametrize("inference", ["laplace", "ep"])
+def test_sparse_predictions_are_the_fitc_posterior(inference):
+    """The predictive mean and variance through the m inducing inputs (alpha_ and the
+    m x m factor) equal the FITC model's posterior at new inputs formed densely: the
+    joint prior of the training and test latents is Q + diag(K - Q) over both, so a
+    test latent's covariance with the training ones is q(x_*, x_i) and its variance
+    k(x_*, x_*)."""
+    X, y, _ = _data(40, seed=1)
+    Xt = np.random.default_rng(2).normal(size=(9, 4))
+    kw = dict(n_centers=None, length_scale=1.7, amplitude=6.0, tol=1e-12)
+    clf = ManifoldGPC(inference=inference, n_inducing=12, random_state=3, **kw).fit(X, y)
+    assert clf.n_inducing_ == 12 and clf.alpha_.shape == (12,)
+    Xtr, Xu = X[clf.train_rows_], X[clf.inducing_rows_]
+    kuu = 6.0 * rbf_kernel(Xu, Xu, 1.7)
+    knu, ktu = 6.0 * rbf_kernel(Xtr, Xu, 1.7), 6.0 * rbf_kernel(Xt, Xu, 1.7)
+    Qnn = knu @ np.linalg.solve(kuu, knu.T)
+    K = Qnn + np.diag(6.0 - np.diag(Qnn))
+    Kst = ktu @ np.linalg.solve(kuu, knu.T)  # q(x_*, x_i)
+    from kclf.mgpc._solver import infer
+
+    r, alpha, sqrt_w = infer(inference, K, 2.0 * (y[clf.train_rows_] == 1) - 1.0, 200, 1e-12)
+    mean = Kst @ alpha
+    var = 6.0 - np.einsum("ij,ji->i", Kst, np.linalg.solve(K + np.diag(1 / sqrt_w**2), Kst.T))
+    got_mean, got_var = clf.predict_latent(Xt, return_var=True)
+    np.testing.assert_allclose(got_mean, mean, atol=1e-8)
+    np.testing.assert_allclose(got_var, var, atol=1e-8)
+    assert clf.log_marginal_likelihood_ == pytest.approx(r["log_marginal_likelihood"], abs=1e-8)
+
+
+@pytest.mark.parametrize("inference", ["laplace", "ep"])
+@pytest.mark.parametrize("n_centers", [(20, None), None])
+def test_sparse_path_with_every_row_inducing_equals_the_full_model(inference, n_centers):
+    """FITC with the training rows as inducing inputs is the full model (Q = K, D = 0): the
+    walk's evidence at every grid point, the chosen map, width, length scale and
+    amplitude, the evidence and the probabilities agree to the solvers' tolerance (the
+    FITC covariance differs from K by about m eps ||K||, the inference's stopping rules
+    by tol = 1e-8; a Laplace grid point runs to an objective change of 1e-8)."""
+    X, y, Xt = _data(50, seed=8)
+    X[7], y[7] = X[3], 1 - y[3]  # one input with both labels: one inducing input
+    kw = dict(n_centers=n_centers, inference=inference, random_state=0)
+    full = ManifoldGPC(**kw).fit(X, y)
+    sparse = ManifoldGPC(n_inducing=49, **kw).fit(X, y)
+    more = ManifoldGPC(n_inducing=500, **kw).fit(X, y)
+    assert sparse.n_inducing_ == more.n_inducing_ == 49
+    np.testing.assert_array_equal(more.predict_proba(Xt), sparse.predict_proba(Xt))
+    assert (sparse.n_centers_, sparse.sigma_, sparse.length_scale_, sparse.amplitude_) == (
+        full.n_centers_,
+        full.sigma_,
+        full.length_scale_,
+        full.amplitude_,
+    )
+    seen = np.isfinite(full.hyperparameter_scores_)
+    np.testing.assert_array_equal(np.isfinite(sparse.hyperparameter_scores_), seen)
+    np.testing.assert_allclose(
+        sparse.hyperparameter_scores_[seen], full.hyperparameter_scores_[seen], atol=1e-6
+    )
+    assert sparse.log_marginal_likelihood_ == pytest.approx(full.log_marginal_likelihood_, abs=1e-8)
+    np.testing.assert_allclose(sparse.predict_proba(Xt), full.predict_proba(Xt), atol=1e-8)
+    np.testing.assert_allclose(sparse.predict_latent(Xt), full.predict_latent(Xt), atol=1e-7)
+
+
+def test_sparse_path_is_deterministic_from_random_state():
+    X, y, Xt = _data(60, seed=2)
+    kw = dict(n_centers=(5, None), inference="ep", n_inducing=15)
+    a = ManifoldGPC(random_state=4, **kw).fit(X, y)
+    b = ManifoldGPC(random_state=4, **kw).fit(X, y)
+    np.testing.assert_array_equal(a.inducing_rows_, b.inducing_rows_)
+    np.testing.assert_array_equal(a.predict_proba(Xt), b.predict_proba(Xt))
+    # None is the seed 0, fixed: two fits agree
+    none = [ManifoldGPC(**kw).fit(X, y) for _ in range(2)]
+    np.testing.assert_array_equal(none[0].predict_proba(Xt), none[1].predict_proba(Xt))
+    np.testing.assert_array_equal(
+        none[0].inducing_rows_, ManifoldGPC(random_state=0, **kw).fit(X, y).inducing_rows_
+    )
+    # another seed draws other inducing rows (15 distinct rows of the 60)
+    c = ManifoldGPC(random_state=5, **kw).fit(X, y)
+    assert len(set(c.inducing_rows_)) == 15 and set(c.inducing_rows_) != set(a.inducing_rows_)
+    assert not np.array_equal(c.predict_proba(Xt), a.predict_proba(Xt))
+    # the rows in another order: the same inducing inputs, the same model
+    perm = np.random.default_rng(0).permutation(60)
+    p = ManifoldGPC(random_state=4, **kw).fit(X[perm], y[perm])
+    np.testing.assert_array_equal(perm[p.inducing_rows_], a.inducing_rows_)
+    np.testing.assert_array_equal(p.predict_proba(Xt), a.predict_proba(Xt))
+
+
+def test_fewer_inducing_inputs_approach_the_full_model():
+    # a smooth two-class problem (the walk chooses a long length scale): 20 of 200 rows
+    # carry the posterior to 3e-3 in probability (measured 2.6e-3), 40 to 1e-4 (3.4e-5);
+    # the evidence likewise (measured 4e-3 and 2e-4 nats off)
+    X, y = make_classification(260, 4, n_informative=2, n_redundant=0, random_state=3)
+    X, y, Xt = X[:200], y[:200], X[200:]
+    kw = dict(n_centers=None, inference="ep", random_state=0)
+    full = ManifoldGPC(**kw).fit(X, y)
+    for m, atol, nats in ((20, 3e-3, 1e-2), (40, 1e-4, 1e-3)):
+        sparse = ManifoldGPC(n_inducing=m, **kw).fit(X, y)
+        assert (sparse.length_scale_, sparse.amplitude_) == (full.length_scale_, full.amplitude_)
+        np.testing.assert_allclose(sparse.predict_proba(Xt), full.predict_proba(Xt), atol=atol)
+        assert sparse.log_marginal_likelihood_ == pytest.approx(
+            full.log_marginal_likelihood_, abs=nats
+        )
