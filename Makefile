@@ -39,12 +39,16 @@ clean-docs:
 run: $(STAMP)
 	$(BIN)/python -m kclf_workflow.resume --cores $(CORES)
 
+# the test files spread over the machine's cores (pytest-xdist); a file's tests stay on one
+# worker, so that its module-scoped fixtures (the workflow runs) are made once
+PYTEST := $(BIN)/python -m pytest -q -n auto --dist loadfile
+
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(PYTEST)
 
 # everything but the workflow runs and the few slow maths tests (tests/conftest.py)
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(PYTEST) -m "not slow"
 
 report: $(STAMP)
 	$(BIN)/snakemake --cores $(CORES) --report results/report.html
