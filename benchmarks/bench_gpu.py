@@ -41,7 +41,7 @@ import numpy as np  # noqa: E402
 import sklearn  # noqa: E402
 from sklearn.metrics import roc_auc_score  # noqa: E402
 
-from kclf import KernelLogisticRegressionCV, LSPCCV  # noqa: E402
+from kclf import LSPCCV, KernelLogisticRegressionCV  # noqa: E402
 from kclf.model_selection import DEFAULT_LAMS, DEFAULT_SIGMA_FACTORS, best_index  # noqa: E402
 
 N_FEATURES = 20
@@ -99,7 +99,9 @@ def reference_lspc(torch, X, y, Xt, centres, folds, dtype):
     D = torch_sq_dist(torch, X, C)
     Y = torch.stack([torch.ones_like(y, dtype=dtype), y.to(dtype)], 1)  # [ones, positive]
     scores = np.zeros((sigmas.size, lams.numel()))
-    fold_idx = [(torch.as_tensor(tr, device=dev), torch.as_tensor(va, device=dev)) for tr, va in folds]
+    fold_idx = [
+        (torch.as_tensor(tr, device=dev), torch.as_tensor(va, device=dev)) for tr, va in folds
+    ]
     for si, sigma in enumerate(sigmas):
         K = torch.exp(D * (-0.5 / sigma**2))
         for tr, va in fold_idx:
@@ -107,7 +109,9 @@ def reference_lspc(torch, X, y, Xt, centres, folds, dtype):
             m = tr.numel()
             s, V = torch.linalg.eigh(Ktr.T @ Ktr / m)
             R = V.T @ (Ktr.T @ Y[tr] / m)  # (b, 2)
-            A = V @ (R[:, None, :] / (s[:, None, None] + lams[None, :, None])).reshape(V.shape[0], -1)
+            A = V @ (R[:, None, :] / (s[:, None, None] + lams[None, :, None])).reshape(
+                V.shape[0], -1
+            )
             F = (K[va] @ A).reshape(va.numel(), lams.numel(), 2)
             F1 = F[..., 1]
             F0 = F[..., 0] - F1
@@ -186,7 +190,9 @@ def reference_klr(torch, X, y, Xt, landmarks, folds, dtype):
     yf = y.to(dtype)
     scores = np.zeros((sigmas.size, DEFAULT_LAMS.size))
     total_steps = 0
-    fold_idx = [(torch.as_tensor(tr, device=dev), torch.as_tensor(va, device=dev)) for tr, va in folds]
+    fold_idx = [
+        (torch.as_tensor(tr, device=dev), torch.as_tensor(va, device=dev)) for tr, va in folds
+    ]
     for si, sigma in enumerate(sigmas):
         Phi = torch_nystroem(torch, X, landmarks, sigma)(X)
         for tr, va in fold_idx:
@@ -201,7 +207,9 @@ def reference_klr(torch, X, y, Xt, landmarks, folds, dtype):
     best = best_index(scores.ravel(), "error", grid_s, grid_l)
     sigma, lam = grid_s[best], grid_l[best]
     feat = torch_nystroem(torch, X, landmarks, sigma)
-    w, steps = torch_newton(torch, feat(X), yf, lam, torch.zeros(len(landmarks) + 1, dtype=dtype, device=dev))
+    w, steps = torch_newton(
+        torch, feat(X), yf, lam, torch.zeros(len(landmarks) + 1, dtype=dtype, device=dev)
+    )
     return sigma, lam, torch.sigmoid(feat(Xt) @ w).cpu().numpy(), total_steps + steps
 
 
@@ -223,7 +231,11 @@ def namespaces():
 
         found["torch-cpu"] = (torch, lambda a: torch.as_tensor(a), lambda: None)
         if torch.cuda.is_available():
-            found["torch"] = (torch, lambda a: torch.as_tensor(a, device="cuda"), torch.cuda.synchronize)
+            found["torch"] = (
+                torch,
+                lambda a: torch.as_tensor(a, device="cuda"),
+                torch.cuda.synchronize,
+            )
         else:
             missing.append("PyTorch finds no GPU: no torch (GPU) run, no GPU reference")
     except ImportError:
@@ -294,7 +306,9 @@ def main(argv=None):
     parser.add_argument("--backends", nargs="+", help="numpy strict torch torch-cpu cupy reference")
     parser.add_argument("--centres", type=int, default=1000)
     parser.add_argument("--float32", action="store_true", help="compute in float32")
-    parser.add_argument("--small", action="store_true", help="CI's size: 2,000 rows, 100 centres, CPU")
+    parser.add_argument(
+        "--small", action="store_true", help="CI's size: 2,000 rows, 100 centres, CPU"
+    )
     args = parser.parse_args(argv)
     found, missing = namespaces()
     for line in missing:
@@ -329,7 +343,9 @@ def main(argv=None):
             timings = {}
             for backend in backends:
                 if backend == "reference":
-                    res = run_reference(method, found, data, n_centres, dtype, gpu and not args.small)
+                    res = run_reference(
+                        method, found, data, n_centres, dtype, gpu and not args.small
+                    )
                 elif backend in found:
                     res = run_kclf(method, backend, found, data, n_centres, dtype)
                 else:
@@ -343,7 +359,9 @@ def main(argv=None):
                 )
             if "reference" in timings:
                 ratios = ", ".join(
-                    f"{b} {t / timings['reference']:.2f}x" for b, t in timings.items() if b != "reference"
+                    f"{b} {t / timings['reference']:.2f}x"
+                    for b, t in timings.items()
+                    if b != "reference"
                 )
                 print(f"{method:5s} {n:>9,d} rows  time / plain PyTorch reference: {ratios}")
     return rows

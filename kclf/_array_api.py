@@ -69,8 +69,10 @@ def input_namespace(estimator, X, attribute="X_fit_"):
     if fit_is != is_xp or (is_xp and xp.__name__ != fit_xp.__name__):
         fitted = fit_xp.__name__ if fit_is else "numpy"
         given = xp.__name__ if is_xp else type(X).__name__
-        hint = "" if fit_is == is_xp or get_config()["array_api_dispatch"] else (
-            " (array_api_dispatch is off)"
+        hint = (
+            ""
+            if fit_is == is_xp or get_config()["array_api_dispatch"]
+            else (" (array_api_dispatch is off)")
         )
         raise ValueError(
             f"{type(estimator).__name__} was fitted on {fitted} arrays and is given "

@@ -19,7 +19,7 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from ._array_api import device, get_namespace, input_namespace, to_numpy
 from ._base import KernelMixin
@@ -27,7 +27,13 @@ from ._folds import cv_splits
 from ._parallel import Workers
 from ._progress import SILENT, SearchProgress
 from ._scoring import SCORINGS
-from ._validation import check_precomputed, class_labels, positive_grid, reject_with_precomputed
+from ._validation import (
+    check_precomputed,
+    class_labels,
+    positive_grid,
+    reject_with_precomputed,
+    validate_data,
+)
 from .model_selection import DEFAULT_LAMS, best_index, sigma_grid
 
 
@@ -308,8 +314,9 @@ class KernelGridSearch(KernelMixin, ClassifierMixin, BaseEstimator):
             ``best_estimator_`` or the per-task models).
         """
         xp, is_xp = get_namespace(X)
+        is_xp = is_xp and self.__sklearn_tags__().array_api_support  # else NumPy copies
         if is_xp:
-            self._check_array_api()
+            self._array_api_unsupported()
             X, y = validate_data(self, X, y, dtype=[xp.float64, xp.float32], multi_output=True)
             y = to_numpy(y, xp)
         else:
@@ -370,7 +377,10 @@ class KernelGridSearch(KernelMixin, ClassifierMixin, BaseEstimator):
         had a DataFrame: other or reordered columns are refused), as the float array every
         model of the search was fitted on and is given."""
         check_is_fitted(self)
-        xp, is_xp = input_namespace(self, X, "classes_")
+        if self.__sklearn_tags__().array_api_support:
+            xp, is_xp = input_namespace(self, X, "classes_")
+        else:  # NumPy only: validate_data copies array API inputs to NumPy
+            xp, is_xp = np, False
         if self.kernel == "precomputed":
             check_precomputed(X, n_train=self.n_features_in_)
         if is_xp:
@@ -378,17 +388,6 @@ class KernelGridSearch(KernelMixin, ClassifierMixin, BaseEstimator):
         return validate_data(
             self, X, dtype=np.float64, reset=False, accept_sparse=self._accept_sparse()
         )
-
-    def _check_array_api(self):
-        """``ValueError`` in one line unless this search computes in the namespace of
-        array API inputs (its ``array_api_support`` tag) with its current parameters (a
-        subclass names an unsupported one in ``_array_api_unsupported``)."""
-        if not self.__sklearn_tags__().array_api_support:
-            raise ValueError(
-                f"{type(self).__name__} does not support array API inputs "
-                "(array_api_dispatch=True); pass NumPy arrays"
-            )
-        self._array_api_unsupported()
 
     def _array_api_unsupported(self):
         """Raise ``ValueError`` naming a parameter the array API path does not implement."""

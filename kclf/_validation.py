@@ -15,16 +15,44 @@ import warnings
 from numbers import Real
 
 import numpy as np
+from sklearn import get_config
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import validate_data as _validate_data
 
-from ._array_api import get_namespace
+from ._array_api import get_namespace, to_numpy
 
 #: A finite number > 0 (an ``Interval`` never admits NaN or infinity).
 POSITIVE = Interval(Real, 0, None, closed="neither")
 #: ``kernel`` of every kernel estimator.
 KERNEL = [StrOptions({"rbf", "linear", "precomputed"}), callable]
+
+
+def validate_data(estimator, X="no_validation", y="no_validation", **kwargs):
+    """scikit-learn's ``validate_data``, except that an estimator computing with NumPy only
+    (no ``array_api_support`` in its tags) given array API arrays under
+    ``array_api_dispatch`` (PyTorch tensors, CuPy or array-api-strict arrays) warns once per
+    call and computes on NumPy copies of them; its results are then NumPy arrays."""
+    if get_config()["array_api_dispatch"] and not estimator.__sklearn_tags__().array_api_support:
+        X, y = (_numpy_copy(estimator, a) for a in (X, y))
+    return _validate_data(estimator, X, y, **kwargs)
+
+
+def _numpy_copy(estimator, a):
+    if isinstance(a, str) or a is None:  # validate_data's "no_validation", or no target
+        return a
+    xp, is_array_api = get_namespace(a)
+    if not is_array_api:
+        return a
+    warnings.warn(
+        f"{type(estimator).__name__} computes with NumPy only: its {xp.__name__} input is "
+        "copied to NumPy in host memory and its results are NumPy arrays (LSPC and LSPCCV "
+        "compute in the input's namespace and on its device)",
+        UserWarning,
+        stacklevel=4,
+    )
+    return to_numpy(a, xp)
 
 
 def check_sigma(sigma, name="sigma"):

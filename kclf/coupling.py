@@ -15,15 +15,10 @@ from scipy.special import expit, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, Interval
-from sklearn.utils.validation import (
-    _check_sample_weight,
-    check_is_fitted,
-    has_fit_parameter,
-    validate_data,
-)
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, has_fit_parameter
 
 from ._base import ArgmaxPredictMixin, LogProbaMixin, log_odds
-from ._validation import POSITIVE, check_precomputed, class_labels, warn_convergence
+from ._validation import POSITIVE, check_precomputed, class_labels, validate_data, warn_convergence
 
 # r_ij is kept inside [R_EPS, 1 - R_EPS] so that mu_ij, p_i never hit 0/0.
 R_EPS = 1e-15

@@ -14,8 +14,9 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
+from ._validation import validate_data
 from .metrics import EPS
 
 #: The largest decision value Platt's sigmoid is fitted on: the log-odds of a probability
@@ -91,8 +92,9 @@ class _Frozen(FrozenEstimator):
 class PlattScaled(ClassifierMixin, BaseEstimator):
     """``estimator`` refitted on all the data with a sigmoid on its scores.
 
-    The sigmoid is fitted on out-of-fold scores of ``cv`` seeded stratified folds
-    (``CalibratedClassifierCV(method="sigmoid", ensemble=False)``), with fewer folds when a
+    The sigmoid is fitted on out-of-fold scores of ``cv`` stratified folds (unshuffled, or
+    shuffled by ``random_state``) (``CalibratedClassifierCV(method="sigmoid",
+    ensemble=False)``), with fewer folds when a
     class has fewer than ``cv`` examples; when a class has a single example, on the
     training scores themselves.  The sigmoid is monotone, so rankings (AUC) and the
     refitted estimator's decisions are those of ``estimator`` fitted on all the data.
@@ -118,7 +120,9 @@ class PlattScaled(ClassifierMixin, BaseEstimator):
     estimator : classifier with ``decision_function`` (or ``predict_proba``)
     cv : int >= 2, default=5
     random_state : int, RandomState or None, default=None
-        Seed of the fold shuffling.
+        Seed of the fold shuffling; ``None``: the folds are unshuffled (the rows in their
+        order, as scikit-learn's searches with an integer ``cv``), so that the same data give
+        the same calibration on every run.
 
     Attributes
     ----------
@@ -189,8 +193,9 @@ class PlattScaled(ClassifierMixin, BaseEstimator):
         scored = _FiniteScores(self.estimator)
         fewest = int(np.unique(y, return_counts=True)[1].min())
         if fewest >= 2:
+            shuffle = self.random_state is not None  # None: unshuffled, the same every run
             folds = StratifiedKFold(
-                min(self.cv, fewest), shuffle=True, random_state=self.random_state
+                min(self.cv, fewest), shuffle=shuffle, random_state=self.random_state
             )
             model = CalibratedClassifierCV(scored, ensemble=False, cv=folds)
         else:

@@ -26,11 +26,11 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .._folds import cv_splits
 from .._progress import SearchProgress
-from .._validation import binary_labels, label_matrix, warn_convergence
+from .._validation import binary_labels, label_matrix, validate_data, warn_convergence
 from ._decoding import (
     BP_RETRY_DAMPING,
     BP_WARN_FRACTION,

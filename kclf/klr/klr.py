@@ -27,7 +27,7 @@ import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .._base import ArgmaxPredictMixin, KernelMixin, LogProbaMixin
 from .._validation import (
@@ -36,6 +36,7 @@ from .._validation import (
     check_precomputed,
     class_labels,
     reject_with_precomputed,
+    validate_data,
 )
 from ..coupling import PairBatching, PairwiseCoupling
 from ..kernels import median_sigma

@@ -100,7 +100,11 @@ class FoldScores:
     def add(self, P, y, w):
         xp = self.xp
         rows = P.shape[0]
-        w = xp.ones(rows, dtype=xp.float64, device=device(P)) if w is None else xp.astype(w, xp.float64)
+        w = (
+            xp.ones(rows, dtype=xp.float64, device=device(P))
+            if w is None
+            else xp.astype(w, xp.float64)
+        )
         if self.scoring == "auc":
             self.parts.append((P[..., 1], y, w))
             return
@@ -470,7 +474,9 @@ def refit_tasks(est, xp, X, fit_tasks, sig_t, lam_t, reuse, sample_weight):
             G, KS, total = reuse["systems"][si]
             _, n_cls, ones = solved_columns(xp, ind, n_searched, est.rounding)
             H = G / total
-            h = xp.reshape(class_outputs(xp, KS / total, n_searched, n_cls, ones), (KS.shape[0], -1))
+            h = xp.reshape(
+                class_outputs(xp, KS / total, n_searched, n_cls, ones), (KS.shape[0], -1)
+            )
             scale = reuse["scale"]
         else:
             K = gram_of(est, X, None if np.isnan(sigma) else float(sigma))
@@ -517,8 +523,10 @@ def tasks_proba(est, xp, X):
         sigma = est.sigma_[t]
         key = "none" if np.isnan(sigma) else float(sigma)
         if key not in kernels:
-            kernels[key] = X if est.kernel == "precomputed" else gram_of(
-                est, X, None if key == "none" else key, est.X_fit_
+            kernels[key] = (
+                X
+                if est.kernel == "precomputed"
+                else gram_of(est, X, None if key == "none" else key, est.X_fit_)
             )
         F = kernels[key] @ effective_alpha(xp, est.alpha_[:, t, :], est.rounding)
         out.append(round_outputs(xp, F, est.rounding)[:, 1])

@@ -12,7 +12,7 @@ from numbers import Integral
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .._array_api import get_namespace, input_namespace
 from .._base import ArgmaxPredictMixin, KernelMixin
@@ -22,6 +22,7 @@ from .._validation import (
     check_precomputed,
     class_labels,
     reject_with_precomputed,
+    validate_data,
 )
 from ..kernels import gram
 from . import _array_api_paths as xpaths
@@ -306,7 +307,9 @@ class LSPC(KernelMixin, ArgmaxPredictMixin, ClassifierMixin, BaseEstimator):
         """
         F = self._raw_outputs(X)
         xp, is_xp = get_namespace(F)
-        return xpaths.round_outputs(xp, F, self.rounding) if is_xp else round_outputs(F, self.rounding)
+        return (
+            xpaths.round_outputs(xp, F, self.rounding) if is_xp else round_outputs(F, self.rounding)
+        )
 
     def decision_function(self, X):
         """Scores ranked like :meth:`predict_proba`, with its ties at 0 and 1 broken.

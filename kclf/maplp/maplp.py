@@ -13,7 +13,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .._base import KernelMixin
 from .._decision import ranked_log_odds
@@ -24,6 +24,7 @@ from .._validation import (
     check_precomputed,
     class_labels,
     reject_with_precomputed,
+    validate_data,
 )
 from ..kernels import gram, median_sigma
 from ._solver import equal_inputs_solution, maplp_criterion, solve_lp

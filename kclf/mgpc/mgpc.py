@@ -26,12 +26,12 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
 from .._decision import ranked_log_odds
 from .._distinct import distinct_rows
 from .._progress import SearchProgress
-from .._validation import POSITIVE, class_labels, positive_grid
+from .._validation import POSITIVE, class_labels, positive_grid, validate_data
 from ..kernels import median_sigma, rbf_kernel, unit_of
 from ._evidence_walk import EvidenceWalk
 from ._solver import covariance, logistic_gaussian_integral

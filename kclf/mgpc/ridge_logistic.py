@@ -15,9 +15,9 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from .._validation import binary_labels, warn_convergence
+from .._validation import binary_labels, validate_data, warn_convergence
 from ._ridge_solver import maximise
 
 SOLVERS = ("newton", "gradient")

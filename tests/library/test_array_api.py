@@ -18,7 +18,17 @@ import pytest
 import sklearn
 from sklearn.datasets import make_classification, make_multilabel_classification
 
-from kclf import LSPC, LSPCCV, KernelLogisticRegressionCV
+from kclf import (
+    LSPC,
+    LSPCCV,
+    MAPLP,
+    KernelLogisticRegression,
+    KernelLogisticRegressionCV,
+    ManifoldGPC,
+    PairwiseCoupling,
+    PlattScaled,
+    WeightedRidgeLogistic,
+)
 from kclf._array_api import to_numpy
 
 array_api_strict = pytest.importorskip("array_api_strict")
@@ -70,9 +80,23 @@ CASES = [
     ("binary", LSPCCV(lams=[1e-2, 1.0], sigma_factors=[0.5, 1.0])),
     ("multi-class", LSPCCV(lams=[1e-2, 1.0], sigma_factors=[0.5, 1.0], scoring="log_loss")),
     ("multi-class", LSPCCV(lams=[1e-2, 1.0], sigma_factors=[0.5, 1.0], n_basis=50, random_state=0)),
-    ("binary", LSPCCV(lams=[1e-2, 1.0], sigma_factors=[0.5, 1.0], scoring="auc", n_basis=50, random_state=0)),
+    (
+        "binary",
+        LSPCCV(
+            lams=[1e-2, 1.0], sigma_factors=[0.5, 1.0], scoring="auc", n_basis=50, random_state=0
+        ),
+    ),
     ("multi-task", LSPCCV(lams=[1e-2, 1.0], sigma_factors=[0.5, 1.0])),
-    ("multi-task", LSPCCV(lams=[1e-2, 1.0], sigma_factors=[0.5, 1.0], n_basis=50, random_state=0, rounding="parameters")),
+    (
+        "multi-task",
+        LSPCCV(
+            lams=[1e-2, 1.0],
+            sigma_factors=[0.5, 1.0],
+            n_basis=50,
+            random_state=0,
+            rounding="parameters",
+        ),
+    ),
 ]
 
 
@@ -121,7 +145,6 @@ def test_namespace_fit_equals_numpy(kind, est, name, dtype, weighted):
         (LSPC(basis="classwise"), "basis='classwise'"),
         (LSPC(n_basis=10, centers="kmeans"), "centers='kmeans'"),
         (LSPCCV(class_weight="balanced", lams=[1.0]), "class_weight"),
-        (KernelLogisticRegressionCV(lams=[1.0]), "does not support array API inputs"),
     ],
 )
 def test_unsupported_parameter_says_so_in_one_line(est, what):
@@ -148,3 +171,32 @@ def test_predicting_in_another_namespace_is_refused():
 @pytest.mark.parametrize("est", [LSPC(), LSPCCV()])
 def test_tags_declare_array_api_support(est):
     assert est.__sklearn_tags__().array_api_support
+
+
+NUMPY_ONLY = [
+    KernelLogisticRegression(),
+    KernelLogisticRegressionCV(cv=2, sigma_factors=[1.0], lams=[0.1, 1.0]),
+    PairwiseCoupling(KernelLogisticRegression()),
+    MAPLP(),
+    ManifoldGPC(),
+    WeightedRidgeLogistic(),
+    PlattScaled(LSPC()),
+]
+
+
+@pytest.mark.parametrize("est", NUMPY_ONLY, ids=lambda e: type(e).__name__)
+def test_a_numpy_only_estimator_warns_and_computes_on_numpy_copies(est):
+    """No array API support: the inputs are copied to NumPy with a warning naming the
+    estimator, and the results are the NumPy path's, as NumPy arrays."""
+    assert not est.__sklearn_tags__().array_api_support
+    X, y = data("binary", 60)
+    expected = sklearn.clone(est).fit(X, y).predict_proba(X)
+    with sklearn.config_context(array_api_dispatch=True):
+        with pytest.warns(UserWarning, match=f"{type(est).__name__} computes with NumPy only"):
+            fitted = sklearn.clone(est).fit(
+                array_api_strict.asarray(X), array_api_strict.asarray(y)
+            )
+        with pytest.warns(UserWarning, match="copied to NumPy"):
+            P = fitted.predict_proba(array_api_strict.asarray(X))
+    assert isinstance(P, np.ndarray)
+    np.testing.assert_array_equal(P, expected)

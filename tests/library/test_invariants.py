@@ -312,8 +312,9 @@ def test_extreme_inputs_give_finite_outputs_or_one_clear_error(name, extreme, da
     check_outputs(case, est, X)
 
 
-#: the searches whose only randomness is the folds (and the defaults' k-means-free paths)
-SEARCHES = [n for n, c in CASES.items() if n.startswith(("LSPCCV", "KLRCV"))]
+#: the searches and the calibration whose only randomness is the folds (and the defaults'
+#: k-means-free paths)
+SEARCHES = [n for n, c in CASES.items() if n.startswith(("LSPCCV", "KLRCV", "PlattScaled"))]
 
 
 @pytest.mark.parametrize("name", SEARCHES)
