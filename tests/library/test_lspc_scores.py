@@ -78,7 +78,9 @@ def test_multiclass_scores_replace_the_rounded_posteriors_by_the_outputs():
 
 
 @pytest.mark.parametrize(
-    "make", [lambda: LSPC(), lambda: LSPCCV(random_state=0), lambda: LSPCCV()], ids=str
+    "make",
+    [lambda: LSPC(), lambda: LSPCCV(random_state=0), lambda: LSPCCV()],
+    ids=["LSPC", "LSPCCV-seeded", "LSPCCV"],
 )
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_sigmoid_calibration_keeps_or_improves_the_log_loss(make, seed):
