@@ -12,6 +12,7 @@ library itself imports neither PyTorch nor CuPy.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -52,7 +53,7 @@ def fitted_namespace(estimator, attribute):
     """``(xp, is_array_api)`` of the fitted array ``attribute`` of ``estimator``: the
     namespace it was fitted in, whether or not dispatch is on now."""
     value = getattr(estimator, attribute)
-    if isinstance(value, np.ndarray | np.generic):
+    if isinstance(value, np.ndarray | np.generic) or sp.issparse(value):
         return np, False
     import array_api_compat
 
@@ -79,6 +80,26 @@ def input_namespace(estimator, X, attribute="X_fit_"):
             f"{given} inputs{hint}: predict with arrays of the namespace it was fitted on"
         )
     return xp, is_xp
+
+
+def same_namespace(method):
+    """A prediction method that, under ``array_api_dispatch``, first checks with
+    scikit-learn's ``check_same_namespace`` that ``X`` is of the namespace and device of
+    the fitted attribute ``_namespace_attribute`` (one line naming the method otherwise),
+    for the estimators whose tags declare ``array_api_support``."""
+
+    @functools.wraps(method)
+    def checked(self, X, *args, **kwargs):
+        if get_config()["array_api_dispatch"] and self.__sklearn_tags__().array_api_support:
+            from sklearn.utils._array_api import check_same_namespace
+            from sklearn.utils.validation import check_is_fitted
+
+            check_is_fitted(self)
+            attribute = getattr(self, "_namespace_attribute", "classes_")
+            check_same_namespace(X, self, attribute=attribute, method=method.__name__)
+        return method(self, X, *args, **kwargs)
+
+    return checked
 
 
 def device(x):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ._array_api import get_namespace
+from ._array_api import get_namespace, same_namespace
 from .kernels import median_sigma
 
 #: The log-odds given to a posterior of exactly 0 (-) or 1 (+): beyond every finite
@@ -49,6 +49,7 @@ class KernelMixin:
 class ArgmaxPredictMixin:
     """``predict``: the class of the largest ``predict_proba`` column."""
 
+    @same_namespace
     def predict(self, X):
         """The class of largest estimated posterior.
 
@@ -73,6 +74,7 @@ class ArgmaxPredictMixin:
 class LogProbaMixin:
     """``predict_log_proba``: the log of ``predict_proba``."""
 
+    @same_namespace
     def predict_log_proba(self, X):
         """``log`` of :meth:`predict_proba` (probabilities clipped at the smallest float).
 
@@ -86,4 +88,8 @@ class LogProbaMixin:
         log_P : ndarray of shape (n_samples, n_classes)
         """
         check_is_fitted(self)
-        return np.log(np.clip(self.predict_proba(X), np.finfo(float).tiny, None))
+        P = self.predict_proba(X)
+        xp, is_xp = get_namespace(P)
+        if is_xp:
+            return xp.log(xp.clip(P, xp.finfo(P.dtype).smallest_normal, None))
+        return np.log(np.clip(P, np.finfo(float).tiny, None))

@@ -21,7 +21,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from ._array_api import device, get_namespace, input_namespace, to_numpy
+from ._array_api import device, get_namespace, input_namespace, same_namespace, to_numpy
 from ._base import KernelMixin
 from ._folds import cv_splits
 from ._parallel import Workers
@@ -314,9 +314,10 @@ class KernelGridSearch(KernelMixin, ClassifierMixin, BaseEstimator):
             ``best_estimator_`` or the per-task models).
         """
         xp, is_xp = get_namespace(X)
+        if is_xp:
+            self._array_api_unsupported()  # one line naming a parameter the path lacks
         is_xp = is_xp and self.__sklearn_tags__().array_api_support  # else NumPy copies
         if is_xp:
-            self._array_api_unsupported()
             X, y = validate_data(self, X, y, dtype=[xp.float64, xp.float32], multi_output=True)
             y = to_numpy(y, xp)
         else:
@@ -392,6 +393,7 @@ class KernelGridSearch(KernelMixin, ClassifierMixin, BaseEstimator):
     def _array_api_unsupported(self):
         """Raise ``ValueError`` naming a parameter the array API path does not implement."""
 
+    @same_namespace
     def predict_proba(self, X):
         """Class probabilities of the chosen model(s): ``best_estimator_``'s (LSPC: Eq. 4,
         5 or 6 by ``rounding``; kernel logistic regression: Eq. 2, coupled by Eq. 10-11).
@@ -412,6 +414,7 @@ class KernelGridSearch(KernelMixin, ClassifierMixin, BaseEstimator):
             return self.best_estimator_.predict_proba(X)
         return self._tasks_proba(X)
 
+    @same_namespace
     def decision_function(self, X):
         """Scores ranked like :meth:`predict_proba`.
 
@@ -433,6 +436,7 @@ class KernelGridSearch(KernelMixin, ClassifierMixin, BaseEstimator):
             return self.best_estimator_.decision_function(X)
         return self._tasks_decision(X)
 
+    @same_namespace
     def predict(self, X):
         """Decisions of the chosen model(s).
 

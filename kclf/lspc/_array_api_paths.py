@@ -338,6 +338,16 @@ def decision_scores(xp, R, U, rounding):
     return xp.where(one, 1.0 - others, T)
 
 
+def supported(estimator):
+    """Whether the array API path implements the parameters of an LSPC model (its tags'
+    ``array_api_support``; class weights per task are refused at ``fit``)."""
+    try:
+        unsupported(estimator)
+    except ValueError:
+        return False
+    return True
+
+
 def unsupported(estimator, multitask=False):
     """``ValueError`` naming the first parameter of an LSPC model that the array API path
     does not implement (the class-wise basis, k-means centres, a callable kernel, class
@@ -412,7 +422,7 @@ def fit_lspc(est, xp, X, y, centers, sample_weight):
         total,
     )
     est.classes_ = xp.asarray(classes, device=dev)
-    est.center_index_ = None if est.n_basis is None else index
+    est.center_index_ = None if est.n_basis is None else xp.asarray(index, device=dev)
     est.X_fit_ = C if C is not None else xp.asarray(X, copy=True)
     return est
 

@@ -14,7 +14,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
-from .._array_api import get_namespace, input_namespace
+from .._array_api import get_namespace, input_namespace, same_namespace
 from .._base import ArgmaxPredictMixin, KernelMixin
 from .._validation import (
     KERNEL,
@@ -134,6 +134,16 @@ class LSPC(KernelMixin, ArgmaxPredictMixin, ClassifierMixin, BaseEstimator):
     :class:`kclf.PlattScaled` fits its sigmoid on the posteriors themselves
     (``calibration_response_method``).
 
+    **Array API.**  Under ``sklearn.config_context(array_api_dispatch=True)`` PyTorch
+    tensors, CuPy and ``array-api-strict`` arrays are computed in their namespace and on
+    their device, the fitted arrays kept there and the probabilities returned there
+    (``pip install kclf[array-api]``; the user guide's "GPU and many cores").  The
+    class-wise basis, k-means centres and a callable kernel are NumPy only: the tags then
+    declare no ``array_api_support`` and ``fit`` refuses such inputs in one line.  Float32
+    inputs are computed and fitted in float32, while NumPy inputs of any dtype are computed
+    in float64 as before; scikit-learn's ``check_array_api_input``, which expects both
+    fits' arrays to share a dtype, therefore fails on float32 inputs by design.
+
     References
     ----------
     M. Sugiyama, "Superfast-trainable multi-class probabilistic classifier by
@@ -189,10 +199,13 @@ class LSPC(KernelMixin, ArgmaxPredictMixin, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.class_weight = class_weight
 
+    #: the fitted array whose namespace and device the inputs of a prediction must share
+    _namespace_attribute = "X_fit_"
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = self.kernel in ("rbf", "linear")
-        tags.array_api_support = True
+        tags.array_api_support = xpaths.supported(self)
         return tags
 
     def _check_params(self, X, sample_weight=None):
@@ -289,6 +302,7 @@ class LSPC(KernelMixin, ArgmaxPredictMixin, ClassifierMixin, BaseEstimator):
             return K @ xpaths.effective_alpha(xp, self.alpha_, self.rounding)
         return K @ effective_alpha(self.alpha_, self.rounding)
 
+    @same_namespace
     def predict_proba(self, X):
         """Class-posterior estimates (Eq. 6 for "outputs", Eq. 4 for "parameters", Eq. 5
         for "none").
@@ -311,6 +325,7 @@ class LSPC(KernelMixin, ArgmaxPredictMixin, ClassifierMixin, BaseEstimator):
             xpaths.round_outputs(xp, F, self.rounding) if is_xp else round_outputs(F, self.rounding)
         )
 
+    @same_namespace
     def decision_function(self, X):
         """Scores ranked like :meth:`predict_proba`, with its ties at 0 and 1 broken.
 

@@ -6,7 +6,7 @@ from numbers import Integral
 
 import numpy as np
 
-from .._array_api import get_namespace
+from .._array_api import device, get_namespace
 from .._base import log_odds
 from .._search import KernelGridSearch
 from ..kernels import gram
@@ -196,7 +196,7 @@ class LSPCCV(KernelGridSearch):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = self.kernel in ("rbf", "linear")
-        tags.array_api_support = True
+        tags.array_api_support = xpaths.supported(self)
         return tags
 
     def _paths(self, sample_weight=None):
@@ -245,6 +245,8 @@ class LSPCCV(KernelGridSearch):
             self.alpha_ = paths.refit_tasks(X, Y, fit_tasks, sig_t, lam_t, reuse, self.n_tasks_)
         if reuse["centers"] is not None:
             self.center_index_, self.X_fit_ = reuse["centers"]
+            if is_xp:
+                self.center_index_ = xp.asarray(self.center_index_, device=device(self.X_fit_))
         else:
             # a copy: the caller may change X after fit (a precomputed Gram matrix is
             # only kept for its shape)

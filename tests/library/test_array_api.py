@@ -161,16 +161,23 @@ def test_predicting_in_another_namespace_is_refused():
     X, y = data("binary", 60)
     est = LSPC().fit(X, y)
     with sklearn.config_context(array_api_dispatch=True):
-        with pytest.raises(ValueError, match="fitted on numpy arrays"):
+        with pytest.raises(ValueError, match=r"LSPC.predict_proba\(\) must use the same namespace"):
             est.predict_proba(array_api_strict.asarray(X))
         fitted = LSPC().fit(array_api_strict.asarray(X), array_api_strict.asarray(y))
     with pytest.raises(ValueError, match="fitted on array_api_strict arrays"):
         fitted.predict_proba(X)
 
 
-@pytest.mark.parametrize("est", [LSPC(), LSPCCV()])
+@pytest.mark.parametrize("est", [LSPC(), LSPCCV(), LSPC(n_basis=5), LSPCCV(n_basis=5)])
 def test_tags_declare_array_api_support(est):
     assert est.__sklearn_tags__().array_api_support
+
+
+@pytest.mark.parametrize(
+    "est", [LSPC(basis="classwise"), LSPC(n_basis=5, centers="kmeans"), LSPCCV(basis="classwise")]
+)
+def test_tags_deny_array_api_support_where_a_parameter_is_not_implemented(est):
+    assert not est.__sklearn_tags__().array_api_support
 
 
 NUMPY_ONLY = [

@@ -102,6 +102,7 @@ CASES = {
             "fit_intercept": BAD_BOOL,
             "solver": ["lbfgs"],
             "n_components": BAD_INT,
+            "n_jobs": ["two", 1.5, 0],
         },
     ),
     "PairwiseCoupling": (
@@ -141,6 +142,7 @@ CASES = {
             "search_tol": BAD_POSITIVE,
             "random_state": BAD_SEED,
             "verbose": ["loud", -1],
+            "n_inducing": BAD_INT,
         },
     ),
     "WeightedRidgeLogistic": (
