@@ -142,11 +142,6 @@ def float_dtype(xp, X):
     return X.dtype if X.dtype in (xp.float32, xp.float64) else xp.float64
 
 
-def eps(xp, dtype):
-    """The machine epsilon of ``dtype``."""
-    return float(xp.finfo(dtype).eps)
-
-
 def add_to_diagonal(xp, A, value):
     """``A + value * I`` for a square ``A`` (a new array)."""
     n = A.shape[0]

@@ -14,8 +14,8 @@ Conventions used throughout kclf:
   linear kernels of sparse inputs equal the dense arrays' to round-off.
 
 Arrays of another array API namespace (PyTorch, CuPy, ``array-api-strict``) under
-scikit-learn's ``array_api_dispatch`` are computed in their namespace, on their device
-(:mod:`kclf._array_api`); the same formulas, every function below but the callable kernel.
+scikit-learn's ``array_api_dispatch`` are computed in their namespace, on their device:
+the same formulas, every function below but the callable kernel.
 
 Any scale of the inputs: the squared distances are computed on the inputs divided by a
 power of two ``u`` (:func:`unit_of`; the largest magnitude of the inputs then lies in

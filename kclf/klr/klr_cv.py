@@ -88,7 +88,7 @@ class KernelLogisticRegressionCV(KernelGridSearch):
         ``X`` draws them), and every fold and task is fitted in those features along the
         lambda path, from the largest lambda to the smallest, each fit started from the
         last one's solution and preconditioned by its Hessians
-        (:class:`kclf.klr._solver.PrimalProblem`).  Pairwise multi-class mode fits each
+        (the primal Newton problem).  Pairwise multi-class mode fits each
         pair's own feature map (as the final model does), one fit per setting and fold.
     verbose : int, default=0
         0: silent.  1 or more: one line to stderr per (width, fold) with its best
@@ -193,7 +193,7 @@ class KernelLogisticRegressionCV(KernelGridSearch):
         return np.stack(out)
 
     def _paths(self):
-        """The search of this model (:class:`kclf.klr._solver.IRLSPaths`)."""
+        """The search of this model (the solver's grid paths)."""
         return IRLSPaths(
             self.kernel,
             self.multi_class,

@@ -100,7 +100,7 @@ class MAPLP(KernelMixin, ClassifierMixin, BaseEstimator):
     objective and the normalisation; dropping its basis function too, the fit is that
     without the row.  The fit therefore runs on the distinct ``(x_i, y_i)`` of positive
     weight, each weighing its copies' sum, in an order of their values
-    (:func:`kclf._distinct.distinct_rows`): integer weights and repeated rows, or any order
+    (the library's distinct-rows helper): integer weights and repeated rows, or any order
     of the rows, give the same programme, hence the same solution even where the optimum
     is not unique.  The default width is the median of the distances among the rows with
     each row counted as many times as its weight (:func:`kclf.kernels.median_sigma`): the
@@ -449,7 +449,7 @@ class MAPLP(KernelMixin, ClassifierMixin, BaseEstimator):
             function of it; where ``p`` is exactly 0 or 1 (a clipped or vanishing
             surrogate), ``-+746 + m / (1 + |m|)`` with the margin
             ``m = w(x, classes_[1]) - w(x, classes_[0])``, beyond every other score and
-            ordered by ``m`` (:func:`kclf._decision.ranked_log_odds`).  More classes: one
+            ordered by ``m`` (the library's ranked log-odds).  More classes: one
             column per class, the same of that class's probability against the rest, with
             ``m = w(x, y) - max_{y' != y} w(x, y')``; the largest is :meth:`predict`'s.
         """

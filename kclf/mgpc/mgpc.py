@@ -245,16 +245,16 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
     (their rows of the covariance coincide), so ``r`` copies of a row are one row of weight
     ``r``.  MLA: the Newton step, the mode and the Laplace evidence with ``W = diag(s pi (1
     - pi))`` and the gradient ``s (t - pi)`` are those of the copies
-    (:func:`kclf.mgpc._solver.laplace_mode`).  MEP: a row of weight ``s_i`` holds ``s_i``
+    (the Laplace mode's Newton loop).  MEP: a row of weight ``s_i`` holds ``s_i``
     copies of its site (the posterior's precision ``s_i tau_i``), and each cavity removes
     one copy, as EP on the copies does (power EP with power ``1 / s_i``); the evidence's
-    per-site terms count ``s_i`` times (:func:`kclf.mgpc._solver.ep_sites`).  Below one the
+    per-site terms count ``s_i`` times (the EP sweeps).  Below one the
     cavity would remove more of a site than the posterior holds, and parallel EP meets
     cavities of negative precision: MEP refuses positive weights below one (scale them
     up; MLA takes any).  The default widths count a row of weight ``s_i`` as ``s_i``
     copies in the median distance, and k-means weighs the rows by ``s_i``.  The fit runs on
     the distinct ``(x, y)`` of positive weight, each weighing its copies' sum, in an order
-    of their values (:func:`kclf._distinct.distinct_rows`; ``train_rows_``): integer
+    of their values (``train_rows_``): integer
     weights and repeated rows, and any order of the rows, give the same model, bit for
     bit (k-means++'s draws depend on the rows' order).
 
@@ -268,7 +268,7 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
     EP's ``I + S^1/2 K~ S^1/2`` are then diagonal plus rank ``m``: Woodbury's identity
     and Sylvester's determinant identity give the Newton step, EP's posterior marginals
     and both evidences (R&W Eq. (3.32), (3.65)) through one ``m x m`` Cholesky factor,
-    ``O(n m^2)`` per step or sweep (:mod:`kclf.mgpc._fitc`); ``V`` is formed once per
+    ``O(n m^2)`` per step or sweep (the FITC module); ``V`` is formed once per
     length scale and shared by its amplitudes.  The grid is walked by the FITC model's
     evidence as the full model's by its own, and a new input's latent has the FITC
     posterior mean and variance (``k(x, x) - q(x, x)`` added to the Nyström part's).
@@ -611,7 +611,7 @@ class ManifoldGPC(ClassifierMixin, BaseEstimator):
             function of it; where ``p`` rounds to exactly 0 or 1, ``-+746 + z / (1 + |z|)``
             with the moderated latent mean ``z`` (``mu / sqrt(1 + s2)`` for MEP, the
             probability's own argument; ``mu / sqrt(1 + pi s2 / 8)`` for MLA), beyond
-            every other score and ordered by ``z`` (:func:`kclf._decision.ranked_log_odds`).
+            every other score and ordered by ``z`` (the library's ranked log-odds).
             (The latent mean ``mu`` alone ranks rows otherwise: the probability also
             depends on the variance ``s2``; :meth:`predict_latent` returns both.)  More
             classes: per class, the same of its column of :meth:`predict_proba` (the
