@@ -89,8 +89,8 @@ class MAPLP(KernelMixin, ClassifierMixin, BaseEstimator):
     .. math::
         \max_{\alpha \ge 0, \xi \ge 0}\ &\sum_y \sum_j \Big(\sum_i s_i \delta_{y,y_i}
             K_{ij}\Big) \alpha_{y,j} - \sum_i s_i \xi_i \\
-        \text{s.t.}\ &\sum_y \sum_j \alpha_{y,j} \sum_i s_i K_{ij} = \sum_i s_i,
-        \qquad \sum_j \alpha_{y_i,j} K_{ij} - \xi_i \le 1 .
+        \text{s.t.}\ &\sum_y \sum_j \alpha_{y,j} \sum_i s_i K_{ij} = \sum_i s_i, \\
+        &\sum_j \alpha_{y_i,j} K_{ij} - \xi_i \le 1 \quad (i = 1..N).
 
     Multiplying every ``s_i`` by a constant leaves ``alpha`` unchanged (the programme is
     solved with the weights scaled to mean one).  ``r`` copies of a row give ``r``
