@@ -51,8 +51,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegressionCV
 from sklearn.preprocessing import StandardScaler
 
-from kclf.corrlog import CorrLog
-from kclf.corrlog._penalty_search import LABEL_CRITERIA
+from kclf.corrlog import LABEL_CRITERIA, CorrLog
 from kclf.metrics import multilabel_scores
 from kclf_workflow.datasets.mulan import load_arff_multilabel
 
@@ -150,8 +149,7 @@ def corrlog(X, Y, Xt, penalty, n_jobs, criterion="auto"):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         start = time.perf_counter()
-        model = CorrLog(penalty=penalty, n_jobs=n_jobs)
-        model._per_label_criterion = criterion  # the ablation of the second path's criterion
+        model = CorrLog(penalty=penalty, label_criterion=criterion, n_jobs=n_jobs)
         model.fit(X, Y)
         seconds = time.perf_counter() - start
         decoded, dec_seconds = {}, {}

@@ -292,7 +292,7 @@ def run_ep_profile(tasks):
     """One EP run at the hyper-parameters the defaults choose (first split of each task):
     the previous sequential updates vs parallel updates without and with Anderson's
     extrapolation, and where a default fit's time goes."""
-    from kclf.mgpc._solver import ep_sites
+    from kclf.mgpc.inference import ep_sites
 
     print("\nEP at the chosen hyper-parameters (tol 1e-8; first split of each task)")
     print(
@@ -406,7 +406,7 @@ def _evidence_optimum(parts, ytr, tol=1e-6):
     previous run's sites; ``(log evidence, P(y=1) of the test points, EP runs)``."""
     from scipy.optimize import minimize
 
-    from kclf.mgpc._solver import ep_log_marginal_likelihood_gradient, ep_sites
+    from kclf.mgpc.inference import ep_log_marginal_likelihood_gradient, ep_sites
 
     y = 2.0 * ytr - 1.0
     cuts = np.cumsum([0] + [p[0].size for p in parts])
@@ -438,7 +438,7 @@ def _evidence_optimum(parts, ytr, tol=1e-6):
 
 def _gpy_point_at_fixed_point(Xtr, ytr, Xte):
     """GPy's fitted kernel (variance, length scale) with EP run to its fixed point there."""
-    from kclf.mgpc._solver import ep_sites
+    from kclf.mgpc.inference import ep_sites
 
     gpy = GPyEPClassifier(length_scale=1.0, random_state=0).fit(Xtr, ytr)
     ls = float(np.ravel(gpy.model_.kern.lengthscale)[0])
@@ -665,7 +665,7 @@ def run_walk_check(mirror):
     on the default length scales and the amplitudes 1, 4, ..., 4096 (a given grid: no
     bisection) against every point of that grid (EP to the search's tolerance, each row
     warm-started along the amplitudes)."""
-    from kclf.mgpc._solver import ep_sites, laplace_mode
+    from kclf.mgpc.inference import ep_sites, laplace_mode
     from kclf.mgpc.mgpc import DEFAULT_LENGTH_SCALE_FACTORS
 
     tasks = [t for t in (ida_set(name, mirror) for name in IDA_SETS) if t is not None]

@@ -35,6 +35,7 @@ isolet1 file of the data mirror (``--isolet``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import resource
 import sys
 import time
@@ -45,29 +46,24 @@ import numpy as np
 import scipy.linalg
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import roc_auc_score
-from sklearn.model_selection import StratifiedKFold
+from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.svm import SVC
+from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_lspc import make_counts  # noqa: E402
 
-from kclf._folds import cv_folds  # noqa: E402
 from kclf.coupling import PairwiseCoupling  # noqa: E402
-from kclf.kernels import median_sigma, rbf_kernel  # noqa: E402
+from kclf.kernels import median_sigma, rbf_kernel, squared_distances  # noqa: E402
 from kclf.klr import KernelLogisticRegression, KernelLogisticRegressionCV  # noqa: E402
 from kclf.lspc import LSPCCV  # noqa: E402
-from kclf.lspc._solver import (  # noqa: E402
-    SERIAL_EIGH_MAX,
-    choose_centers,
-    design_distances,
-    gram_upper,
-    normal_equations,
-    serial_blas,
-)
 from kclf.model_selection import sigma_grid  # noqa: E402
 
 LAMS = np.logspace(-3, 1, 9)
 TASKS = 20
+#: the limits run an eigh of up to this order on one BLAS thread, as the search does
+#: (faster there on this machine than the threaded LAPACK)
+SERIAL_EIGH_MAX = 1024
 
 
 def rss_mib():
@@ -83,9 +79,20 @@ def timed(fn, repeat=1):
     return best, out
 
 
+def serial_blas(serial):
+    """One BLAS thread if ``serial``, else unchanged."""
+    return threadpool_limits(1, user_api="blas") if serial else contextlib.nullcontext()
+
+
 def eigh(A, serial):
     with serial_blas(serial):
         return scipy.linalg.eigh(A, driver="evd", overwrite_a=True, check_finite=False)
+
+
+def search_folds(X):
+    """The 2 folds of ``lspc_cv``'s search (several tasks, ``random_state=0``: shuffled
+    K-fold)."""
+    return list(KFold(2, shuffle=True, random_state=0).split(X))
 
 
 def exact_limit(X, sigmas, folds):
@@ -97,20 +104,21 @@ def exact_limit(X, sigmas, folds):
             rbf_kernel(X[va], X[tr], s)
     n = X.shape[0]
     with serial_blas(n <= SERIAL_EIGH_MAX):
-        H, _ = normal_equations(rbf_kernel(X, None, sigmas[0]), np.ones((n, 1)))
+        K = rbf_kernel(X, None, sigmas[0])
+        H = scipy.linalg.blas.dsyrk(1.0 / n, np.asfortranarray(K), trans=1)  # K^T K / n
         H[np.diag_indices(n)] += LAMS[0]
         scipy.linalg.cho_factor(H)
 
 
 def lowrank_limit(X, sigmas, folds, b, seed):
     """One n x b distance block; per sigma one exp, one b x b Gram, one eigh per fold."""
-    _, C = choose_centers(X, b, "random", seed)
-    D = design_distances(X, np.arange(X.shape[0]), C)
+    C = X[np.random.default_rng(seed).choice(X.shape[0], b, replace=False)]
+    D = squared_distances(X, C)
     K = np.empty_like(D)
     for s in sigmas:
         np.multiply(D, -1.0 / (2.0 * s**2), out=K)
         np.exp(K, out=K)
-        G = gram_upper(K)
+        G = scipy.linalg.blas.dsyrk(1.0, K.T, trans=0)  # K^T K, upper triangle
         for _ in folds:
             eigh(G / X.shape[0], C.shape[0] <= SERIAL_EIGH_MAX)
 
@@ -121,7 +129,7 @@ def lspc_cv(X, Y, sigmas, n_basis=None, scoring="error"):
 
 def item_exact(n):
     X, Y = make_counts(n, TASKS)
-    sigmas, folds = sigma_grid(X), cv_folds(Y, 2, 0)
+    sigmas, folds = sigma_grid(X), search_folds(X)
     t_lim, _ = timed(lambda: exact_limit(X, sigmas, folds), repeat=3)
     t_fit, cv = timed(lambda: lspc_cv(X, Y, sigmas), repeat=3)
     distinct = len(set(zip(cv.sigma_, cv.lam_)))
@@ -194,7 +202,7 @@ def item_auc(n, bases):
 
 def item_lowrank(n, b, klr_tasks, klr_sigmas, repeat=1):
     X, Y = make_counts(n, TASKS, seed=n)
-    sigmas, folds = sigma_grid(X), cv_folds(Y, 2, 0)
+    sigmas, folds = sigma_grid(X), search_folds(X)
     t_lim = t_fit = np.inf
     for _ in range(repeat):  # alternated, best of each: robust to a passing load
         t_lim = min(t_lim, timed(lambda: lowrank_limit(X, sigmas, folds, b, 0))[0])

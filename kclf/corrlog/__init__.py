@@ -6,6 +6,6 @@
 graph.
 """
 
-from .corrlog import BP_WARN_FRACTION, MAX_EXACT_LABELS, CorrLog
+from .corrlog import BP_WARN_FRACTION, LABEL_CRITERIA, MAX_EXACT_LABELS, CorrLog
 
-__all__ = ["BP_WARN_FRACTION", "MAX_EXACT_LABELS", "CorrLog"]
+__all__ = ["BP_WARN_FRACTION", "LABEL_CRITERIA", "MAX_EXACT_LABELS", "CorrLog"]

@@ -43,6 +43,7 @@ from ._decoding import (
     _warn_bp,
 )
 from ._penalty_search import (
+    LABEL_CRITERIA,
     RHO1_GRID,
     RHO2_GRID,
     cv_criteria,
@@ -56,6 +57,7 @@ __all__ = [
     "BP_RETRY_DAMPING",
     "BP_WARN_FRACTION",
     "DECODERS",
+    "LABEL_CRITERIA",
     "MAX_EXACT_F1_LABELS",
     "MAX_EXACT_LABELS",
     "RHO1_GRID",
@@ -89,8 +91,15 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         couplings' penalty at the shared choice and moves the weights' over the grid;
         each label takes the setting of its best held-out log-likelihood there: of its
         marginal ``P(y_i = 1 | x)`` up to :data:`MAX_EXACT_LABELS` labels (exact), of the
-        label given the others, Eq. (11), beyond (ties to the smoother model). Costs
-        about twice the shared model's CV. Without CV the two coincide.
+        label given the others, Eq. (11), beyond (ties to the smoother model); see
+        ``label_criterion``. Costs about twice the shared model's CV. Without CV the two
+        coincide.
+    label_criterion : {"auto", "marginal", "conditional"}, default="auto"
+        The labels' held-out criterion on ``penalty="per_label"``'s second path (unused
+        with ``"shared"``): ``"auto"`` as described under ``penalty``; ``"marginal"`` the
+        log-likelihood of the marginal (exact or belief propagation's) and
+        ``"conditional"`` that of Eq. (11) at every label count (the ablation of
+        ``benchmarks/bench_corrlog.py --per-label-criterion``).
     coupling_scale : float >= 0, default=1.0
         Multiplies both penalties on the couplings (``lambda_2 / lambda_1`` of Eq. (8)).
     couplings : bool, default=True
@@ -243,14 +252,11 @@ class CorrLog(ClassifierMixin, BaseEstimator):
     (2, 2)
     """
 
-    #: The labels' criterion on ``penalty="per_label"``'s second CV path, one of
-    #: :data:`kclf.corrlog._penalty_search.LABEL_CRITERIA` (private: the benchmark's ablation).
-    _per_label_criterion = "auto"
-
     _parameter_constraints = {
         "rho1": [Interval(Real, 0, None, closed="left"), None],
         "rho2": [Interval(Real, 0, None, closed="left"), None],
         "penalty": [StrOptions({"shared", "per_label"})],
+        "label_criterion": [StrOptions(set(LABEL_CRITERIA))],
         "coupling_scale": [Interval(Real, 0, None, closed="left")],
         "couplings": ["boolean"],
         "inference": [StrOptions({"bp", "exact"})],
@@ -279,6 +285,7 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         rho2=None,
         *,
         penalty="shared",
+        label_criterion="auto",
         coupling_scale=1.0,
         couplings=True,
         inference="bp",
@@ -303,6 +310,7 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         self.rho1 = rho1
         self.rho2 = rho2
         self.penalty = penalty
+        self.label_criterion = label_criterion
         self.coupling_scale = coupling_scale
         self.couplings = couplings
         self.inference = inference
@@ -359,7 +367,7 @@ class CorrLog(ClassifierMixin, BaseEstimator):
         )
         grids = penalty_grids(self.rho1, self.rho2, self.rho1_grid, self.rho2_grid)
         second = label_criterion(
-            self._per_label_criterion, self.inference, self.bp_max_iter, self.bp_damping
+            self.label_criterion, self.inference, self.bp_max_iter, self.bp_damping
         )
         progress = SearchProgress("CorrLog", self.verbose)
         progress(f"{X.shape[0]} rows, {Y.shape[1]} labels: {len(folds)} folds")

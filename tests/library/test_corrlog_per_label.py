@@ -182,8 +182,7 @@ def test_second_path_scores_the_model_the_per_label_fit_has(criterion):
     grids = {"rho1_grid": [1e-2, 1e-3, 0.0], "rho2_grid": [1.0, 0.1, 1e-2]}
     cv_tol = 1e-12
     kw = {"cv": [(train, test)], "cv_tol": cv_tol, "max_iter": 100000, **grids}
-    clf = CorrLog(penalty="per_label", **kw)
-    clf._per_label_criterion = criterion
+    clf = CorrLog(penalty="per_label", label_criterion=criterion, **kw)
     clf.fit(X, Y)
     res = clf.cv_results_
     params = dict(clf._params(), tol=1e-15)
@@ -247,8 +246,7 @@ def test_criterion_changes_only_the_labels_choice():
     X, Y = _problem(seed=6, n=200, d=6, m=3)
     grids = {"rho1_grid": [1e-2, 0.0], "rho2_grid": [0.1, 1e-2], "random_state": 0}
     base = CorrLog(penalty="per_label", **grids).fit(X, Y)
-    clf = CorrLog(penalty="per_label", **grids)
-    clf._per_label_criterion = "conditional"
+    clf = CorrLog(penalty="per_label", label_criterion="conditional", **grids)
     clf.fit(X, Y)
     res = clf.cv_results_
     assert np.array_equal(res["mean_score"], base.cv_results_["mean_score"])

@@ -141,10 +141,10 @@ def test_the_import_check_sees_the_workflow_package(tmp_path):
     assert _imports(module) == ["kclf_workflow.seeding"]
 
 
-def _kclf_imports(path):
+def _kclf_imports(path, root=ROOT):
     """``(module, name)`` of every import of a kclf module in ``path`` (relative imports
-    resolved against its package; ``name`` None for ``import kclf.x``)."""
-    package = list(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    resolved against its package below ``root``; ``name`` None for ``import kclf.x``)."""
+    package = list(path.relative_to(root).with_suffix("").parts[:-1])
     out = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):
@@ -195,6 +195,27 @@ def test_the_private_check_sees_relative_and_private_imports():
     assert ("kclf", "PlattScaled") in found and ("kclf.model_selection", "best_index") in found
     assert _private("kclf._search", "best_index") and _private("kclf.lspc._solver", None)
     assert _private("kclf.lspc", "_fit") and not _private("kclf.model_selection", "sigma_grid")
+
+
+def test_the_benchmarks_import_public_names_only():
+    """No script of ``benchmarks/`` imports a private module or name of the library (at any
+    depth of the file): what a benchmark measures, a user can call."""
+    files = sorted((ROOT / "benchmarks").rglob("*.py"))
+    assert len(files) > 10
+    bad = {}
+    for path in files:
+        private = [f"{m}.{n}" if n else m for m, n in _kclf_imports(path) if _private(m, n)]
+        if private:
+            bad[str(path.relative_to(ROOT))] = private
+    assert not bad, bad
+
+
+def test_the_benchmark_check_sees_a_private_import_inside_a_function(tmp_path):
+    """The check above finds ``from kclf.x._y import z`` in a function body."""
+    module = tmp_path / "bench.py"
+    module.write_text("import numpy\n\n\ndef f():\n    from kclf.mgpc._solver import ep_sites\n")
+    found = _kclf_imports(module, root=tmp_path)
+    assert found == [("kclf.mgpc._solver", "ep_sites")] and _private(*found[0])
 
 
 #: where each estimator's numerics live: one private module per estimator, beside it in

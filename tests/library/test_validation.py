@@ -177,6 +177,7 @@ CASES = {
             "decode": ["mode"],
             "gibbs_sweeps": [0, 1.5],
             "penalty": ["per_feature"],
+            "label_criterion": ["joint", None],
             "bp_max_iter": BAD_INT,
             "bp_damping": [1.0, -0.1],
             "scaling": ["minmax"],
