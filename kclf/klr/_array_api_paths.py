@@ -330,8 +330,10 @@ def fit_klr(est, xp, X, y, sample_weight):
 
 
 def raw(est, xp, X):
-    """The latent function ``f`` of test inputs ``X`` of ``xp`` (float64 on their device)."""
-    X = xp.astype(X, xp.float64)
+    """The latent function ``f`` of test inputs ``X`` of ``xp`` (in the fitted
+    coefficients' dtype, on their device)."""
+    coef = est.coef_ if est.n_components is not None else est.dual_coef_
+    X = xp.astype(X, coef.dtype)
     if est.n_components is not None:
         Phi = design(
             xp, X, est.nystroem_offset_, est.nystroem_scale_, est.nystroem_, est.fit_intercept
