@@ -288,7 +288,8 @@ def compute_dtype(estimator, xp, X):
 
 def fit_klr(est, xp, X, y, sample_weight):
     """:meth:`kclf.KernelLogisticRegression.fit` on arrays of ``xp``: binary or
-    one-vs-rest, exact or Nystroem, every array on their device."""
+    one-vs-rest, exact or Nystroem, every array on their device; returns ``(n_iter_`` of
+    ``xp``, the converged flags (NumPy))."""
     from .._validation import check_precomputed, class_labels, validate_data
     from ..lspc._array_api_paths import host_weights
 
@@ -326,7 +327,7 @@ def fit_klr(est, xp, X, y, sample_weight):
         est.intercept_ = xp.sum(est.dual_coef_, axis=0) * float(est.fit_intercept)
         est.X_fit_ = X if est.kernel == "precomputed" else xp.asarray(X, copy=True)
     est.classes_ = xp.asarray(classes, device=dev)
-    return n_iter, conv
+    return xp.asarray(n_iter, device=dev), conv
 
 
 def raw(est, xp, X):

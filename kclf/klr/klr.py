@@ -353,7 +353,8 @@ class KernelLogisticRegression(
 
     def _check_X(self, X):
         check_is_fitted(self)
-        xp, is_xp = input_namespace(self, X, "classes_")
+        # NumPy only (a callable kernel): validate_data copies array API inputs to NumPy
+        xp, is_xp = input_namespace(self, X, "classes_") if xpaths.supported(self) else (np, False)
         if is_xp:
             X = validate_data(self, X, dtype=[xp.float64, xp.float32], reset=False)
             if self.kernel == "precomputed":

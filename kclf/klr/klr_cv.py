@@ -249,7 +249,8 @@ class KernelLogisticRegressionCV(KernelGridSearch):
             est = self._estimator(sigma, lam)
             self.estimators_[t] = est.fit(X, np.asarray(Y)[:, t].astype(int), **weighted)
         fitted = [e for e in self.estimators_ if e is not None]
-        self.n_iter_ = np.concatenate([e.n_iter_ for e in fitted]) if fitted else np.array([])
+        xp, _ = get_namespace(X)
+        self.n_iter_ = xp.concat([e.n_iter_ for e in fitted]) if fitted else np.array([])
 
     def _tasks_proba(self, X):
         """P(task positive | x) of every task's model (Eq. 2)."""
