@@ -20,8 +20,9 @@ halving and stopping rule).  NumPy inputs keep the NumPy path, whose LAPACK call
 
 Float32 inputs are fitted in float64 on their device (a ``UserWarning`` says so): the
 Newton loop's ascent test and stopping rule ask for relative changes of ``Phi`` of 1e-12
-and ``tol = 1e-6``, below or at float32's resolution of ``Phi`` (module docstring of
-:mod:`kclf.klr.klr`, "Array API").
+and ``tol = 1e-6``, below or at float32's resolution of ``Phi``; measured, a float32 fit
+stopped as converged far from the optimum (:class:`kclf.KernelLogisticRegression`,
+"Array API").
 """
 
 from __future__ import annotations
@@ -234,10 +235,14 @@ def design(xp, X, offset, scale, nystroem, intercept):
 
     kw = {"gamma": nystroem.gamma} if nystroem.kernel == "rbf" else {}
     with sklearn.config_context(array_api_dispatch=True):
-        C = pairwise_kernels(inputs(X, offset, scale), nystroem.components_, metric=nystroem.kernel, **kw)
+        C = pairwise_kernels(
+            inputs(X, offset, scale), nystroem.components_, metric=nystroem.kernel, **kw
+        )
     Phi = finite(xp, C @ nystroem.normalization_.T)
     if intercept:
-        Phi = xp.concat([Phi, xp.ones((Phi.shape[0], 1), dtype=Phi.dtype, device=device(Phi))], axis=1)
+        Phi = xp.concat(
+            [Phi, xp.ones((Phi.shape[0], 1), dtype=Phi.dtype, device=device(Phi))], axis=1
+        )
     return Phi
 
 
@@ -308,7 +313,13 @@ def fit_klr(est, xp, X, y, sample_weight):
     w = None if sw is None else xp.asarray(sw[:, None], dtype=X.dtype, device=dev)
     if est.n_components is not None:
         est.nystroem_offset_, est.nystroem_scale_, est.nystroem_, Phi = nystroem_features(
-            xp, X, est.kernel, est.sigma_, est.n_components, est.random_state, sw,
+            xp,
+            X,
+            est.kernel,
+            est.sigma_,
+            est.n_components,
+            est.random_state,
+            sw,
             est.fit_intercept,
         )
         problem = PrimalProblem(xp, Phi, Y, float(est.lam), weights=w)
@@ -383,7 +394,13 @@ def search(paths, xp, X, labels, folds, table, classes, sample_weight):
         conv, scores = [], []
         if paths.n_components is not None:
             Phi = nystroem_features(
-                xp, X, paths.kernel, sigma, paths.n_components, paths.random_state, sw,
+                xp,
+                X,
+                paths.kernel,
+                sigma,
+                paths.n_components,
+                paths.random_state,
+                sw,
                 paths.fit_intercept,
             )[3]
         else:
@@ -420,8 +437,15 @@ def _dual_path(paths, xp, K, trx, vax, Ytr, lams, conv, w_tr):
     # columns task-major, as the NumPy path's np.repeat(Ytr, L, axis=1)
     reps = _index(xp, np.repeat(np.arange(T), L), Ytr)
     A, _, converged = irls(
-        xp, Ktr, xp.take(Ytr, reps, axis=1), np.tile(lams, T), paths.tol, paths.max_iter,
-        paths.cg_tol, paths.solver, w_tr,
+        xp,
+        Ktr,
+        xp.take(Ytr, reps, axis=1),
+        np.tile(lams, T),
+        paths.tol,
+        paths.max_iter,
+        paths.cg_tol,
+        paths.solver,
+        w_tr,
     )
     conv.append(converged)
     F = xp.take(xp.take(K, vax, axis=0), trx, axis=1) @ A

@@ -117,6 +117,13 @@ class KernelLogisticRegressionCV(KernelGridSearch):
 
     Notes
     -----
+    Array API inputs (``array_api_dispatch=True``): the search runs in their namespace and
+    on their device, as :class:`KernelLogisticRegression` (its "Array API"): per width the
+    kernel or the Nystroem design once, every fold's lambdas by the one Newton loop
+    (Nystroem: warm-started along the lambda path, exact Newton steps), the scores there;
+    only the table of mean scores comes to the host.  Pairwise coupling of more than two
+    classes is refused in one line.
+
     ``decision_function`` is ``best_estimator_``'s (single task: the log-odds ``f(x)``,
     a strictly increasing function of ``predict_proba(X)[:, 1]`` that also orders the
     rows whose probabilities round to 1).  Multi-task: the log-odds of each task's
@@ -258,7 +265,9 @@ class KernelLogisticRegressionCV(KernelGridSearch):
         if is_xp:
             return xp.stack(
                 [
-                    xp.full(X.shape[0], float(self.task_constant_[t]), dtype=X.dtype, device=device(X))
+                    xp.full(
+                        X.shape[0], float(self.task_constant_[t]), dtype=X.dtype, device=device(X)
+                    )
                     if est is None
                     else est.predict_proba(X)[:, 1]
                     for t, est in enumerate(self.estimators_)

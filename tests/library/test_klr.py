@@ -1,10 +1,9 @@
 """Kernel logistic regression (klogreg paper Eq. 9): the IRLS optimum checked against
 scikit-learn's LogisticRegression and a generic L-BFGS solve of the same objective."""
 
-from array_api_checks import xfail_float32_array_api
-
 import numpy as np
 import pytest
+from array_api_checks import xfail_float32_array_api
 from scipy.optimize import minimize
 from scipy.special import expit
 from scipy.stats import rankdata
