@@ -72,7 +72,21 @@ def _lam(xp, lam, T, like):
     return lam_np, xp.asarray(lam_np, dtype=like.dtype, device=device(like))
 
 
-class DualProblem(NewtonProblem):
+class LogisticProblem(NewtonProblem):
+    """``Phi = sum_i c_i [y_i f_i - log(1 + e^{f_i})] - lam/2 penalty`` per column of
+    ``Y``, the penalty ``alpha^T K alpha = sum(A * F)`` in the dual, ``||w||^2`` in the
+    weights (:meth:`penalty`)."""
+
+    def penalty(self, x, z):
+        raise NotImplementedError
+
+    def objective(self, x, z, cols):
+        xp = self.xp
+        fit = loglik(xp, _cols(xp, self.Y, cols), z, self.weights)
+        return fit - 0.5 * _cols(xp, self.lam, cols) * self.penalty(x, z)
+
+
+class DualProblem(LogisticProblem):
     """:class:`kclf.klr._solver.DualProblem` in ``xp`` for a kernel ``K`` (n, n) shared
     by the columns of ``Y`` (n, T): the step ``D = (G - S u) / lam`` with ``(lam I + S K
     S) u = S K G`` (that class's docstring), by CG or by direct solves, the CG tolerance
@@ -87,11 +101,8 @@ class DualProblem(NewtonProblem):
         self.ctol = np.full(T, float(cg_tol))
         self.direct = np.full(T, solver != "cg")
 
-    def objective(self, A, F, cols):
-        xp = self.xp
-        return loglik(xp, _cols(xp, self.Y, cols), F, self.weights) - 0.5 * _cols(
-            xp, self.lam, cols
-        ) * xp.sum(A * F, axis=0)
+    def penalty(self, A, F):
+        return self.xp.sum(A * F, axis=0)
 
     def direction(self, A, F, cols):
         xp, K = self.xp, self.K
@@ -155,7 +166,7 @@ class DualProblem(NewtonProblem):
         return xp.asarray(retry, device=device(failed))
 
 
-class PrimalProblem(NewtonProblem):
+class PrimalProblem(LogisticProblem):
     """kLOGREG in the weights ``w`` of a dense design ``Phi`` (n, m) of ``xp`` (the
     Nystroem features): ``Phi(w) = sum_i c_i [y_i f_i - log(1 + e^{f_i})] - lam/2
     ||w||^2``, ``f = Phi w``, by exact Newton steps (module docstring)."""
@@ -164,11 +175,8 @@ class PrimalProblem(NewtonProblem):
         self.xp, self.Phi, self.Y, self.weights = xp, Phi, Y, weights
         self.lam_np, self.lam = _lam(xp, lam, Y.shape[1], Y)
 
-    def objective(self, W, F, cols):
-        xp = self.xp
-        return loglik(xp, _cols(xp, self.Y, cols), F, self.weights) - 0.5 * _cols(
-            xp, self.lam, cols
-        ) * xp.sum(W * W, axis=0)
+    def penalty(self, W, F):
+        return self.xp.sum(W * W, axis=0)
 
     def direction(self, W, F, cols):
         xp, Phi = self.xp, self.Phi

@@ -107,9 +107,21 @@ def ids(case):
     return f"{kind}-{est!r}".replace(" ", "")
 
 
-@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
-@pytest.mark.parametrize("name,dtype", NAMESPACES, ids=lambda v: str(v))
-@pytest.mark.parametrize("kind,est", CASES, ids=[ids(c) for c in CASES])
+def over_namespaces(cases):
+    """A test run for every ``(kind, est)`` of ``cases``, namespace and dtype, with and
+    without sample weights."""
+
+    def parametrize(test):
+        test = pytest.mark.parametrize("kind,est", cases, ids=[ids(c) for c in cases])(test)
+        test = pytest.mark.parametrize("name,dtype", NAMESPACES, ids=lambda v: str(v))(test)
+        return pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])(
+            test
+        )
+
+    return parametrize
+
+
+@over_namespaces(CASES)
 def test_namespace_fit_equals_numpy(kind, est, name, dtype, weighted):
     xp, to = namespace(name)
     X, y = data(kind)
@@ -232,9 +244,7 @@ KLR_CASES = [
 ]
 
 
-@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
-@pytest.mark.parametrize("name,dtype", NAMESPACES, ids=lambda v: str(v))
-@pytest.mark.parametrize("kind,est", KLR_CASES, ids=[ids(c) for c in KLR_CASES])
+@over_namespaces(KLR_CASES)
 def test_klr_namespace_fit_equals_numpy(kind, est, name, dtype, weighted):
     xp, to = namespace(name)
     X, y = data(kind)
