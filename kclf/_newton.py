@@ -85,6 +85,8 @@ def _namespace(a):
         return np, {}
     import array_api_compat
 
+    if not array_api_compat.is_array_api_obj(a):
+        return np, {}
     return array_api_compat.array_namespace(a), {"device": array_api_compat.device(a)}
 
 
