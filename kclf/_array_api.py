@@ -112,13 +112,14 @@ def device(x):
 
 
 def to_numpy(x, xp=None):
-    """``x`` of the namespace ``xp`` (None: its own) as a NumPy array (copied off its
-    device)."""
+    """``x`` as a NumPy array (copied off its device); ``xp`` (None: ``x``'s own
+    namespace) is only a hint, since a target or sample weights may come in another
+    namespace than ``X`` ("everything follows X", scikit-learn's mixed-input check)."""
     if xp is np or isinstance(x, np.ndarray | np.generic | float | int):
         return np.asarray(x)
-    if xp is None:
-        import array_api_compat
+    import array_api_compat
 
+    if array_api_compat.is_array_api_obj(x):
         xp = array_api_compat.array_namespace(x)
     name = xp.__name__
     if "cupy" in name:

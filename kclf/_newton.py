@@ -67,7 +67,7 @@ class NewtonProblem:
     def converged(self, old, new, x, z, cols, tol):
         """Whether each column is done after a step that took its objective from ``old`` to
         ``new`` (at ``x``, ``z``): the relative change of ``Phi`` at most ``tol``."""
-        xp = _namespace(new)
+        xp, _ = _namespace(new)
         return xp.abs(new - old) <= tol * xp.clip(xp.abs(new), 1e-300, None)
 
     def refine(self, failed, cols):
@@ -78,8 +78,16 @@ class NewtonProblem:
 
 
 def _namespace(a):
-    """The array namespace of ``a`` (NumPy until the array API port passes another)."""
-    return getattr(a, "__array_namespace__", lambda: np)()
+    """``(xp, kw)``: the array namespace of ``a`` (``array-api-compat``'s for PyTorch,
+    CuPy, ``array-api-strict``; NumPy itself for NumPy arrays) and the keywords that put a
+    new array on ``a``'s device (none for NumPy)."""
+    if isinstance(a, np.ndarray | np.generic):
+        return np, {}
+    import array_api_compat
+
+    if not array_api_compat.is_array_api_obj(a):
+        return np, {}
+    return array_api_compat.array_namespace(a), {"device": array_api_compat.device(a)}
 
 
 def _take(xp, a, cols):
@@ -115,13 +123,13 @@ def newton(problem, x, z, *, tol, max_iter, max_halvings=30):
     -------
     NewtonResult
     """
-    xp = _namespace(x)
+    xp, kw = _namespace(x)
     T = x.shape[-1]
-    all_cols = xp.arange(T)
+    all_cols = xp.arange(T, **kw)
     obj = problem.objective(x, z, all_cols)
-    n_iter = xp.zeros(T, dtype=xp.int64)
-    converged = xp.zeros(T, dtype=xp.bool)
-    active = xp.ones(T, dtype=xp.bool)
+    n_iter = xp.zeros(T, dtype=xp.int64, **kw)
+    converged = xp.zeros(T, dtype=xp.bool, **kw)
+    active = xp.ones(T, dtype=xp.bool, **kw)
     for _ in range(max_iter):
         if not bool(xp.any(active)):
             break
@@ -183,9 +191,9 @@ def conjugate_gradients(matvec, B, X0, tol, max_iter, precondition=None, track=F
     ``track``), ``converged`` a boolean per column (False where ``max_iter`` was reached
     first).
     """
-    xp = _namespace(B)
+    xp, kw = _namespace(B)
     T = B.shape[1]
-    all_cols = xp.arange(T)
+    all_cols = xp.arange(T, **kw)
 
     def apply(V, cols):
         out = matvec(V, cols)
@@ -194,7 +202,7 @@ def conjugate_gradients(matvec, B, X0, tol, max_iter, precondition=None, track=F
     X = xp.asarray(X0, copy=True)
     AX, LX = apply(X, all_cols)
     R = B - AX
-    thresh = (xp.asarray(tol, dtype=B.dtype) * xp.linalg.vector_norm(B, axis=0)) ** 2
+    thresh = (xp.asarray(tol, dtype=B.dtype, **kw) * xp.linalg.vector_norm(B, axis=0)) ** 2
     thresh = xp.broadcast_to(thresh, (T,))
     rr = xp.sum(R * R, axis=0)
     active = rr > thresh
@@ -228,5 +236,6 @@ def conjugate_gradients(matvec, B, X0, tol, max_iter, precondition=None, track=F
         Pa = Za + (rz_new / rz) * Pa
         rz = rz_new
     if cols.shape[0]:  # stopped by max_iter: write back the running columns
-        X, LX, _ = _finish(xp, X, LX, active, cols, Xa, LXa, xp.zeros(cols.shape[0], dtype=xp.bool))
+        stopped = xp.zeros(cols.shape[0], dtype=xp.bool, **kw)
+        X, LX, _ = _finish(xp, X, LX, active, cols, Xa, LXa, stopped)
     return (X, LX, it, ~active) if track else (X, it, ~active)

@@ -29,6 +29,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
 
+from .._array_api import get_namespace, input_namespace, same_namespace
 from .._base import ArgmaxPredictMixin, KernelMixin, LogProbaMixin
 from .._validation import (
     KERNEL,
@@ -40,6 +41,7 @@ from .._validation import (
 )
 from ..coupling import PairBatching, PairwiseCoupling
 from ..kernels import median_sigma
+from . import _array_api_paths as xpaths
 from ._pairs import fit_pairs, pairs_decision
 from ._solver import (
     irls,
@@ -135,6 +137,20 @@ class KernelLogisticRegression(
     X_fit_ : ndarray
         A copy of the training inputs (the kernel centres).
 
+    **Array API.**  Under ``sklearn.config_context(array_api_dispatch=True)`` PyTorch
+    tensors, CuPy and ``array-api-strict`` arrays are computed in their namespace and on
+    their device (:mod:`kclf.klr._array_api_paths`: the kernel or the Nystroem design,
+    every Newton step with its CG or direct solves), the fitted arrays kept there and the
+    probabilities returned there (``pip install kclf[array-api]``; the user guide's "GPU
+    and many cores").  Two classes and ``multi_class="ovr"``; pairwise coupling of more
+    than two classes is refused in one line, and a callable kernel is NumPy only (the tags
+    then declare no ``array_api_support``).  Float32 inputs are fitted in float64 on their
+    device, with a ``UserWarning``: the Newton loop is not stable in float32 (a fit at
+    ``lam=1e-5`` stopped as converged with probabilities 0.97 from float64's, measured in
+    the user guide); the probabilities are returned in float32, so scikit-learn's
+    ``check_array_api_input``, which expects the NumPy fit's float64, fails on float32 by
+    design.
+
     References
     ----------
     V. Roth, "Probabilistic discriminative kernel classifiers for multi-class problems",
@@ -200,11 +216,12 @@ class KernelLogisticRegression(
 
     def _coupled(self):
         """Whether the fit is (was) pairwise coupling: more than two classes, "pairwise"."""
-        return self.classes_.size > 2 and self.multi_class == "pairwise"
+        return self.classes_.shape[0] > 2 and self.multi_class == "pairwise"
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = self.kernel in ("rbf", "linear")
+        tags.array_api_support = xpaths.supported(self)
         return tags
 
     def _accept_sparse(self):
@@ -247,6 +264,10 @@ class KernelLogisticRegression(
             ``coef_`` in Nystroem mode, or ``coupling_``).
         """
         self._check_params()
+        xp, is_xp = get_namespace(X)
+        if is_xp and xpaths.supported(self):
+            self.n_iter_, conv = xpaths.fit_klr(self, xp, X, y, sample_weight)
+            return self._report(conv)
         X, y = validate_data(self, X, y, dtype=np.float64, accept_sparse=self._accept_sparse())
         if self.kernel == "precomputed":
             check_precomputed(X)
@@ -296,12 +317,18 @@ class KernelLogisticRegression(
             # a copy: the caller's array may change after fit (a precomputed Gram matrix
             # is only kept for its shape)
             self.X_fit_ = X if self.kernel == "precomputed" else X.copy()
+        return self._report(conv)
+
+    def _report(self, conv):
+        """Set ``converged_`` from the binary problems' flags ``conv``; warn if one did not
+        converge."""
         self.converged_ = bool(np.all(conv))
         if not self.converged_:
             warn_fit(
                 f"KernelLogisticRegression: IRLS did not reach tol={self.tol} within "
                 f"max_iter={self.max_iter} steps for {int(np.sum(~conv))} of {conv.size} "
-                f"binary problem(s) (lam={self.lam}); increase max_iter or lam"
+                f"binary problem(s) (lam={self.lam}); increase max_iter or lam",
+                stacklevel=3,
             )
         return self
 
@@ -340,6 +367,13 @@ class KernelLogisticRegression(
 
     def _check_X(self, X):
         check_is_fitted(self)
+        # NumPy only (a callable kernel): validate_data copies array API inputs to NumPy
+        xp, is_xp = input_namespace(self, X, "classes_") if xpaths.supported(self) else (np, False)
+        if is_xp:
+            X = validate_data(self, X, dtype=[xp.float64, xp.float32], reset=False)
+            if self.kernel == "precomputed":
+                check_precomputed(X, n_train=self.X_fit_.shape[0])
+            return X
         X = validate_data(
             self, X, dtype=np.float64, reset=False, accept_sparse=self._accept_sparse()
         )
@@ -354,10 +388,14 @@ class KernelLogisticRegression(
         )
 
     def _raw(self, X):
+        xp, is_xp = get_namespace(X)
+        if is_xp:
+            return xp.astype(xpaths.raw(self, xp, X), X.dtype)
         if self.n_components is not None:
             return self._design(X).forward(self.coef_)
         return self._kernel(X, self.X_fit_) @ self.dual_coef_ + self.intercept_
 
+    @same_namespace
     def decision_function(self, X):
         """The latent function ``f(x) = sum_i alpha_i k(x_i, x)`` (Eq. 7, plus the
         intercept's ``sum_i alpha_i``).
@@ -382,6 +420,7 @@ class KernelLogisticRegression(
             return self.coupling_.decision_function(X)
         return self._raw(self._check_X(X))
 
+    @same_namespace
     def predict_proba(self, X):
         """Class probabilities: ``pi(x) = 1 / (1 + exp(-f(x)))`` (Eq. 2), the one-vs-rest
         ``pi_k`` normalised, or the coupled pairwise probabilities (Eq. 10-11).
@@ -399,7 +438,11 @@ class KernelLogisticRegression(
         check_is_fitted(self)
         if self._coupled():
             return self.coupling_.predict_proba(X)
-        F = self._raw(self._check_X(X))
+        X = self._check_X(X)
+        F = self._raw(X)
+        xp, is_xp = get_namespace(F)
+        if is_xp:
+            return xpaths.proba(xp, F, X.dtype)
         if F.ndim == 1:
             p = expit(F)
             return np.column_stack([1.0 - p, p])

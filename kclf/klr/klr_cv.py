@@ -6,9 +6,11 @@ from numbers import Integral
 
 import numpy as np
 
+from .._array_api import device, get_namespace
 from .._base import log_odds
 from .._search import KernelGridSearch
 from .._validation import warn_convergence
+from . import _array_api_paths as xpaths
 from ._solver import IRLSPaths, counting_convergence
 from .klr import KernelLogisticRegression
 
@@ -115,6 +117,13 @@ class KernelLogisticRegressionCV(KernelGridSearch):
 
     Notes
     -----
+    Array API inputs (``array_api_dispatch=True``): the search runs in their namespace and
+    on their device, as :class:`KernelLogisticRegression` (its "Array API"): per width the
+    kernel or the Nystroem design once, every fold's lambdas by the one Newton loop
+    (Nystroem: warm-started along the lambda path, exact Newton steps), the scores there;
+    only the table of mean scores comes to the host.  Pairwise coupling of more than two
+    classes is refused in one line.
+
     ``decision_function`` is ``best_estimator_``'s (single task: the log-odds ``f(x)``,
     a strictly increasing function of ``predict_proba(X)[:, 1]`` that also orders the
     rows whose probabilities round to 1).  Multi-task: the log-odds of each task's
@@ -166,7 +175,11 @@ class KernelLogisticRegressionCV(KernelGridSearch):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = self.kernel in ("rbf", "linear")
+        tags.array_api_support = xpaths.supported(self)
         return tags
+
+    def _array_api_unsupported(self):
+        xpaths.unsupported(self)
 
     def _estimator(self, sigma, lam):
         """The model at one setting (``sigma`` NaN: no width)."""
@@ -211,9 +224,17 @@ class KernelLogisticRegressionCV(KernelGridSearch):
         """Every (task, sigma, lambda)'s fold scores by warm IRLS paths; warns once
         (``ConvergenceWarning``) if some of the search's IRLS fits stopped at
         ``max_iter``."""
-        conv = self._paths().search(
-            X, y, labels, folds, table, self.classes_, self._naive_path, sample_weight
-        )
+        xp, is_xp = get_namespace(X)
+        if is_xp:
+            xpaths.unsupported(self, self.classes_.size)
+            X = xpaths.compute_dtype(self, xp, X)
+            conv = xpaths.search(
+                self._paths(), xp, X, labels, folds, table, self.classes_, sample_weight
+            )
+        else:
+            conv = self._paths().search(
+                X, y, labels, folds, table, self.classes_, self._naive_path, sample_weight
+            )
         if not conv.all():
             warn_convergence(
                 f"KernelLogisticRegressionCV: {int(np.sum(~conv))} of {conv.size} IRLS "
@@ -235,10 +256,24 @@ class KernelLogisticRegressionCV(KernelGridSearch):
             est = self._estimator(sigma, lam)
             self.estimators_[t] = est.fit(X, np.asarray(Y)[:, t].astype(int), **weighted)
         fitted = [e for e in self.estimators_ if e is not None]
-        self.n_iter_ = np.concatenate([e.n_iter_ for e in fitted]) if fitted else np.array([])
+        xp, _ = get_namespace(X)
+        self.n_iter_ = xp.concat([e.n_iter_ for e in fitted]) if fitted else np.array([])
 
     def _tasks_proba(self, X):
         """P(task positive | x) of every task's model (Eq. 2)."""
+        xp, is_xp = get_namespace(X)
+        if is_xp:
+            return xp.stack(
+                [
+                    xp.full(
+                        X.shape[0], float(self.task_constant_[t]), dtype=X.dtype, device=device(X)
+                    )
+                    if est is None
+                    else est.predict_proba(X)[:, 1]
+                    for t, est in enumerate(self.estimators_)
+                ],
+                axis=1,
+            )
         out = np.empty((X.shape[0], self.n_tasks_))
         for t, est in enumerate(self.estimators_):
             out[:, t] = self.task_constant_[t] if est is None else est.predict_proba(X)[:, 1]
@@ -252,4 +287,10 @@ class KernelLogisticRegressionCV(KernelGridSearch):
         the probabilities are, so that the two rank the rows alike (scikit-learn's
         multi-output checks); ``f(x)`` itself above 36.7 would order rows whose
         probabilities have all rounded to 1."""
-        return log_odds(self._tasks_proba(X))
+        P = self._tasks_proba(X)
+        xp, is_xp = get_namespace(P)
+        if is_xp:
+            from ..lspc._array_api_paths import log_odds as xp_log_odds
+
+            return xp_log_odds(xp, P)
+        return log_odds(P)

@@ -1,11 +1,15 @@
-"""scikit-learn's ``check_array_api_input`` on float32 inputs, which LSPC fails by design.
+"""scikit-learn's ``check_array_api_input`` on float32 inputs, which LSPC and kernel
+logistic regression fail by design.
 
 The NumPy path computes in float64 whatever the input's dtype (the library's results on
 NumPy inputs are unchanged by the array API path); the array API path computes and keeps
 its fitted arrays in the input's float dtype (float32 is what a GPU user asks for). The
 check expects the fitted arrays of both fits to share a dtype, so it fails on float32 for
 that reason alone (LSPC's docstring, "Array API"); the float32 probabilities are checked
-against float64's within float32's tolerance in tests/library/test_array_api.py.
+against float64's within float32's tolerance in tests/library/test_array_api.py.  Kernel
+logistic regression fits float32 inputs in float64 on their device (its docstring, "Array
+API") and returns float32 probabilities, where the NumPy path returns float64 ones: the
+same comparison fails.
 """
 
 import importlib.util
@@ -13,8 +17,9 @@ import importlib.util
 import pytest
 
 FLOAT32_REASON = (
-    "float32 array API inputs are fitted in float32, NumPy inputs in float64 (LSPC's "
-    "docstring, 'Array API'): the check's dtype comparison cannot hold"
+    "float32 array API inputs give float32 results, NumPy inputs float64 ones (LSPC's and "
+    "KernelLogisticRegression's docstrings, 'Array API'): the check's dtype comparison "
+    "cannot hold"
 )
 
 
