@@ -13,9 +13,12 @@ twonorm generator (said in the output).
 ``--scale``: MAPLP at any size instead (``n_basis``; issue 45): Breiman's ringnorm (20-D,
 generated, standardised on the training rows) at the paper's width, the full model on 500
 (the benchmark's subsample), 1,000 and 2,000 training rows beside ``n_basis=500`` centres
-on 1,000, 2,000 and 5,000 rows, plain and with ``bias=True``; every fit in a fresh child
-process, which reports its wall time, its peak resident memory above its size at the
-start, and the test error on 2,000 other rows.
+on 1,000, 2,000 and 5,000 rows, plain and with ``bias=True``, and with ``bias=True`` on
+5,000 rows with ``--basis-sizes`` centres (250, 1,000, 2,000): how the LP's size and time
+grow with ``n_basis``; every fit in a fresh child process, which reports its wall time, its
+peak resident memory above its size at the start, the test error on 2,000 other rows and
+HiGHS's iterations, beside the LP's size and the ratios of time and memory to the full
+model on 500 rows (the benchmark's subsample).
 """
 
 from __future__ import annotations
@@ -68,35 +71,59 @@ def _fit_in_child(kw, X, y, Xt, yt, queue):
     model = MAPLP(**kw).fit(X, y)
     seconds = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KB on Linux
-    queue.put((seconds, peak - start, 100 * np.mean(model.predict(Xt) != yt)))
+    err = 100 * np.mean(model.predict(Xt) != yt)
+    queue.put((seconds, peak - start, err, int(model.n_iter_)))
+
+
+def lp_size(n, b, n_classes, bias):
+    """``(variables, constraints, non-zeros)`` of MAPLP's LP on ``n`` rows with ``b``
+    centres, as MAPLP's docstring counts them ("At any size"; ``bias`` adds the constant
+    basis function, one more per class)."""
+    basis = b + (1 if bias else 0)
+    return n_classes * basis + n, n + 1, n * basis + n + n_classes * basis
 
 
 #: the paper's width for ringnorm, gamma = 0.09 (sigma = sqrt(1 / (2 gamma)))
 RING_SIGMA = float(np.sqrt(1 / (2 * 0.09)))
 
 
-def scale(seed=0):
-    """MAPLP on up to 5,000 ringnorm rows with 500 centres against the full model."""
+def scale(seed=0, basis_sizes=(250, 1000, 2000)):
+    """MAPLP on up to 5,000 ringnorm rows with 500 centres against the full model, and on
+    5,000 rows with each of ``basis_sizes`` centres (``bias=True``); ratios to the full
+    model on 500 rows (the benchmark's subsample)."""
     X, y = ida.generate("ringnorm", seed, 7000)
     X = (X - X[:5000].mean(axis=0)) / X[:5000].std(axis=0)
     Xt, yt = X[5000:], y[5000:]
     ctx = multiprocessing.get_context("fork")
     print(
         f"ringnorm (generated, 20-D), sigma={RING_SIGMA:.4g} (the paper's gamma 0.09), test "
-        "error on 2,000 rows; each fit in its own process"
+        "error on 2,000 rows; each fit in its own process; LP: variables, constraints, "
+        "non-zeros; x 500: time and peak memory over the full model's on 500 rows"
     )
-    print(f"{'model':<26}{'rows':>7}{'fit s':>9}{'peak MB':>9}{'test error %':>14}")
+    print(
+        f"{'model':<30}{'rows':>7}{'fit s':>9}{'peak MB':>9}{'test error %':>14}{'IPM it':>8}"
+        f"{'LP vars':>9}{'rows':>7}{'non-zeros':>12}{'x 500 s':>9}{'x 500 MB':>10}"
+    )
     runs = [(n, None) for n in (500, 1000, 2000)] + [(n, 500) for n in (1000, 2000, 5000)]
     for bias in (False, True):
-        for n, b in runs:
+        base = None
+        more = [(5000, b) for b in basis_sizes] if bias else []
+        for n, b in runs + more:
             queue = ctx.Queue()
             kw = {"sigma": RING_SIGMA, "bias": bias, "n_basis": b, "random_state": 0}
             p = ctx.Process(target=_fit_in_child, args=(kw, X[:n], y[:n], Xt, yt, queue))
             p.start()
-            seconds, peak, err = queue.get()
+            seconds, peak, err, n_iter = queue.get()
             p.join()
+            base = base or (seconds, peak)
+            size = lp_size(n, min(b or n, n), 2, bias)
             name = f"MAPLP(bias={bias}" + (f", n_basis={b})" if b else ")")
-            print(f"{name:<26}{n:>7}{seconds:>9.2f}{peak:>9.0f}{err:>14.2f}")
+            print(
+                f"{name:<30}{n:>7}{seconds:>9.2f}{peak:>9.0f}{err:>14.2f}{n_iter:>8}"
+                f"{size[0]:>9}{size[1]:>7}{size[2]:>12}{seconds / base[0]:>9.2f}"
+                f"{peak / base[1]:>10.2f}",
+                flush=True,
+            )
 
 
 def main():
@@ -104,9 +131,16 @@ def main():
     ap.add_argument("--mirror", default=str(ROOT.parent / "shared" / "data" / "ida"))
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--scale", action="store_true", help="n_basis on 5,000 ringnorm rows")
+    ap.add_argument(
+        "--basis-sizes",
+        type=int,
+        nargs="*",
+        default=[250, 1000, 2000],
+        help="--scale: n_basis values also fitted on 5,000 rows (bias=True)",
+    )
     args = ap.parse_args()
     if args.scale:
-        scale()
+        scale(basis_sizes=args.basis_sizes)
         return
     name, (X, y, Xt, yt) = load(args.mirror)
     sigma = np.sqrt(1 / (2 * GAMMA))

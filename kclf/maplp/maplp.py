@@ -135,11 +135,14 @@ class MAPLP(KernelMixin, ClassifierMixin, BaseEstimator):
     iterations, each a factorisation of the normal equations, whose size grows with the
     number of rows ``N`` and the non-zeros ``N b``.  Measured on this project's 2-core
     machine (``benchmarks/bench_maplp.py --scale``: ringnorm, the paper's width, each fit
-    in its own process): the full model takes 0.65 s / 48 MB at 500 rows, 3.1 s / 155 MB
-    at 1,000 and 19 s / 592 MB at 2,000; with 500 centres 1.6 s / 84 MB at 1,000 rows,
-    3.9 s / 157 MB at 2,000 and 17 s / 380 MB at 5,000 (peak memory above the process's
-    start).  ``bias=True``'s test error: 3.05 % fitted on 500 rows in full, 1.55 % on
-    5,000 rows with 500 centres.
+    in its own process): the full model takes 0.76 s / 48 MB at 500 rows, 3.0 s / 156 MB
+    at 1,000 and 18 s / 593 MB at 2,000; with 500 centres 1.4 s / 84 MB at 1,000 rows,
+    4.1 s / 157 MB at 2,000 and 16 s / 376 MB at 5,000 (peak memory above the process's
+    start).  At 5,000 rows (``bias=True``) the time and memory grow linearly in ``b``, as
+    the non-zeros, at 20-26 interior-point iterations: 5.5 s / 200 MB at ``b = 250``,
+    12.8 s / 377 MB at 500, 29.5 s / 710 MB at 1,000, 56 s / 1.3 GB at 2,000.
+    ``bias=True``'s test error: 3.05 % fitted on 500 rows in full, 1.55 % on 5,000 rows
+    with 500 centres.
 
     **All training inputs equal.**  When the Gram matrix is constant (every ``x_i`` the
     same point ``x_0`` as far as the kernel can tell) the LP reads
