@@ -322,18 +322,19 @@ class KernelLogisticRegression(
         return pairs_decision(estimators, X_train, X, pair_index)
 
     @classmethod
-    def _from_pair_fit(cls, params, *, n_features_in, X_fit, sigma, dual_coef, n_iter, converged):
+    def _from_pair_fit(cls, params, *, n_features_in, sigma, n_iter, converged, **fitted):
         """A fitted binary estimator built from one pair of a batched fit
         (:func:`kclf.klr._pairs.fit_pairs`): ``cls(**params)`` with the attributes its
-        own ``fit`` on the pair's rows ``X_fit`` (label 1 <=> the pair's first class)
-        would set, ``dual_coef`` the IRLS solution ``alpha`` of Eq. (9)."""
+        own ``fit`` on the pair's rows (label 1 <=> the pair's first class) would set;
+        ``fitted`` the model's own: ``X_fit_``, ``dual_coef_`` (the IRLS solution
+        ``alpha`` of Eq. 9) and ``intercept_``, or in Nystroem mode ``coef_`` and the
+        (shared) feature map ``nystroem_``, ``nystroem_offset_``, ``nystroem_scale_``."""
         est = cls(**params)
         est.n_features_in_ = n_features_in
         est.classes_ = np.array([0, 1])
         est.sigma_ = sigma
-        est.dual_coef_ = dual_coef
-        est.intercept_ = dual_coef.sum() * float(est.fit_intercept)
-        est.X_fit_ = X_fit
+        for name, value in fitted.items():
+            setattr(est, name, value)
         est.n_iter_ = np.array([n_iter])
         est.converged_ = bool(converged)
         return est
