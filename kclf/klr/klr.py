@@ -93,7 +93,10 @@ class KernelLogisticRegression(
         (``random_state``); with fewer landmarks than such rows, integer weights and the
         repeated rows draw from the same rows in another order, so they fit equal models
         only in distribution: scikit-learn's two sample-weight equivalence checks cannot
-        apply then (they pass with at least as many landmarks as distinct rows).
+        apply then (they pass with at least as many landmarks as distinct rows).  Pairwise
+        mode (more than two classes) draws one set of landmarks from all training rows
+        and fits every pair on its rows of that one basis
+        (:func:`kclf.klr._pairs.fit_pairs_shared_basis`).
     fit_intercept : bool, default=True
         Augment the inputs by a constant 1 (footnote 3): ``K + 1``, penalised intercept.
     solver : {"auto", "cg", "direct"}, default="auto"
@@ -308,7 +311,7 @@ class KernelLogisticRegression(
     def _fit_pairs(self, X, yi, pairs, pair_index, sample_weight=None):
         """:class:`kclf.coupling.PairBatching`: every pair by
         :func:`kclf.klr._pairs.fit_pairs` (stacked IRLS where the pair's own fit would take
-        direct steps)."""
+        direct steps; with ``n_components`` every pair in one shared Nystroem basis)."""
         self._validate_params()
         self._check_params()
         return fit_pairs(self, X, yi, pairs, pair_index, sample_weight)
