@@ -224,8 +224,9 @@ class PairBatching:
         -------
         estimators : list of fitted estimators or None
             One per pair, equal (up to round-off) to ``clone(self).fit`` on the pair's
-            rows with label 1 <=> class ``i`` (and their weights); None: fit them one by
-            one.
+            rows with label 1 <=> class ``i`` (and their weights), or, for a model of a
+            shared basis (KLR's ``n_components``), that fit in the basis drawn from all
+            rows; None: fit them one by one.
         """
         return None
 
@@ -261,7 +262,10 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
     Tibshirani's weighted form of Eq. (10)), giving a distribution over all classes for
     every row.  With a precomputed-kernel estimator (``pairwise`` input tag), ``X`` is
     the (n, n) Gram matrix at fit and (n_test, n_train) at prediction; rows and columns
-    are restricted to the pair's samples.
+    are restricted to the pair's samples.  With
+    ``KernelLogisticRegression(n_components=m)`` the pairs share one Nystroem basis of m
+    landmarks drawn from all training rows (its ``random_state``) and one design matrix
+    per width, so a pair costs ``n_pair m`` per pass rather than a basis of its own.
 
     Parameters
     ----------

@@ -10,6 +10,14 @@ pair), the pairs' Gaussian kernels cut from one distance matrix, and
 :func:`pairs_decision` computes every pair's ``f_p(x)`` by one matrix product per width.
 Both are reached through the estimator's :class:`kclf.coupling.PairBatching` interface;
 the results equal the per-pair fits up to round-off.
+
+In Nystroem mode (``n_components``) the pairs share one basis instead
+(:func:`fit_pairs_shared_basis`): one set of landmarks drawn from all training rows and
+one design matrix per width, each pair fitted by the primal Newton path
+(:func:`kclf.klr._solver.irls_primal`) on its rows of that design, so a pair costs
+``n_pair m`` per pass (``n_pair m^2`` per Hessian) rather than a feature map of its own;
+:func:`pairs_decision` then computes every pair's ``f_p(x)`` from one test design per
+width.
 """
 
 from __future__ import annotations
@@ -18,7 +26,15 @@ import numpy as np
 from sklearn.base import clone
 
 from ..kernels import gaussian, gram, median_sigma, scaled_squared_distances
-from ._solver import AUTO_CG_MIN_N, CHOLESKY_BATCH_ENTRIES, irls, warn_fit
+from ._solver import (
+    AUTO_CG_MIN_N,
+    CHOLESKY_BATCH_ENTRIES,
+    irls,
+    irls_primal,
+    nystroem_design,
+    nystroem_map,
+    warn_fit,
+)
 
 # largest training (or test x training) distance matrix, in float64 entries, computed
 # once and cut into the pairs' blocks (else one kernel per pair)
@@ -34,6 +50,75 @@ def batched(estimator, sizes):
     if estimator.solver == "direct":
         return np.ones(sizes.size, dtype=bool)
     return (sizes < AUTO_CG_MIN_N) & (estimator.solver == "auto")
+
+
+def warn_pair(estimator):
+    """The warning of one pair whose IRLS did not reach ``tol`` (as its own fit warns)."""
+    warn_fit(
+        f"KernelLogisticRegression: IRLS did not reach tol={estimator.tol} "
+        f"within max_iter={estimator.max_iter} steps for 1 of 1 binary "
+        f"problem(s) (lam={estimator.lam}); increase max_iter or lam",
+        stacklevel=4,
+    )
+
+
+def fit_pairs_shared_basis(estimator, X, yi, pairs, pair_index, sample_weight=None):
+    """Nystroem mode of :func:`fit_pairs`: the pairs ``(i, j)`` fitted in one shared basis.
+
+    Per width (``sigma``; with ``sigma=None`` each pair's own median width, as its own fit
+    takes it) one feature map is drawn by :func:`kclf.klr._solver.nystroem_map` from all
+    training rows (``random_state``, the weights' distinct rows), and one design matrix
+    of the rows is computed; every pair of that width is the primal Newton fit
+    (:func:`kclf.klr._solver.irls_primal`) of its rows of it, label 1 <=> class ``i``,
+    with its rows' weights.  A pair's model is a fitted ``type(estimator)`` whose
+    landmarks are the shared ones (not drawn from its own rows): with the landmarks all
+    the training rows both are the exact kernel model of the pair.
+    """
+    params = estimator.get_params(deep=False)
+    widths = []
+    for idx in pair_index:
+        w = None if sample_weight is None else sample_weight[idx]
+        widths.append(estimator._fit_width(X[idx], w))
+    fitted = [None] * len(pairs)
+    for width in dict.fromkeys(widths):  # in order of first use
+        group = [p for p, s in enumerate(widths) if s == width]
+        offset, scale, nystroem = nystroem_map(
+            X,
+            estimator.kernel,
+            width,
+            estimator.n_components,
+            estimator.random_state,
+            sample_weight,
+        )
+        shared = len(group) > 1
+        rows = slice(None) if shared else pair_index[group[0]]
+        design = nystroem_design(X[rows], offset, scale, nystroem, estimator.fit_intercept)
+        if shared:
+            design = design.formed()
+        for p in group:
+            idx = pair_index[p]
+            y = (yi[idx] == pairs[p][0]).astype(float)[:, None]
+            w = None if sample_weight is None else sample_weight[idx]
+            train, basis = design.row_space(idx if shared else np.arange(idx.size))
+            coef, n_iter, conv = irls_primal(
+                train, y, float(estimator.lam), estimator.tol, estimator.max_iter, weights=w
+            )
+            if basis is not None:
+                coef = basis @ coef
+            fitted[p] = type(estimator)._from_pair_fit(
+                params,
+                n_features_in=X.shape[1],
+                sigma=width,
+                n_iter=n_iter[0],
+                converged=conv[0],
+                coef_=coef[:, 0],
+                nystroem_offset_=offset,
+                nystroem_scale_=scale,
+                nystroem_=nystroem,
+            )
+            if not conv[0]:
+                warn_pair(estimator)
+    return fitted
 
 
 def pair_kernel(estimator, X, D, idx, sample_weight=None):
@@ -60,12 +145,15 @@ def fit_pairs(estimator, X, yi, pairs, pair_index, sample_weight=None):
     (label 1 <=> class ``i``), equal to ``clone(estimator).fit`` on the pair's samples
     (with their ``sample_weight``).
 
-    Every pair that :func:`batched` admits is fitted by one stacked :func:`irls`, all
+    In Nystroem mode the pairs share one basis (:func:`fit_pairs_shared_basis`).  Else
+    every pair that :func:`batched` admits is fitted by one stacked :func:`irls`, all
     pairs of one size together (in chunks of at most ``CHOLESKY_BATCH_ENTRIES`` matrix
     entries); the pairs' Gaussian kernels are blocks of one distance matrix of the
     training rows.  The fitted pairs are built by ``type(estimator)._from_pair_fit``.  The
     other pairs (and Nystroem mode) are fitted one by one.
     """
+    if estimator.n_components is not None:
+        return fit_pairs_shared_basis(estimator, X, yi, pairs, pair_index, sample_weight)
     precomputed = estimator.kernel == "precomputed"
     fitted = [None] * len(pairs)
     sizes = np.array([idx.size for idx in pair_index])
@@ -109,22 +197,19 @@ def fit_pairs(estimator, X, yi, pairs, pair_index, sample_weight=None):
             )
             for q, p in enumerate(chunk):
                 idx = pair_index[p]
+                alpha = A[:, q].copy()
                 fitted[p] = type(estimator)._from_pair_fit(
                     params,
                     n_features_in=idx.size if precomputed else X.shape[1],
-                    X_fit=X[np.ix_(idx, idx)] if precomputed else X[idx],
                     sigma=sig[q],
-                    dual_coef=A[:, q].copy(),
                     n_iter=n_iter[q],
                     converged=conv[q],
+                    X_fit_=X[np.ix_(idx, idx)] if precomputed else X[idx],
+                    dual_coef_=alpha,
+                    intercept_=alpha.sum() * float(estimator.fit_intercept),
                 )
                 if not conv[q]:
-                    warn_fit(
-                        f"KernelLogisticRegression: IRLS did not reach tol={estimator.tol} "
-                        f"within max_iter={estimator.max_iter} steps for 1 of 1 binary "
-                        f"problem(s) (lam={estimator.lam}); increase max_iter or lam",
-                        stacklevel=3,
-                    )
+                    warn_pair(estimator)
     for p in np.flatnonzero(~batch):
         idx = pair_index[p]
         Xp = X[np.ix_(idx, idx)] if precomputed else X[idx]
@@ -140,8 +225,11 @@ def pairs_decision(estimators, X_train, X, pair_index):
 
     The pairs of one width share one cross-kernel to all training rows ``X_train``: their
     ``alpha`` scattered into an (n_train, n_pairs) matrix, one matrix product gives all
-    their outputs.
+    their outputs.  Pairs fitted in a shared Nystroem basis
+    (:func:`fit_pairs_shared_basis`): :func:`shared_basis_decision`.
     """
+    if all(getattr(e, "nystroem_", None) is not None for e in estimators):
+        return shared_basis_decision(estimators, X)
     if X_train is None or X.shape[0] * X_train.shape[0] > PAIR_DISTANCE_ENTRIES:
         return None
     if not all(e.kernel == "rbf" and e.n_components is None for e in estimators):
@@ -161,4 +249,17 @@ def pairs_decision(estimators, X_train, X, pair_index):
             coef[pair_index[p], q] = estimators[p].dual_coef_
         K = gaussian(D, sigma, u)
         F[:, group] = K @ coef + np.array([estimators[p].intercept_ for p in group])
+    return F
+
+
+def shared_basis_decision(estimators, X):
+    """``f_p(x)`` (n_samples, n_pairs) of pairs fitted by :func:`fit_pairs_shared_basis`:
+    per feature map the design of ``X`` once, and all its pairs' weights by one product."""
+    F = np.empty((X.shape[0], len(estimators)))
+    maps = {}
+    for p, e in enumerate(estimators):
+        maps.setdefault(id(e.nystroem_), []).append(p)
+    for group in maps.values():
+        design = estimators[group[0]]._design(X)
+        F[:, group] = design.forward(np.column_stack([estimators[p].coef_ for p in group]))
     return F

@@ -15,8 +15,6 @@ solver call.
 
 from __future__ import annotations
 
-import contextlib
-import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,27 +45,9 @@ CHOLESKY_BATCH_ENTRIES = 2**24
 SERIAL_FACTOR_MAX = 2048
 
 
-#: per thread: set while :class:`kclf.KernelLogisticRegressionCV`'s search fits estimators
-#: whose convergence it counts itself (one warning for the search, not one per fit)
-_COUNTING = threading.local()
-
-
-@contextlib.contextmanager
-def counting_convergence():
-    """Context: the fits in this thread report non-convergence only in their
-    ``converged_`` (:func:`warn_fit`), not by a warning.  Thread-local, so widths searched
-    on several threads do not share it (``warnings.catch_warnings`` is process-wide)."""
-    _COUNTING.on = True
-    try:
-        yield
-    finally:
-        _COUNTING.on = False
-
-
 def warn_fit(message, stacklevel=2):
-    """:func:`kclf._validation.warn_convergence` unless inside :func:`counting_convergence`."""
-    if not getattr(_COUNTING, "on", False):
-        warn_convergence(message, stacklevel=stacklevel + 1)
+    """:func:`kclf._validation.warn_convergence` from the caller's caller."""
+    warn_convergence(message, stacklevel=stacklevel + 1)
 
 
 def kernel_matrix(kernel, X, Y=None, sigma=None):
@@ -295,6 +275,27 @@ class Design:
     def shape(self):
         return self.C.shape
 
+    def formed(self):
+        """The design with ``Phi = C N^T`` formed (``n m^2`` flops, once): many fits on
+        subsets of its rows (pairwise coupling's pairs) then take Hessians ``n_sub m^2``
+        each, without the factored form's ``2 m^3`` for ``N G N^T``."""
+        return self if self.N is None else Design(self.C @ self.N.T)
+
+    def row_space(self, idx):
+        """``(design, Q)``: the rows ``idx`` in coordinates ``v`` of their row space, ``w =
+        Q v`` (``Phi_idx^T = Q R``, the design ``R^T``), where they are fewer than the
+        features; else ``(self.rows(idx), None)``.  The penalty ``||w||^2`` puts the
+        maximiser of a fit on these rows in that space (a part of ``w`` orthogonal to it
+        changes no ``f`` on them and only adds to the penalty), so the fit in ``v`` is the
+        same problem in ``len(idx)`` unknowns: Hessians and factorisations of that size
+        (pairwise coupling's pairs in a shared basis)."""
+        sub = self.rows(idx)
+        if len(idx) >= self.shape[1]:
+            return sub, None
+        Pt = sub.C.T if self.N is None else self.N @ sub.C.T
+        Q, R = scipy.linalg.qr(Pt, mode="economic", check_finite=False)
+        return Design(np.ascontiguousarray(R.T)), Q
+
     def rows(self, idx):
         """The design of the rows ``idx``."""
         return Design(self.C[idx], self.N)
@@ -341,7 +342,7 @@ class HessianCache:
                 H = self.grams[t].copy()
                 H[np.diag_indices_from(H)] += lam
                 self.factors[t] = (lam, scipy.linalg.cho_factor(H))
-            return scipy.linalg.cho_solve(self.factors[t][1], r)
+            return scipy.linalg.cho_solve(self.factors[t][1], r, check_finite=False)
 
 
 class PrimalProblem(NewtonProblem):
@@ -538,30 +539,30 @@ class IRLSPaths:
         )
         return nystroem_design(X, offset, scale, nystroem, self.fit_intercept)
 
-    def primal_path(self, design, tr, va, Ytr, lams, conv, w_tr=None):
-        """:meth:`binary_path` in Nystroem features (a :class:`Design` of all rows): the
-        lambdas from the largest to the smallest, each fit (all tasks at once) started
-        from the previous one's solution and preconditioned by its Hessians
-        (:class:`HessianCache`)."""
+    def primal_path(self, train, valid, Ytr, lams, conv, w_tr=None, basis=None):
+        """:meth:`binary_path` in Nystroem features (the :class:`Design` of the training and
+        of the validation rows; ``basis``: the orthonormal ``Q`` of
+        :meth:`Design.row_space` when ``train`` is in its coordinates): the lambdas from the
+        largest to the smallest, each fit (all tasks at once) started from the previous
+        one's solution and preconditioned by its Hessians (:class:`HessianCache`)."""
         T, L = Ytr.shape[1], lams.size
-        train, valid = design.rows(tr), design.rows(va)
         cache = HessianCache()
-        W = np.zeros((design.shape[1], T))
-        F = np.zeros((tr.size, T))
-        out = np.empty((L, va.size, T))
+        W = np.zeros((train.shape[1], T))
+        F = np.zeros((train.shape[0], T))
+        out = np.empty((L, valid.shape[0], T))
         for li in np.argsort(-lams, kind="stable"):
             problem = PrimalProblem(train, Ytr, lams[li], weights=w_tr, cache=cache)
             r = newton(problem, W, F, tol=self.tol, max_iter=self.max_iter)
             W, F = r.x, r.z
             conv.append(r.converged)
-            out[li] = expit(valid.forward(W))
+            out[li] = expit(valid.forward(W if basis is None else basis @ W))
         return out
 
     def binary_path(self, K, tr, va, Ytr, lams, conv, w_tr=None):
         """P(positive) on the validation fold, shape (n_lams, n_va, n_tasks) (``w_tr``: the
         training rows' weights)."""
         if self.n_components is not None:
-            return self.primal_path(K, tr, va, Ytr, lams, conv, w_tr)
+            return self.primal_path(K.rows(tr), K.rows(va), Ytr, lams, conv, w_tr)
         T, L = Ytr.shape[1], lams.size
         Ktr = K[np.ix_(tr, tr)]
         if self.fit_intercept:
@@ -575,41 +576,46 @@ class IRLSPaths:
     def pairwise_path(self, K, tr, va, yi_tr, c, lams, conv, w_tr=None):
         """Coupled class posteriors on the validation fold, shape (n_lams, n_va, c)
         (``w_tr``: the training rows' weights, passed to the pairs and summed into the
-        pairs' weights ``n_ij``)."""
+        pairs' weights ``n_ij``).  In Nystroem features ``K`` is the design of all rows
+        (formed once), shared by every pair: each pair's lambda path is
+        :meth:`primal_path` on its rows of it (:meth:`Design.row_space`)."""
         L = lams.size
         R = np.full((L, va.size, c, c), 0.5)
         counts = np.bincount(yi_tr, weights=w_tr, minlength=c)
+        valid = K.rows(va) if self.n_components is not None else None
         for i in range(c):
             for j in range(i + 1, c):
                 in_pair = (yi_tr == i) | (yi_tr == j)
                 idx = tr[in_pair]
                 y = (yi_tr[in_pair] == i).astype(float)[:, None]
-                Kp = K[np.ix_(idx, idx)]
-                if self.fit_intercept:
-                    Kp += 1.0
                 w = None if w_tr is None else w_tr[in_pair]
-                A = self.irls(Kp, np.repeat(y, L, axis=1), lams, conv, w)
-                F = K[np.ix_(va, idx)] @ A
-                if self.fit_intercept:
-                    F += A.sum(axis=0)
-                r = expit(F).T
+                if self.n_components is not None:  # K: the design shared by the pairs
+                    train, basis = K.row_space(idx)
+                    r = self.primal_path(train, valid, y, lams, conv, w, basis)[:, :, 0]
+                else:
+                    Kp = K[np.ix_(idx, idx)]
+                    if self.fit_intercept:
+                        Kp += 1.0
+                    A = self.irls(Kp, np.repeat(y, L, axis=1), lams, conv, w)
+                    F = K[np.ix_(va, idx)] @ A
+                    if self.fit_intercept:
+                        F += A.sum(axis=0)
+                    r = expit(F).T
                 R[:, :, i, j] = r
                 R[:, :, j, i] = 1.0 - r
         N = counts[:, None] + counts[None, :]
         return np.stack([couple(R[li], N) for li in range(L)])
 
-    def search(self, X, y, labels, folds, table, classes, naive_path, sample_weight=None):
+    def search(self, X, labels, folds, table, classes, sample_weight=None):
         """Add every (task, sigma, lambda)'s fold scores to ``table`` by the warm paths
         above, one width at a time or several at once (:meth:`kclf._search.ScoreTable.run`;
-        ``classes``: the labels of ``y``; ``naive_path(X, sigma, tr, va, y, lams, conv,
-        w_tr)`` the posteriors of one fit per lambda, for pairwise coupling in Nystroem
-        features); returns the converged flags of every IRLS fit of the search.  With
-        ``sample_weight`` each fold is fitted with its training rows' weights and scored
-        with its validation rows' weights."""
+        ``classes``: the class labels); returns the converged flags of every IRLS fit of
+        the search.  With ``sample_weight`` each fold is fitted with its training rows'
+        weights and scored with its validation rows' weights."""
         sigmas, lams = table.sigmas, table.lams
         c, n_tasks = classes.size, labels.shape[1]
-        naive = self.n_components is not None and c > 2 and self.multi_class == "pairwise"
-        if c > 2 and self.multi_class == "pairwise" and not naive:
+        pairwise = c > 2 and self.multi_class == "pairwise"
+        if pairwise:
             for k, (tr, _) in enumerate(folds):
                 missing = np.setdiff1d(np.arange(c), labels[tr, 0])
                 if missing.size:
@@ -623,17 +629,15 @@ class IRLSPaths:
 
         def width(si):
             sigma, conv, scores = sigmas[si], [], []
-            if naive:
-                K = None
-            elif self.n_components is not None:
+            if self.n_components is not None:
                 K = self.features(X, sigma, sw)  # the design of all rows, not a kernel
+                if pairwise:  # many pairs' Hessians: Phi itself, once
+                    K = K.formed()
             else:
                 K = kernel_matrix(self.kernel, X, None, None if np.isnan(sigma) else sigma)
             for tr, va in folds:
                 w_tr, w_va = (None, None) if sw is None else (sw[tr], sw[va])
-                if naive:
-                    Ps = [naive_path(X, sigma, tr, va, y, lams, conv, w_tr)]
-                elif c == 2:
+                if c == 2:
                     Ytr = labels[tr].astype(float)
                     P1 = self.binary_path(K, tr, va, Ytr, lams, conv, w_tr)
                     Ps = [np.stack([1.0 - P1[..., t], P1[..., t]], axis=2) for t in range(n_tasks)]

@@ -95,7 +95,10 @@ class KernelLogisticRegression(
         (``random_state``); with fewer landmarks than such rows, integer weights and the
         repeated rows draw from the same rows in another order, so they fit equal models
         only in distribution: scikit-learn's two sample-weight equivalence checks cannot
-        apply then (they pass with at least as many landmarks as distinct rows).
+        apply then (they pass with at least as many landmarks as distinct rows).  Pairwise
+        mode (more than two classes) draws one set of landmarks from all training rows
+        and fits every pair on its rows of that one basis
+        (:func:`kclf.klr._pairs.fit_pairs_shared_basis`).
     fit_intercept : bool, default=True
         Augment the inputs by a constant 1 (footnote 3): ``K + 1``, penalised intercept.
     solver : {"auto", "cg", "direct"}, default="auto"
@@ -335,7 +338,7 @@ class KernelLogisticRegression(
     def _fit_pairs(self, X, yi, pairs, pair_index, sample_weight=None):
         """:class:`kclf.coupling.PairBatching`: every pair by
         :func:`kclf.klr._pairs.fit_pairs` (stacked IRLS where the pair's own fit would take
-        direct steps)."""
+        direct steps; with ``n_components`` every pair in one shared Nystroem basis)."""
         self._validate_params()
         self._check_params()
         return fit_pairs(self, X, yi, pairs, pair_index, sample_weight)
@@ -349,18 +352,19 @@ class KernelLogisticRegression(
         return pairs_decision(estimators, X_train, X, pair_index)
 
     @classmethod
-    def _from_pair_fit(cls, params, *, n_features_in, X_fit, sigma, dual_coef, n_iter, converged):
+    def _from_pair_fit(cls, params, *, n_features_in, sigma, n_iter, converged, **fitted):
         """A fitted binary estimator built from one pair of a batched fit
         (:func:`kclf.klr._pairs.fit_pairs`): ``cls(**params)`` with the attributes its
-        own ``fit`` on the pair's rows ``X_fit`` (label 1 <=> the pair's first class)
-        would set, ``dual_coef`` the IRLS solution ``alpha`` of Eq. (9)."""
+        own ``fit`` on the pair's rows (label 1 <=> the pair's first class) would set;
+        ``fitted`` the model's own: ``X_fit_``, ``dual_coef_`` (the IRLS solution
+        ``alpha`` of Eq. 9) and ``intercept_``, or in Nystroem mode ``coef_`` and the
+        (shared) feature map ``nystroem_``, ``nystroem_offset_``, ``nystroem_scale_``."""
         est = cls(**params)
         est.n_features_in_ = n_features_in
         est.classes_ = np.array([0, 1])
         est.sigma_ = sigma
-        est.dual_coef_ = dual_coef
-        est.intercept_ = dual_coef.sum() * float(est.fit_intercept)
-        est.X_fit_ = X_fit
+        for name, value in fitted.items():
+            setattr(est, name, value)
         est.n_iter_ = np.array([n_iter])
         est.converged_ = bool(converged)
         return est

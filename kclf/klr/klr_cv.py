@@ -11,7 +11,7 @@ from .._base import log_odds
 from .._search import KernelGridSearch
 from .._validation import warn_convergence
 from . import _array_api_paths as xpaths
-from ._solver import IRLSPaths, counting_convergence
+from ._solver import IRLSPaths
 from .klr import KernelLogisticRegression
 
 # the parameters passed on to every KernelLogisticRegression of the search
@@ -90,8 +90,9 @@ class KernelLogisticRegressionCV(KernelGridSearch):
         ``X`` draws them), and every fold and task is fitted in those features along the
         lambda path, from the largest lambda to the smallest, each fit started from the
         last one's solution and preconditioned by its Hessians
-        (the primal Newton problem).  Pairwise multi-class mode fits each
-        pair's own feature map (as the final model does), one fit per setting and fold.
+        (the primal Newton problem).  Pairwise multi-class mode shares that design
+        between the pairs (as the final model shares its landmarks): each pair's lambda
+        path is fitted on its rows of it, so a pair costs ``n_pair m`` per pass.
     verbose : int, default=0
         0: silent.  1 or more: one line to stderr per (width, fold) with its best
         score over the lambdas, and one for the refit, each with the seconds elapsed.
@@ -190,21 +191,6 @@ class KernelLogisticRegressionCV(KernelGridSearch):
             **{name: getattr(self, name) for name in MODEL_PARAMS},
         )
 
-    def _naive_path(self, X, sigma, tr, va, y, lams, conv, w_tr=None):
-        """Class posteriors on the validation fold by one fit per lambda (``w_tr``: the
-        training rows' weights); their convergence goes to ``conv``, not to warnings."""
-        out = []
-        weighted = {} if w_tr is None else {"sample_weight": w_tr}
-        for lam in lams:
-            est = self._estimator(sigma, lam)
-            with counting_convergence():
-                est.fit(X[tr], y[tr], **weighted)
-            conv.append(np.array([est.converged_]))
-            P = np.zeros((va.shape[0], self.classes_.size))
-            P[:, np.searchsorted(self.classes_, est.classes_)] = est.predict_proba(X[va])
-            out.append(P)
-        return np.stack(out)
-
     def _paths(self):
         """The search of this model (the solver's grid paths)."""
         return IRLSPaths(
@@ -232,9 +218,7 @@ class KernelLogisticRegressionCV(KernelGridSearch):
                 self._paths(), xp, X, labels, folds, table, self.classes_, sample_weight
             )
         else:
-            conv = self._paths().search(
-                X, y, labels, folds, table, self.classes_, self._naive_path, sample_weight
-            )
+            conv = self._paths().search(X, labels, folds, table, self.classes_, sample_weight)
         if not conv.all():
             warn_convergence(
                 f"KernelLogisticRegressionCV: {int(np.sum(~conv))} of {conv.size} IRLS "

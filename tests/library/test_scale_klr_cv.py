@@ -1,5 +1,7 @@
 """KernelLogisticRegressionCV's Nystroem path."""
 
+from itertools import combinations
+
 import numpy as np
 import pytest
 from array_api_checks import xfail_float32_array_api
@@ -8,6 +10,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kclf._folds import cv_folds
 from kclf._scoring import score_proba
+from kclf.coupling import couple
 from kclf.klr import KernelLogisticRegression, KernelLogisticRegressionCV
 
 
@@ -79,20 +82,28 @@ def test_nystroem_multiclass_and_multitask(multi_class):
             est = KernelLogisticRegression(
                 sigma=s, lam=lam, n_components=20, random_state=0, multi_class=multi_class
             )
+            # the search's features come from all of X: fit them there, then the fold
+            full = est.fit(X, y)
+            lr = LogisticRegression(C=1.0 / lam, fit_intercept=False, tol=1e-12, max_iter=10000)
             if multi_class == "ovr":
-                # the search's features come from all of X: fit them there, then the fold
-                full = est.fit(X, y)
                 Phi = dense(full._design(X))
-                lr = LogisticRegression(C=1.0 / lam, fit_intercept=False, tol=1e-12, max_iter=10000)
                 P = np.column_stack(
                     [
                         lr.fit(Phi[tr], (y[tr] == j).astype(int)).predict_proba(Phi[va])[:, 1]
                         for j in range(3)
                     ]
                 )
-                pred = np.argmax(P, axis=1)
             else:
-                pred = est.fit(X[tr], y[tr]).predict(X[va])
+                # every pair on its fold rows of the one shared design, then coupled
+                Phi = dense(full.coupling_.estimators_[0]._design(X))
+                R = np.full((va.size, 3, 3), 0.5)
+                for i, j in combinations(range(3), 2):
+                    rows = tr[(y[tr] == i) | (y[tr] == j)]
+                    r = lr.fit(Phi[rows], (y[rows] == i).astype(int)).predict_proba(Phi[va])
+                    R[:, i, j], R[:, j, i] = r[:, 1], r[:, 0]
+                counts = np.bincount(y[tr], minlength=3)
+                P = couple(R, counts[:, None] + counts[None, :])
+            pred = np.argmax(P, axis=1)
             errs.append(np.mean(pred != y[va]))
         assert cv.cv_results_["mean_test_score"][k] == pytest.approx(np.mean(errs), abs=1e-12)
     Xm, Y = data(seed=2, tasks=2)
@@ -106,6 +117,50 @@ def test_nystroem_multiclass_and_multitask(multi_class):
         np.testing.assert_allclose(
             multi.predict_proba(Xm)[:, t], ref.predict_proba(Xm)[:, 1], atol=1e-12
         )
+
+
+def test_pairwise_search_in_a_basis_of_every_row_equals_the_exact_search():
+    """Pairwise multi-class search with every row a landmark: the shared design is exact
+    on every fold's pairs (``Phi Phi^T = K``), so the fold scores, the choice and the
+    refitted model are the exact search's (probabilities to the bound of
+    ``test_scale_pairwise.pair_bound``: each fit within ``tol |Phi|`` of its maximum)."""
+    X, y = data(n=90, c=4, seed=3)
+    grid = dict(sigma_factors=[0.5, 1.0], lams=[0.03, 0.3], cv=2, random_state=0, tol=1e-12)
+    exact = KernelLogisticRegressionCV(**grid).fit(X, y)
+    shared = KernelLogisticRegressionCV(n_components=X.shape[0], **grid).fit(X, y)
+    np.testing.assert_array_equal(
+        shared.cv_results_["mean_test_score"], exact.cv_results_["mean_test_score"]
+    )
+    assert (shared.sigma_, shared.lam_) == (exact.sigma_, exact.lam_)
+    bound = 0.5 * np.sqrt(2.0) * np.sqrt(2.0 * 1e-12 * y.size * np.log(2.0) / exact.lam_)
+    R = shared.best_estimator_.coupling_.pairwise_proba(X)
+    R_exact = exact.best_estimator_.coupling_.pairwise_proba(X)
+    assert np.abs(R - R_exact).max() <= bound
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_pairwise_nystroem_is_deterministic_from_random_state(seed):
+    """Fewer landmarks than rows: the same ``random_state`` draws the same shared basis
+    (and folds), another one another."""
+    X, y = data(n=120, c=3, seed=4)
+
+    def make(random_state):
+        return KernelLogisticRegressionCV(
+            sigma_factors=[0.5, 1.0], lams=[0.1, 1.0], n_components=15, random_state=random_state
+        ).fit(X, y)
+
+    a, b, other = make(seed), make(seed), make(seed + 10)
+    np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
+    np.testing.assert_array_equal(
+        a.cv_results_["mean_test_score"], b.cv_results_["mean_test_score"]
+    )
+    pairs = a.best_estimator_.coupling_.estimators_
+    assert len({id(e.nystroem_) for e in pairs}) == 1  # one basis for every pair
+    landmarks = pairs[0].nystroem_.components_
+    assert landmarks.shape[0] == 15
+    assert not np.array_equal(
+        landmarks, other.best_estimator_.coupling_.estimators_[0].nystroem_.components_
+    )
 
 
 def test_nystroem_search_rejects_precomputed():

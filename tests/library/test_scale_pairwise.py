@@ -104,3 +104,62 @@ def test_klr_pairwise_mode_is_batched_and_owns_its_rows():
     np.testing.assert_allclose(before, ref.predict_proba(Xt), atol=1e-10)
     again = pickle.loads(pickle.dumps(model))
     np.testing.assert_array_equal(again.predict_proba(Xt), before)
+
+
+# --- Nystroem mode: the pairs share one basis (issue 45) ---------------------------------
+# Each pair's fit stops when the relative change of its objective Phi is at most tol; in
+# Newton's quadratic phase the gap to the maximum is below the last step's gain, so a fit
+# is within tol |Phi| of it, and |Phi| <= n_pair log 2 (Phi lies between its value at
+# alpha = 0, -n_pair log 2, and 0).  Phi is lam-strongly concave in the RKHS norm of f,
+# so f is within sqrt(2 tol |Phi| / lam) of the maximiser in that norm, two fits within
+# twice that; a prediction moves by at most that times sqrt(k(x, x) + 1) = sqrt(2) (the
+# intercept's constant feature), a probability r_ij = sigmoid(f) by a quarter of it.
+SHARED_TOL = 1e-12
+EPS = np.finfo(float).eps
+
+
+def pair_bound(n_pair, lam, tol=SHARED_TOL):
+    """The largest difference of two fits' ``r_ij`` (comment above)."""
+    return 0.25 * np.sqrt(2.0) * 2.0 * np.sqrt(2.0 * tol * n_pair * np.log(2.0) / lam)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"sigma": 1.5, "lam": 0.05},
+        {"sigma": None, "lam": 0.1},  # each pair its own median width: a basis per width
+        {"sigma": 2.0, "lam": 0.01, "fit_intercept": False},
+        {"kernel": "linear", "lam": 0.5},
+    ],
+)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_shared_basis_of_every_row_equals_the_exact_pairs(kwargs, weighted):
+    """With every training row a landmark the shared Nystroem basis is exact (``Phi
+    Phi^T = K`` on every pair's rows, the prediction's ``phi(x)^T Phi^T = k(x, X)``), so
+    each pair's primal fit is the exact kernel model of its rows."""
+    X, y = unbalanced(sizes=(20, 14, 25, 11))
+    rng = np.random.default_rng(3)
+    w = {"sample_weight": rng.integers(0, 3, y.size).astype(float)} if weighted else {}
+    X_test = rng.normal(size=(40, X.shape[1])) * 2.0
+    exact = PairwiseCoupling(KernelLogisticRegression(tol=SHARED_TOL, **kwargs)).fit(X, y, **w)
+    shared = PairwiseCoupling(
+        KernelLogisticRegression(tol=SHARED_TOL, n_components=X.shape[0], random_state=0, **kwargs)
+    ).fit(X, y, **w)
+    assert shared.converged_
+    maps = {id(e.nystroem_) for e in shared.estimators_}
+    per_pair_width = "sigma" in kwargs and kwargs["sigma"] is None
+    assert len(maps) == (len(shared.pairs_) if per_pair_width else 1)
+    # |Phi| <= (the pair's summed weights) log 2
+    bound = pair_bound(shared.pair_counts_.max(), kwargs["lam"])
+    for Z in (X, X_test):
+        diff = np.abs(shared.pairwise_proba(Z) - exact.pairwise_proba(Z)).max()
+        assert diff <= bound, (diff, bound)
+        np.testing.assert_array_equal(shared.predict(Z), exact.predict(Z))
+    # the pairs' outputs from one test design per width equal each pair's own model's, to
+    # the round-off of the products C (N^T w): m eps times those of their absolute values
+    F = shared._pair_outputs(X_test)[1]
+    for p, e in enumerate(shared.estimators_):
+        design = e._design(X_test)
+        scale = np.abs(design.C) @ (np.abs(design.N.T) @ np.abs(e.coef_))
+        m = design.shape[1]
+        assert np.all(np.abs(F[:, p] - e.decision_function(X_test)) <= 4 * m * EPS * scale)

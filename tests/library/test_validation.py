@@ -250,6 +250,11 @@ def test_only_the_first_parameters_are_positional(name):
         (LSPC(n_basis=5, centers="kmeans", basis="classwise"), "X", "classwise"),
         (KernelLogisticRegression(n_components=5, kernel="precomputed"), "gram", "n_components"),
         (KernelLogisticRegressionCV(n_components=5, kernel="precomputed"), "gram", "n_components"),
+        (
+            PairwiseCoupling(KernelLogisticRegression(n_components=5, kernel="precomputed")),
+            "gram",
+            "n_components",
+        ),
         (LSPCCV(sigmas=[1.0], sigma_factors=[1.0]), "X", "sigma_factors"),
         (KernelLogisticRegressionCV(sigmas=[1.0], sigma_factors=[1.0]), "X", "sigma_factors"),
         (MAPLP(solver_options={"method": "glpk"}), "X", "solver_options"),
@@ -259,3 +264,24 @@ def test_rules_between_parameters_name_them(est, X_kind, match):
     X, y = data()
     with pytest.raises(ValueError, match=match):
         est.fit(X @ X.T if X_kind == "gram" else X, y)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda m: PairwiseCoupling(KernelLogisticRegression(n_components=m)),
+        lambda m: KernelLogisticRegression(n_components=m),
+        lambda m: KernelLogisticRegressionCV(sigmas=[1.0], lams=[0.1], n_components=m),
+    ],
+    ids=["PairwiseCoupling", "KernelLogisticRegression", "KernelLogisticRegressionCV"],
+)
+@pytest.mark.parametrize("value", BAD_INT)
+def test_the_shared_basis_pairs_reject_a_bad_size_in_one_line(make, value):
+    """Pairwise coupling in one Nystroem basis (three classes): a bad ``n_components`` is
+    one line naming it, from every estimator that reaches that path."""
+    X, y = data()
+    y = np.arange(y.size) % 3
+    with pytest.raises(ValueError) as err:
+        make(value).fit(X, y)
+    assert re.search(r"\bn_components\b", str(err.value)), str(err.value)
+    assert "\n" not in str(err.value).strip()

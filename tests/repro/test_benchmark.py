@@ -22,17 +22,11 @@ CFG = {
     "folds": 5,
     "inner_folds": 3,
     "exact_max": 2000,
-    "subsample": {
-        "MAPLP": 1000,
-        "MAPLP-bias": 1000,
-        "MGPC-EP": 1000,
-        "SVC": 1000,
-        "GPC": 1000,
-        "GPy-EP": 1000,
-        "KLR": 2000,
-    },
+    "subsample": {"SVC": 1000, "GPC": 1000, "GPy-EP": 1000},
     "n_basis": 50,
     "n_components": 40,
+    "maplp_n_basis": 30,
+    "n_inducing": 20,
     "grids": {
         "SVC": {"C": [1.0, 10.0], "sigma_factors": [0.5, 1.0]},
         "LR": {"C": [0.1, 1.0]},
@@ -152,9 +146,13 @@ def test_subsamples_are_stratified_seeded_and_shared_by_the_methods():
     assert bm.training_rows(y, "LSPC-new", cfg, "magic", 3, 1)[1] == "n_basis=50"
     assert bm.training_rows(y, "KLR", cfg, "magic", 3, 1)[1] == "n_components=40"
     assert bm.training_rows(y, "LR", cfg, "magic", 3, 1)[1] == "exact"
+    # the library's methods: their scalable paths on every row, several classes too
     y3 = np.repeat([0, 1, 2], 800)
-    rows3, path3 = bm.training_rows(y3, "KLR", cfg, "letter", 0, 1)
-    assert path3 == "subsample" and len(rows3) == 2000  # pairwise KLR: subsample["KLR"]
+    scalable = {"KLR": "n_components=40", "MAPLP": "maplp_n_basis=30",
+                "MAPLP-bias": "maplp_n_basis=30", "MGPC-EP": "n_inducing=20"}  # fmt: skip
+    for method, path in scalable.items():
+        rows3, path3 = bm.training_rows(y3, method, cfg, "letter", 0, 1)
+        assert path3 == path and np.array_equal(rows3, np.arange(y3.size)), method
     small = np.repeat([0, 1], 200)
     assert bm.training_rows(small, "MAPLP", cfg, "sonar", 0, 1)[1] == "exact"
 
@@ -190,23 +188,24 @@ def test_the_test_fold_reaches_neither_the_scaler_nor_the_search(method):
 
 def test_maplp_bias_is_maplp_with_a_constant_basis_function_on_the_same_rows():
     """The ablation's variant differs from MAPLP in the model only: the same training rows
-    (subsample included), the same width grid, ``bias=True``."""
+    (all of them, the scalable path beyond ``exact_max``), the same width grid and basis
+    size, ``bias=True``."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(1500, 2))
     y = (np.hypot(X[:, 0], X[:, 1]) > 1.2).astype(int)
     frame = pd.DataFrame(X, columns=["x1", "x2"])
     fold = bm.outer_folds(y, "ring", seed=3, k=5)[0]
-    cfg = dict(CFG, subsample=dict(CFG["subsample"], **{"MAPLP": 300, "MAPLP-bias": 300}))
+    cfg = dict(CFG, exact_max=300)
     rows = [bm.training_rows(y[fold[0]], m, cfg, "ring", 0, 3) for m in ("MAPLP", "MAPLP-bias")]
     np.testing.assert_array_equal(rows[0][0], rows[1][0])
-    assert rows[0][1] == rows[1][1] == "subsample"
+    assert rows[0][1] == rows[1][1] == "maplp_n_basis=30" and rows[0][0].size == fold[0].size
     grids = []
     for method in ("MAPLP", "MAPLP-bias"):
         model, *_ = bm.fit_fold(frame, y, fold, [], "ring", method, 0, cfg, seed=3)
         search = model.named_steps["model"].estimator_
         grids.append(search.param_grid["sigma"])
         est = search.best_estimator_
-        assert est.bias == (method == "MAPLP-bias")
+        assert est.bias == (method == "MAPLP-bias") and est.n_basis == 30
     assert len(grids[0]) == 2 and grids[0] == grids[1]
 
 
@@ -264,6 +263,31 @@ def test_evaluate_writes_every_metric_per_fold_with_the_path():
     assert sorted(set(df["metric"])) == sorted(bm.METRICS)
     params = json.loads(df["params"].iloc[0])
     assert params["path"] == "exact" and params["n_train"] == 60 and "C" in params
+
+
+@pytest.mark.parametrize(
+    "method,path,size",
+    [("MAPLP", "maplp_n_basis=30", "n_basis"), ("MGPC-EP", "n_inducing=20", "n_inducing_")],
+)
+def test_a_scalable_path_is_recorded_and_marked(method, path, size):
+    """Beyond ``exact_max`` rows a library method fits every training row on its scalable
+    path: the records say which (``path``, ``n_train``), the fitted model has that size,
+    and the means table marks it ‡ with the path in the caption."""
+    X, y = _mixed(80)
+    cfg = dict(CFG, exact_max=40)
+    folds = bm.outer_folds(y, "mixed", seed=1, k=4)
+    model, *_ = bm.fit_fold(X, y, folds[0], ["x0"], "mixed", method, 0, cfg, seed=1)
+    est = bm.fitted_estimator(model)
+    est = getattr(est, "best_estimator_", est)
+    assert getattr(est, size) == int(path.split("=")[1])
+    rows = bm.evaluate(X, y, 2, ["x0"], "mixed", method, folds, [0], cfg, seed=1)
+    records = pd.DataFrame(rows)
+    params = json.loads(records["params"].iloc[0])
+    assert params["path"] == path and params["n_train"] == 60
+    folds_t = rep.fold_table(records)
+    long = rep.means_table(folds_t, records, {"mixed": "binary"}, [method])
+    assert rep._marked(long, "error", "md").loc["mixed", method].endswith("‡")
+    assert f"{method} on mixed: all training rows, {path}" in rep._sizes_note(records)
 
 
 def test_gpy_ep_runs_inside_the_benchmark_pipeline_when_gpy_is_installed():

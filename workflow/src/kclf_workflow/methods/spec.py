@@ -16,21 +16,18 @@ class SizePolicy:
     ``subsample`` keys).
 
     ``scalable``: the benchmark key of its scalable path, taken on all rows beyond
-    ``exact_max`` training rows (``n_basis``, ``n_components``; None: none);
-    ``subsample``: fitted on a seeded stratified subsample of ``subsample[<name>]`` rows
-    beyond that many; ``subsample_many_classes``: its scalable path is two-class only, so
-    beyond ``exact_max`` rows a set of more classes is subsampled to
-    ``subsample[<name>]`` rows instead.
+    ``exact_max`` training rows (``n_basis``, ``n_components``, ``maplp_n_basis``,
+    ``n_inducing``; None: none); ``subsample``: fitted on a seeded stratified subsample of
+    ``subsample[<name>]`` rows beyond that many.
     """
 
     scalable: str | None = None
     subsample: bool = False
-    subsample_many_classes: bool = False
 
     @property
     def reads_subsample(self):
         """Whether a fit reads the method's entry of ``subsample``."""
-        return self.subsample or self.subsample_many_classes
+        return self.subsample
 
 
 EXACT = SizePolicy()
