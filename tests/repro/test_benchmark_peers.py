@@ -17,7 +17,7 @@ CFG = {
     "folds": 5,
     "inner_folds": 2,
     "exact_max": 2000,
-    "subsample": {"GPC": 1000, "SVC": 1000, "MAPLP": 1000},
+    "subsample": {"GPC": 1000, "SVC": 1000, "MAPLP": 1000, "HGB": 1000, "RF": 1000},
     "grids": {},
 }
 

@@ -305,6 +305,7 @@ register(
             "max_iter": 100,
         },
         chosen=partial(search_chosen, HGB_SEARCHED),
+        size=SUBSAMPLED,
     ),
     MethodSpec(
         "GPy-EP",
@@ -326,6 +327,7 @@ register(
             "n_estimators": 100,
         },
         chosen=partial(search_chosen, RF_SEARCHED),
+        size=SUBSAMPLED,
     ),
     MethodSpec(
         "kNN",
