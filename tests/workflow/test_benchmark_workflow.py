@@ -1,6 +1,7 @@
 """The benchmark family end to end on a tiny config: the per-fold table and the statistics
-come out, a set added to a finished run plans only its own jobs, one set rerun from a
-clean folder gives its rows byte for byte (the seconds apart), and bad config is refused."""
+come out, a set or two peers added to a finished run plan only their own jobs (the peers
+then run through fit and report), one set rerun from a clean folder gives its rows byte
+for byte (the seconds apart), and bad config is refused."""
 
 import io
 import re
@@ -96,6 +97,28 @@ def test_benchmark_tables_added_set_and_byte_identical_rerun(tmp_path):
     fits = sorted(wc for rule, wc in jobs if rule == "benchmark_fit")
     assert {rule for rule, _ in jobs} == {"benchmark_fit", "benchmark_report"}
     assert len(fits) == 4 * 2 and all("bm_dataset=wine" in wc for wc in fits)
+
+    # two peers added to the finished run: their own fits and the tables, nothing else;
+    # they run through fit and report beside the others
+    cfg = yaml.safe_load((work / "config.yaml").read_text())
+    cfg["benchmark"]["datasets"].remove("wine")
+    cfg["benchmark"]["methods"] += ["RF", "kNN"]
+    cfg["benchmark"]["grids"]["RF"] = {"max_features": [0.5, 1.0], "n_estimators": 20}
+    jobs = dry_run(work, cfg, "results/tables/benchmark.csv")
+    fits = sorted(wc for rule, wc in jobs if rule == "benchmark_fit")
+    assert {rule for rule, _ in jobs} == {"benchmark_fit", "benchmark_report"}
+    assert len(fits) == 3 * 2 * 2
+    assert all("bm_method=RF," in wc or "bm_method=kNN," in wc for wc in fits)
+    run(work, "results/tables/benchmark.csv", timeout=600)
+    peers = pd.read_csv(work / "results/tables/benchmark.csv")
+    assert set(peers["method"]) == {*METHODS, "RF", "kNN"}
+    assert len(peers) == 3 * (6 + 7 + 7)
+    others = peers[~peers["method"].isin(["RF", "kNN"])].reset_index(drop=True)
+    pd.testing.assert_frame_equal(others.drop(columns="seconds"), table.drop(columns="seconds"))
+    ranks = pd.read_csv(work / "results/tables/benchmark_ranks.csv")
+    assert {"RF", "kNN"} <= set(ranks.loc[ranks["group"] == "all", "method"])
+    record = pd.read_csv(work / "results/records/benchmark/sonar/kNN_0-1.csv")
+    assert record["params"].str.contains('"n_neighbors"').all()
 
     # iris alone, from a clean folder: the same rows, the seconds apart
     alone = _workdir(tmp_path / "alone", _config(datasets=["iris"]))

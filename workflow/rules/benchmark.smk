@@ -29,6 +29,7 @@ rule benchmark_fit:
         n_bins=config["calibration_bins"],
         cfg=lambda wildcards: BENCHMARK_PLAN.fit_keys(wildcards.bm_method),
         user=lambda wildcards: user_entry(wildcards.bm_dataset),
+        nominal=lambda wildcards: BENCHMARK_PLAN.nominal(wildcards.bm_dataset),
     script:
         "../scripts/benchmark_fit.py"
 

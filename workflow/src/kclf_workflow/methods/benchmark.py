@@ -11,6 +11,10 @@ fold's size (:func:`kclf_workflow.experiments.benchmark.training_rows`: ``"exact
 pairwise distance of the preprocessed training fold.  ``chosen(fitted)`` reads the choice
 of the fitted estimator (a median-width wrapper's inner one).
 
+A peer's search is :func:`grid_search`: scikit-learn's ``GridSearchCV`` on the inner folds
+over the grid's lists (its scalars are fixed settings), the estimator at the one point
+itself where the grid has one point (no inner CV).
+
 Adding a peer is one spec here (``register(FAMILY, MethodSpec(...))``) and its name in
 the schema's ``benchmark.methods`` enum (with its ``grids`` entry when it has a grid);
 ``tests/repro/test_registry.py`` holds the two equal.
@@ -21,11 +25,12 @@ from __future__ import annotations
 from functools import partial
 
 import numpy as np
-from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
 from sklearn.gaussian_process import GaussianProcessClassifier
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel
 from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.model_selection import GridSearchCV, ParameterGrid, StratifiedKFold
+from sklearn.neighbors import KNeighborsClassifier
 
 from kclf import MAPLP, ManifoldGPC
 
@@ -44,6 +49,36 @@ MAPLP_WIDTHS = (0.0625, 0.125, 0.25, 0.5, 1.0)
 
 def _folds(cfg, random_state):
     return StratifiedKFold(int(cfg["inner_folds"]), shuffle=True, random_state=random_state)
+
+
+def grid_search(estimator, grid, cfg, random_state):
+    """``estimator`` searched over ``grid`` on the ``inner_folds`` of the training fold.
+
+    ``grid``: ``{parameter: list}`` (a list is searched, a scalar fixed) or a list of
+    such dicts (``GridSearchCV``'s ``param_grid``).  A grid of one point gives the
+    estimator at that point, fitted once: a search of one candidate would spend its inner
+    folds choosing nothing."""
+    grids = grid if isinstance(grid, list) else [grid]
+    fixed = {k: v for g in grids for k, v in g.items() if not isinstance(v, list)}
+    searched = [{k: v for k, v in g.items() if isinstance(v, list)} for g in grids]
+    estimator.set_params(**fixed)
+    points = list(ParameterGrid(searched))
+    if len(points) == 1:
+        return estimator.set_params(**points[0])
+    param_grid = searched if isinstance(grid, list) else searched[0]
+    return GridSearchCV(estimator, param_grid, cv=_folds(cfg, random_state))
+
+
+def _plain(value):
+    """A parameter's value, JSON-ready (NumPy scalars as Python numbers)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def search_chosen(keys, est):
+    """The values of ``keys`` the fitted ``est`` holds: its search's choice, or the one
+    point of a one-point grid."""
+    params = est.best_params_ if hasattr(est, "best_params_") else est.get_params()
+    return {k: _plain(params[k]) for k in keys if k in params}
 
 
 def _scalable(key, cfg, path):
@@ -68,21 +103,20 @@ def _kernel_chosen(est):
 
 
 def _maplp(bias, grid, cfg, path, random_state):
-    folds = _folds(cfg, random_state)
     # beyond exact_max rows: the LP over maplp_n_basis centres of all rows
     n_basis = _scalable("maplp_n_basis", cfg, path)
-    model = MAPLP(bias=bias, n_basis=n_basis, random_state=random_state)
 
     def build(sigmas):
+        model = MAPLP(bias=bias, n_basis=n_basis, random_state=random_state)
         if sigmas is None:
             return model
-        return GridSearchCV(model, {"sigma": list(sigmas)}, cv=folds, error_score=np.nan)
+        return grid_search(model, {"sigma": list(sigmas)}, cfg, random_state)
 
     return estimators.MedianWidths(build, grid.get("sigma_factors"))
 
 
 def _maplp_chosen(est):
-    if isinstance(est, GridSearchCV):
+    if hasattr(est, "best_params_"):
         return _search_chosen(est)
     return {"sigma": est.sigma_}
 
@@ -115,28 +149,74 @@ def _search_chosen(est):
     return {k: float(v) for k, v in est.best_params_.items()}
 
 
+#: LR's penalties as ``LogisticRegression`` takes them (scikit-learn 1.8 deprecated
+#: ``penalty``): L2 by lbfgs, L1 by saga (the solver of L1 with several classes)
+PENALTIES = {
+    "l2": {"l1_ratio": [0.0], "solver": ["lbfgs"]},
+    "l1": {"l1_ratio": [1.0], "solver": ["saga"]},
+}
+
+
 def _lr(grid, cfg, path, random_state):
-    return GridSearchCV(
-        LogisticRegression(max_iter=grid["max_iter"]),
-        {"C": list(grid["C"])},
-        cv=_folds(cfg, random_state),
+    Cs = list(grid["C"])
+    return grid_search(
+        LogisticRegression(max_iter=grid["max_iter"], random_state=random_state),
+        [{"C": Cs, **PENALTIES[p]} for p in grid["penalty"]],
+        cfg,
+        random_state,
     )
+
+
+def _lr_chosen(est):
+    params = search_chosen(("C", "l1_ratio"), est)
+    return {"C": params["C"], "penalty": "l1" if params["l1_ratio"] == 1.0 else "l2"}
 
 
 def _gpc(grid, cfg, path, random_state):
     def build(sigmas):
         kernel = ConstantKernel(1.0) * RBF(float(sigmas[0]))
-        return GaussianProcessClassifier(kernel, random_state=random_state)
+        return GaussianProcessClassifier(
+            kernel,
+            n_restarts_optimizer=int(grid["n_restarts_optimizer"]),
+            random_state=random_state,
+        )
 
     return estimators.MedianWidths(build, [1.0])
 
 
+def _lists(grid, keys):
+    """``grid``'s entries ``keys`` as lists (searched)."""
+    return {k: list(grid[k]) for k in keys}
+
+
+#: the hyper-parameters each peer's grid searches (its other keys are fixed settings)
+HGB_SEARCHED = ("learning_rate", "max_leaf_nodes", "min_samples_leaf", "l2_regularization")
+RF_SEARCHED = ("max_features", "min_samples_leaf")
+KNN_SEARCHED = ("n_neighbors", "weights")
+
+
 def _hgb(grid, cfg, path, random_state):
-    return GridSearchCV(
-        HistGradientBoostingClassifier(random_state=random_state),
-        {k: list(v) for k, v in grid.items()},
-        cv=_folds(cfg, random_state),
+    # early stopping off: with it on ("auto"), sets over 10,000 rows would stop on a
+    # held-out tenth in the refit but not in the inner folds' fits
+    return grid_search(
+        HistGradientBoostingClassifier(early_stopping=False, random_state=random_state),
+        {**_lists(grid, HGB_SEARCHED), "max_iter": int(grid["max_iter"])},
+        cfg,
+        random_state,
     )
+
+
+def _rf(grid, cfg, path, random_state):
+    return grid_search(
+        RandomForestClassifier(random_state=random_state),
+        {**_lists(grid, RF_SEARCHED), "n_estimators": int(grid["n_estimators"])},
+        cfg,
+        random_state,
+    )
+
+
+def _knn(grid, cfg, path, random_state):
+    return grid_search(KNeighborsClassifier(), _lists(grid, KNN_SEARCHED), cfg, random_state)
 
 
 def _gpy(grid, cfg, path, random_state):
@@ -199,14 +279,16 @@ register(
         "LR",
         "LR",
         build=_lr,
-        grid=("C", "max_iter"),
-        defaults={"C": (0.01, 0.1, 1.0, 10.0, 100.0), "max_iter": 1000},
-        chosen=_search_chosen,
+        grid=("C", "penalty", "max_iter"),
+        defaults={"C": (0.01, 0.1, 1.0, 10.0, 100.0), "penalty": ("l2", "l1"), "max_iter": 1000},
+        chosen=_lr_chosen,
     ),
     MethodSpec(
         "GPC",
         "GPC",
         build=_gpc,
+        grid=("n_restarts_optimizer",),
+        defaults={"n_restarts_optimizer": 2},
         chosen=lambda est: {"kernel": str(est.kernel_)},
         size=SUBSAMPLED,
     ),
@@ -214,9 +296,16 @@ register(
         "HGB",
         "HGB",
         build=_hgb,
-        grid=("learning_rate", "max_leaf_nodes"),
-        defaults={"learning_rate": (0.1,), "max_leaf_nodes": (15, 31)},
-        chosen=_search_chosen,
+        grid=(*HGB_SEARCHED, "max_iter"),
+        defaults={
+            "learning_rate": (0.05, 0.2),
+            "max_leaf_nodes": (7, 31),
+            "min_samples_leaf": (5, 20),
+            "l2_regularization": (0.0, 1.0),
+            "max_iter": 100,
+        },
+        chosen=partial(search_chosen, HGB_SEARCHED),
+        size=SUBSAMPLED,
     ),
     MethodSpec(
         "GPy-EP",
@@ -226,5 +315,26 @@ register(
         size=SUBSAMPLED,
         binary_only=True,
         requires=estimators.gpy_missing,
+    ),
+    MethodSpec(
+        "RF",
+        "RF",
+        build=_rf,
+        grid=(*RF_SEARCHED, "n_estimators"),
+        defaults={
+            "max_features": ("sqrt", 0.25, 0.5, 1.0),
+            "min_samples_leaf": (1, 2, 5, 10),
+            "n_estimators": 100,
+        },
+        chosen=partial(search_chosen, RF_SEARCHED),
+        size=SUBSAMPLED,
+    ),
+    MethodSpec(
+        "kNN",
+        "kNN",
+        build=_knn,
+        grid=KNN_SEARCHED,
+        defaults={"n_neighbors": (1, 3, 5, 7, 11, 15, 21, 31), "weights": ("uniform", "distance")},
+        chosen=partial(search_chosen, KNN_SEARCHED),
     ),
 )

@@ -63,6 +63,14 @@ class BenchmarkPlan:
             "benchmark.folds", self.cfg["folds"], {d: n for d, n in smallest.items() if n}
         )
 
+    def nominal(self, dataset):
+        """A KEEL set's nominal columns written as numbers, one-hot encoded by its fits
+        (:data:`kclf_workflow.datasets.keel.NOMINAL`; in the fits' params, so that a
+        change reruns that set's fits only); None for a user's set."""
+        if dataset in self.user or dataset not in keel.SETS:
+            return None
+        return list(keel.NOMINAL.get(dataset, ()))
+
     def large(self, dataset):
         """Whether a KEEL set's training folds exceed exact_max rows (a user's set: unknown
         before it is read, taken as small)."""

@@ -42,6 +42,8 @@ STYLES = {
     "GPC": Style("#008080", ">"),
     "HGB": Style("#000000", "*"),
     "GPy-EP": Style("#e377c2", "H"),
+    "RF": Style("#556b2f", "^"),
+    "kNN": Style("#4b0082", "d"),
     "Ridge Newton": Style("#006400", "8"),
     "Ridge gradient": Style("#2e8b57", "x"),
     "CorrLog": Style("#800000", "o"),
