@@ -62,7 +62,7 @@ METHODS = family_methods("benchmark")
 METRICS = ("error", "auc", "log_loss", "brier", "ece", "n_clipped", "seconds")
 #: the log loss raises a true class's probability below this to it (-ln 1e-3 = 6.9 nats at
 #: most per row): a test fold of m rows cannot tell probabilities below about 1 / m apart,
-#: and 40 of the 43 KEEL sets have test folds of at most 1,100 rows
+#: and 40 of the 43 KEEL sets have test folds of at most 740 rows
 LOG_LOSS_EPS = 1e-3
 
 
