@@ -626,13 +626,20 @@ def write_report(
     _write_text(out["means_tex"], "\n".join(tex))
     # ranks and Friedman
     full = every_row_sets(records)
-    ranks = rank_table(folds, tasks, present, full_sets=full)
+    every = len(full) == folds["dataset"].nunique()
+    ranks = rank_table(folds, tasks, present, full_sets=None if every else full)
     atomic_write(Path(out["ranks"]), lambda p: ranks.to_csv(p, index=False, float_format="%.6g"))
+    again = (
+        "every method fitted every training row of every set (no †), so the ranks over those "
+        "sets are these"
+        if every
+        else "first over every set as run, then over the sets where every method fitted "
+        f"every training row (no † in the means table; {len(full)} sets: "
+        f"{', '.join(full) or 'none'})"
+    )
     md = [
         "Average ranks over the sets (1 = best; a set's score is its mean over the folds; "
-        f"ties share their mean rank), Friedman test per metric ({protocol}); first over "
-        "every set as run, then over the sets where every method fitted every training row "
-        f"(no † in the means table; {len(full)} sets: {', '.join(full) or 'none'}). "
+        f"ties share their mean rank), Friedman test per metric ({protocol}); {again}. "
         f"Data: {origin}.",
     ]
     tex = []
