@@ -150,8 +150,8 @@ def nemenyi(matrix, metric):
 def wilcoxon_holm(matrix, metric):
     """(methods x methods) p-values of the pairwise Wilcoxon signed-rank tests over the sets
     (rows) of ``matrix``, Holm-adjusted over the ``k (k - 1) / 2`` pairs: scikit-posthocs'
-    :func:`scikit_posthocs.posthoc_wilcoxon` (scipy's defaults: zeros dropped, exact
-    distribution for small samples without ties; 1 on the diagonal)."""
+    :func:`scikit_posthocs.posthoc_wilcoxon` with :func:`scipy.stats.wilcoxon`'s defaults
+    (``zero_method="wilcox"``, ``method="auto"``; 1 on the diagonal)."""
     import scikit_posthocs as sp
 
     values = oriented(np.asarray(matrix, dtype=float), metric)
@@ -523,7 +523,7 @@ def _wilcoxon_md(wilcoxon, protocol, origin):
     :data:`ALPHA` in bold."""
     md = [
         "Pairwise Wilcoxon signed-rank tests of the set means (scikit-posthocs, scipy's "
-        "exact distribution where it applies), p-values Holm-adjusted over the pairs of each "
+        "defaults), p-values Holm-adjusted over the pairs of each "
         f"table; bold: below {ALPHA:g}. Methods in the order of their average rank; the "
         f"methods run on every set of the group ({protocol}). Data: {origin}.",
     ]
