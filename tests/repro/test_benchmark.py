@@ -494,14 +494,10 @@ def test_ece_is_the_top_label_ece_on_three_classes_by_hand():
     """Confidences .62 .52 .75 .42 .66, hits 1 1 1 0 1; bins (.6, .7]: .62 and .66, both hit
     (gap 1 - .64); (.5, .6]: .52 hit; (.7, .8]: .75 hit; (.4, .5]: .42 missed."""
     y = np.array([0, 1, 2, 2, 1])
-    P = np.array(
-        [
-            [0.62, 0.28, 0.10],
-            [0.20, 0.52, 0.28],
-            [0.10, 0.15, 0.75],
-            [0.42, 0.33, 0.25],
-            [0.30, 0.66, 0.04],
-        ]
+    # rows of P, one per test row
+    P = np.reshape(
+        [0.62, 0.28, 0.10, 0.20, 0.52, 0.28, 0.10, 0.15, 0.75, 0.42, 0.33, 0.25, 0.30, 0.66, 0.04],
+        (5, 3),
     )
     by_hand = 2 / 5 * 0.36 + 1 / 5 * (0.48 + 0.25 + 0.42)
     assert bm.top_label_ece(y, P, 10) == pytest.approx(by_hand, abs=1e-12)
