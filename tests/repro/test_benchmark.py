@@ -2,6 +2,7 @@
 preprocessing fitted on the training fold only (a leakage test), the sizes each method
 fits on, the per-fold scores, and the rank statistics against scipy and hand computation."""
 
+import itertools
 import json
 import zipfile
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 from scipy import stats
 from sklearn.metrics import log_loss, roc_auc_score
 
@@ -348,12 +350,30 @@ def test_signed_rank_points_to_the_better_method_and_to_equivalence():
     assert rep.signed_rank(x + 5, x, 1.0, 3) == rep.signed_rank(x + 5, x, 1.0, 3)
 
 
-def _records(rows):
+def _records(rows, paths=None):
+    """Records of ``rows`` (dataset, task, method, fold, metric, value); the scores a row
+    set leaves out are filled in (Brier 0.2, no clipped rows, 0.1 s); ``paths``: (dataset,
+    method) -> the fit's path (default exact)."""
     from kclf_workflow.records import record
 
+    rows = list(rows)
+    given = {(d, t, m, k, metric) for d, t, m, k, metric, _ in rows}
+    fill = {"brier": 0.2, "n_clipped": 0.0, "seconds": 0.1}
+    for d, t, m, k in sorted({r[:4] for r in rows}):
+        rows += [(d, t, m, k, s, v) for s, v in fill.items() if (d, t, m, k, s) not in given]
+    paths = paths or {}
     return pd.DataFrame(
         [
-            record(d, t, m, k, metric, v, 1.0, {"path": "exact", "n_train": 9})
+            record(
+                d,
+                t,
+                m,
+                k,
+                metric,
+                v,
+                1.0,
+                {"path": paths.get((d, m), "exact"), "n_train": 9},
+            )  # fmt: skip
             for d, t, m, k, metric, v in rows
         ]
     )
@@ -478,3 +498,231 @@ def test_two_methods_are_ranked_without_a_friedman_test(tmp_path):
     assert error.set_index("method")["mean_rank"].to_dict() == {"LSPC-new": 1.0, "KLR": 2.0}
     assert error["friedman_chi2"].isna().all() and (error["nemenyi_cd"] > 0).all()
     assert rep._friedman_line(ranks, "all") == "not run (it takes three methods or more)"
+
+
+# --- one definition of each probability score on every set (issue 47) ---------------------
+
+
+def test_ece_is_the_top_label_ece_on_two_classes_by_hand():
+    """Confidences max(p, 1 - p) = .75 .72 .55 .65 .95, predictions 0 1 0 0 1, hits
+    1 1 0 1 1; bins (.7, .8]: two rows, accuracy 1 against confidence .735; (.5, .6]: .55
+    missed; (.6, .7]: .65 hit; (.9, 1]: .95 hit."""
+    y = np.array([0, 1, 1, 0, 1])
+    p1 = np.array([0.25, 0.72, 0.45, 0.35, 0.95])
+    P = np.column_stack([1 - p1, p1])
+    by_hand = 2 / 5 * 0.265 + 1 / 5 * (0.55 + 0.35 + 0.05)
+    assert bm.top_label_ece(y, P, 10) == pytest.approx(by_hand, abs=1e-12)
+    assert bm.scores(y, P.argmax(axis=1), P, 2, 10)["ece"] == pytest.approx(by_hand, abs=1e-12)
+
+
+def test_ece_is_the_top_label_ece_on_three_classes_by_hand():
+    """Confidences .62 .52 .75 .42 .66, hits 1 1 1 0 1; bins (.6, .7]: .62 and .66, both hit
+    (gap 1 - .64); (.5, .6]: .52 hit; (.7, .8]: .75 hit; (.4, .5]: .42 missed."""
+    y = np.array([0, 1, 2, 2, 1])
+    # rows of P, one per test row
+    P = np.reshape(
+        [0.62, 0.28, 0.10, 0.20, 0.52, 0.28, 0.10, 0.15, 0.75, 0.42, 0.33, 0.25, 0.30, 0.66, 0.04],
+        (5, 3),
+    )
+    by_hand = 2 / 5 * 0.36 + 1 / 5 * (0.48 + 0.25 + 0.42)
+    assert bm.top_label_ece(y, P, 10) == pytest.approx(by_hand, abs=1e-12)
+
+
+def test_brier_is_the_squared_error_of_the_probability_vector_on_every_set():
+    y = np.array([0, 1, 1, 0, 1])
+    p1 = np.array([0.25, 0.72, 0.45, 0.35, 0.95])
+    # two classes: both columns count, (p - y)^2 twice per row
+    by_hand = 2 * (0.0625 + 0.0784 + 0.3025 + 0.1225 + 0.0025) / 5
+    assert bm.brier(y, np.column_stack([1 - p1, p1])) == pytest.approx(by_hand, abs=1e-12)
+    y3 = np.array([0, 2])
+    P3 = np.array([[0.5, 0.3, 0.2], [0.1, 0.6, 0.3]])
+    by_hand = ((0.25 + 0.09 + 0.04) + (0.01 + 0.36 + 0.49)) / 2
+    assert bm.brier(y3, P3) == pytest.approx(by_hand, abs=1e-12)
+    # a class absent from the test fold still has its column scored
+    assert bm.brier(np.array([0, 0]), P3) == pytest.approx(((0.25 + 0.13) + (0.81 + 0.45)) / 2)
+
+
+def test_log_loss_clips_only_the_true_class_and_counts_the_rows_it_clipped():
+    y = np.array([1, 0, 2])
+    P = np.array([[0.9996, 0.0004, 0.0], [0.5, 0.5, 0.0], [0.3, 0.7, 0.0]])
+    loss, n = bm.clipped_log_loss(y, P)
+    assert n == 2  # rows 0 and 2; row 1's zero is not its true class
+    assert loss == pytest.approx((-np.log(1e-3) - np.log(0.5) - np.log(1e-3)) / 3)
+    assert bm.LOG_LOSS_EPS == 1e-3
+    s = bm.scores(y, P.argmax(axis=1), P, 3, 10)
+    assert (s["log_loss"], s["n_clipped"]) == (pytest.approx(loss), 2)
+    # nothing below eps: scikit-learn's log loss
+    y2 = np.array([0, 1, 1])
+    P2 = np.array([[0.8, 0.2], [0.4, 0.6], [0.1, 0.9]])
+    assert bm.clipped_log_loss(y2, P2) == (pytest.approx(log_loss(y2, P2)), 0)
+
+
+# --- the statistics beside the Nemenyi diagrams ------------------------------------------
+
+
+def _holm(p):
+    """Holm's step-down adjustment, by hand."""
+    order = np.argsort(p)
+    out, running = np.empty(len(p)), 0.0
+    for i, j in enumerate(order):
+        running = max(running, (len(p) - i) * p[j])
+        out[j] = min(1.0, running)
+    return out
+
+
+def test_wilcoxon_holm_equals_scipys_wilcoxon_with_holm_applied_by_hand():
+    rng = np.random.default_rng(3)
+    base = rng.uniform(5, 30, size=10)
+    matrix = pd.DataFrame(
+        {
+            "A": base,
+            "B": base + rng.normal(0.5, 1.0, 10),
+            "C": base + np.linspace(1, 3, 10) + rng.normal(0, 0.2, 10),
+            "D": base + rng.normal(0.0, 2.0, 10),
+        },
+        index=[f"s{i}" for i in range(10)],
+    )
+    got = rep.wilcoxon_holm(matrix, "error")
+    pairs = [(a, b) for i, a in enumerate(matrix) for b in list(matrix)[i + 1 :]]
+    raw = np.array([stats.wilcoxon(matrix[a], matrix[b]).pvalue for a, b in pairs])
+    want = _holm(raw)
+    assert [got.loc[a, b] for a, b in pairs] == pytest.approx(list(want), abs=1e-12)
+    assert [got.loc[b, a] for a, b in pairs] == pytest.approx(list(want), abs=1e-12)
+    assert np.diag(got.to_numpy()).tolist() == [1.0] * 4
+    assert got.loc["A", "C"] < 0.05 < got.loc["A", "D"]  # the test separates what differs
+    # AUC (higher is better) is the same test: its sign does not change a two-sided p
+    assert rep.wilcoxon_holm(matrix, "auc").to_numpy() == pytest.approx(got.to_numpy())
+
+
+def test_the_wilcoxon_table_holds_each_pair_once_per_group_and_metric():
+    rows = []
+    for i in range(6):
+        for m, shift in (("LSPC-new", 0.0), ("KLR", 1.0 + i), ("SVC", 2.0 * i)):
+            for metric in ("error", "auc", "log_loss", "ece"):
+                rows.append((f"s{i}", "binary", m, 0, metric, 10.0 + shift))
+    folds = rep.fold_table(_records(rows))
+    tasks = {f"s{i}": "binary" for i in range(6)}
+    table = rep.wilcoxon_table(folds, tasks, ["LSPC-new", "KLR", "SVC"])
+    assert set(table["group"]) == {"all", "binary"} and set(table["metric"]) == set(rep.RANKED)
+    assert len(table) == 2 * len(rep.RANKED) * 3
+    error = table[(table["group"] == "all") & (table["metric"] == "error")]
+    matrix = rep.group_matrix(folds, "error", "all", tasks, ["LSPC-new", "KLR", "SVC"])
+    p = rep.wilcoxon_holm(matrix, "error")
+    for r in error.itertuples(index=False):
+        assert r.p_holm == p.loc[r.method, r.other]
+    md = rep._wilcoxon_md(table, "protocol", "origin")
+    assert "### all sets (6), error (%)" in md and "Holm-adjusted" in md
+
+
+def test_the_paper_vs_peer_table_holm_adjusts_over_its_comparisons(monkeypatch):
+    monkeypatch.setattr(rep, "NSAMPLES", 2000)  # the Bayesian test's draws: not under test
+    rows = []
+    for i in range(8):
+        for m, err in (("LSPC-new", 10.0), ("KLR", 12.0 + i), ("SVC", 10.0 + 0.3 * (i % 3 - 1))):
+            for metric, v in (("error", err + i), ("auc", 90.0 - err - i), ("log_loss", 0.3)):
+                rows.append((f"s{i}", "binary", m, 0, metric, v))
+            rows.append((f"s{i}", "binary", m, 0, "ece", 0.05))
+    folds = rep.fold_table(_records(rows))
+    tasks = {f"s{i}": "binary" for i in range(8)}
+    comparisons = [
+        {"method": "LSPC-new", "peer": "KLR", "metric": "error", "sets": "all"},
+        {"method": "LSPC-new", "peer": "SVC", "metric": "error", "sets": "all"},
+        {"method": "LSPC-new", "peer": "KLR", "metric": "auc", "sets": "binary"},
+    ]
+    ropes = {"error": 1.0, "auc": 1.0, "log_loss": 0.01, "brier": 0.01, "ece": 0.01}
+    table = rep.pair_table(folds, tasks, comparisons, ropes, seed=0)
+    means, auc = rep.set_means(folds, "error"), rep.set_means(folds, "auc")
+    raw = [
+        stats.wilcoxon(means["LSPC-new"], means["KLR"]).pvalue,
+        stats.wilcoxon(means["LSPC-new"], means["SVC"]).pvalue,
+        stats.wilcoxon(-auc["LSPC-new"], -auc["KLR"]).pvalue,
+    ]
+    assert table["p_wilcoxon"].tolist() == pytest.approx(raw, abs=1e-12)
+    assert table["p_holm"].tolist() == pytest.approx(list(_holm(np.array(raw))), abs=1e-12)
+    assert "Wilcoxon p" in rep.statement(next(table.itertuples(index=False)))
+
+
+def test_the_rank_table_over_every_row_leaves_out_sets_where_a_method_subsampled():
+    rows = []
+    for i in range(4):
+        for m, err in (("LSPC-new", 10.0 + i), ("KLR", 12.0 - i), ("SVC", 11.0)):
+            for metric in rep.RANKED:
+                rows.append((f"s{i}", "binary", m, 0, metric, err))
+    records = _records(rows, paths={("s0", "SVC"): "subsample", ("s1", "LSPC-new"): "n_basis=50"})
+    assert rep.every_row_sets(records) == ["s1", "s2", "s3"]  # a scalable path fits every row
+    folds = rep.fold_table(records)
+    tasks = {f"s{i}": "binary" for i in range(4)}
+    ranks = rep.rank_table(folds, tasks, ["LSPC-new", "KLR", "SVC"], full_sets=["s1", "s2", "s3"])
+    full = ranks[(ranks["rows"] == "every row") & (ranks["group"] == "all")]
+    assert set(full["n_datasets"]) == {3} and set(full["metric"]) == set(rep.RANKED)
+    error = full[full["metric"] == "error"].set_index("method")["mean_rank"]
+    assert error.to_dict() == pytest.approx({"LSPC-new": 8 / 3, "KLR": 4 / 3, "SVC": 2.0})
+    assert set(ranks.loc[ranks["rows"] == "as run", "n_datasets"]) == {4}
+
+
+def test_records_without_the_new_scores_are_refused_in_one_line():
+    from kclf_workflow.records import record
+
+    old = pd.DataFrame(
+        [record("s", "binary", "KLR", 0, m, 1.0, 1.0, {}) for m in ("error", "auc", "ece")]
+    )
+    with pytest.raises(ValueError, match="lack the scores log_loss, brier, n_clipped, seconds"):
+        rep.fold_table(old)
+
+
+def test_the_report_is_byte_identical_from_the_same_records(tmp_path, monkeypatch):
+    """Every table (the figures are drawn by matplotlib, not compared here)."""
+    monkeypatch.setattr(rep, "NSAMPLES", 2000)
+    monkeypatch.setattr(rep, "cd_figure", lambda *args, **kwargs: None)
+    rng = np.random.default_rng(5)
+    rows = []
+    for i, task in enumerate(["binary"] * 5 + ["multiclass"]):  # two groups of Wilcoxon tests
+        for m, k in itertools.product(("LSPC-new", "KLR", "SVC"), range(2)):
+            for metric in rep.SCORES:
+                rows.append((f"s{i}", task, m, k, metric, float(rng.uniform(0, 1))))
+    path = tmp_path / "records.csv"
+    _records(rows).to_csv(path, index=False)
+    names = ["table", "means", "means_md", "means_tex", "ranks", "ranks_md", "ranks_tex",
+             "wilcoxon", "wilcoxon_md", "pairs", "pairs_md", "pairs_tex"]  # fmt: skip
+    texts = []
+    for run in ("a", "b"):
+        out = {n: tmp_path / run / f"{n}.txt" for n in names}
+        out.update({f"cd_{g}": None for g in rep.GROUPS})  # no figure drawn
+        (tmp_path / run).mkdir()
+        rep.write_report(
+            [path], out, methods=["LSPC-new", "KLR", "SVC"],
+            sources={f"s{i}": "test" for i in range(6)},
+            comparisons=[{"method": "LSPC-new", "peer": "KLR", "metric": "brier", "sets": "all"}],
+            ropes={"error": 1.0, "auc": 1.0, "log_loss": 0.01, "brier": 0.01, "ece": 0.01},
+            seed=1, folds_k=2, inner_folds=2,
+        )  # fmt: skip
+        texts.append({n: out[n].read_bytes() for n in names})
+    assert texts[0] == texts[1]
+    means = texts[0]["means_md"].decode()
+    assert "### Brier" in means and "clipped at 0.001" in means
+    assert "brier" in texts[0]["table"].decode().splitlines()[0].split(",")
+
+
+# --- the split the next default is decided on --------------------------------------------
+
+
+def test_the_decision_split_is_seeded_disjoint_covering_and_holds_both_kinds_of_set():
+    from kclf_workflow.experiments.decision_split import DECISION_SPLIT_SEED, decision_split
+
+    choose, decide = decision_split()
+    assert (choose, decide) == decision_split(DECISION_SPLIT_SEED)
+    assert decision_split(1) != (choose, decide)
+    assert not set(choose) & set(decide) and sorted(choose + decide) == sorted(keel.SETS)
+    assert len(set(choose) & set(keel.BINARY)) == 13 and len(set(decide) & set(keel.BINARY)) == 13
+    assert len(set(choose) & set(keel.MULTICLASS)) == 8
+    assert len(set(decide) & set(keel.MULTICLASS)) == 9
+    schema = yaml.safe_load((ROOT / "workflow/schemas/benchmark.schema.yaml").read_text())
+    assert schema["properties"]["decision_split_seed"]["default"] == DECISION_SPLIT_SEED
+    # the benchmark page lists the same two halves, written before the deciding half ran
+    lines = (ROOT / "docs/user_guide/benchmark.md").read_text().splitlines()
+    for name, half in (("choose", choose), ("decide", decide)):
+        start = next(i for i, x in enumerate(lines) if x.startswith(f"- **{name}** ("))
+        item = [lines[start]]
+        item += itertools.takewhile(lambda x: x.startswith("  "), lines[start + 1 :])
+        text = " ".join(x.strip() for x in item)
+        assert text.split(": ", 1)[1].rstrip(".").split(", ") == half

@@ -67,14 +67,14 @@ def _records(rows):
 
 
 def test_a_method_keeps_its_colour_in_every_panel_of_the_diagrams(tmp_path, monkeypatch):
-    """The figure's panels (error, AUC, log loss, ECE) rank the methods differently; each
+    """The figure's panels (error, AUC, log loss, Brier, ECE) rank the methods differently; each
     method's label, elbow and marker are its palette colour in all of them."""
     rng = np.random.default_rng(0)
     methods = ["LSPC-new", "KLR", "SVC", "LR"]
     rows = []
     for d in range(6):
         for m, k in itertools.product(methods, range(2)):
-            for metric in ("error", "auc", "log_loss", "ece"):
+            for metric in rep.SCORES:
                 rows.append((f"s{d}", "binary", m, k, metric, float(rng.uniform(1, 50))))
     folds = rep.fold_table(_records(rows))
     tasks = {f"s{d}": "binary" for d in range(6)}
@@ -82,7 +82,7 @@ def test_a_method_keeps_its_colour_in_every_panel_of_the_diagrams(tmp_path, monk
     monkeypatch.setattr(rep, "save_figure", lambda fig, path: drawn.setdefault("fig", fig))
     rep.cd_figure(folds, tasks, methods, "binary", tmp_path / "cd.png")
     panels = [ax for ax in drawn["fig"].axes if ax.get_title()]
-    assert len(panels) == 4
+    assert len(panels) == len(rep.RANKED)
     for ax in panels:
         labels = {t.get_text(): t.get_color() for t in ax.texts}
         for m in methods:

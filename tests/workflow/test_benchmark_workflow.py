@@ -57,7 +57,8 @@ def test_benchmark_tables_added_set_and_byte_identical_rerun(tmp_path):
     text = (work / "results/tables/benchmark.csv").read_text()
     table = pd.read_csv(io.StringIO(text))
     assert list(table.columns) == [
-        "dataset", "method", "fold", "error", "auc", "log_loss", "ece", "seconds",
+        "dataset", "method", "fold", "error", "auc", "log_loss", "brier", "ece", "n_clipped",
+        "seconds",
     ]  # fmt: skip
     # MGPC-EP is binary only: iris has four methods, sonar and the user's csv five
     assert len(table) == 3 * (4 + 5 + 5)

@@ -57,6 +57,12 @@ rule benchmark_report:
             category="Benchmark (KEEL sets)",
         ),
         ranks_tex="results/tables/benchmark_ranks.tex",
+        wilcoxon="results/tables/benchmark_wilcoxon.csv",
+        wilcoxon_md=report(
+            "results/tables/benchmark_wilcoxon.md",
+            caption="../report/benchmark_wilcoxon.rst",
+            category="Benchmark (KEEL sets)",
+        ),
         pairs="results/tables/benchmark_pairs.csv",
         pairs_md=report(
             "results/tables/benchmark_pairs.md",

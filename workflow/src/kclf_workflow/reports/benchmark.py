@@ -1,8 +1,11 @@
 """The benchmark's tables and figures, from records only: the per-fold table, the average
 ranks with the Friedman test and the Nemenyi critical-difference diagrams (Demšar 2006,
-JMLR 7), and each paper method against its closest peer: win / tie / loss counts and the
-Bayesian signed-rank test with a region of practical equivalence (Benavoli et al. 2017,
-JMLR 18).
+JMLR 7), beside them the pairwise Wilcoxon signed-rank tests with Holm's correction (whose
+p-value of a pair does not depend on the other methods in the pool, Benavoli et al. 2016,
+JMLR 17), the same ranks over the sets where every method fitted every training row, and
+each paper method against its closest peer: win / tie / loss counts, the Wilcoxon test with
+Holm's correction over the comparisons, and the Bayesian signed-rank test with a region of
+practical equivalence (Benavoli et al. 2017, JMLR 18).
 
 The rank statistics compare methods over data sets: a method's score on a set is its mean
 over the set's folds, ranks are taken per set (1 = best, ties share the mean rank) and
@@ -11,12 +14,18 @@ set), ``binary`` and ``multiclass`` (the two-class and the other sets, with the 
 run on every set of the group).  The Friedman statistic and its p-value are
 :func:`scipy.stats.friedmanchisquare`'s (with its correction for tied ranks); the Nemenyi
 test and the diagrams are scikit-posthocs' (:func:`scikit_posthocs.posthoc_nemenyi_friedman`,
-:func:`scikit_posthocs.critical_difference_diagram`); the Bayesian test is baycomp's
-:class:`baycomp.SignedRankTest`, its Monte Carlo draws seeded from the config.
+:func:`scikit_posthocs.critical_difference_diagram`); the pairwise Wilcoxon tests are
+scikit-posthocs' :func:`scikit_posthocs.posthoc_wilcoxon` (``p_adjust="holm"``) and the
+paper-vs-peer ones :func:`scipy.stats.wilcoxon` with statsmodels' Holm correction; the
+Bayesian test is baycomp's :class:`baycomp.SignedRankTest`, its Monte Carlo draws seeded
+from the config.
+(baycomp's hierarchical test on the fold scores needs PyStan, which the environment does
+not hold: not run.)
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import textwrap
 from pathlib import Path
@@ -25,6 +34,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..experiments.benchmark import LOG_LOSS_EPS
 from ..files import atomic_write
 from ..methods import specs
 from ..records import read_records
@@ -34,18 +44,32 @@ from .palette import style
 from .tables import md_escape, plain_label, tex_escape
 
 #: the per-fold scores of the table ``benchmark.csv``, in its column order
-SCORES = ("error", "auc", "log_loss", "ece", "seconds")
-#: the scores ranked (seconds are reported, not ranked)
-RANKED = ("error", "auc", "log_loss", "ece")
-HIGHER_IS_BETTER = {"error": False, "auc": True, "log_loss": False, "ece": False, "seconds": False}
+#: (:func:`kclf_workflow.experiments.benchmark.scores`; ``n_clipped``: test rows whose
+#: true class's probability the log loss clipped)
+SCORES = ("error", "auc", "log_loss", "brier", "ece", "n_clipped", "seconds")
+#: the scores ranked (the clipped rows and the seconds are reported, not ranked)
+RANKED = ("error", "auc", "log_loss", "brier", "ece")
+HIGHER_IS_BETTER = {
+    "error": False,
+    "auc": True,
+    "log_loss": False,
+    "brier": False,
+    "ece": False,
+    "n_clipped": False,
+    "seconds": False,
+}
 LABELS = {
     "error": "error (%)",
     "auc": "AUC (%)",
     "log_loss": "log loss",
+    "brier": "Brier",
     "ece": "ECE",
+    "n_clipped": "clipped rows",
     "seconds": "seconds",
 }
 GROUPS = ("all", "binary", "multiclass")
+#: the sets a rank table is over: as run, or only those where no method fitted a subsample
+ROWS = ("as run", "every row")
 ALPHA = 0.05
 #: Monte Carlo draws of the Bayesian signed-rank test
 NSAMPLES = 50000
@@ -54,6 +78,12 @@ NSAMPLES = 50000
 def fold_table(records):
     """One row per (dataset, method, fold) with the columns ``dataset, method, fold`` and
     :data:`SCORES` (error and AUC in percent), sorted."""
+    lacking = [s for s in SCORES if s not in set(records["metric"])]
+    if lacking:
+        raise ValueError(
+            f"benchmark records lack the scores {', '.join(lacking)}: they were written "
+            "before these were recorded; rerun the benchmark_fit jobs"
+        )
     df = records[records["metric"].isin(SCORES)]
     wide = df.pivot_table(
         index=["dataset", "method", "trial"], columns="metric", values="value", aggfunc="first"
@@ -117,6 +147,57 @@ def nemenyi(matrix, metric):
     return p
 
 
+def wilcoxon_holm(matrix, metric):
+    """(methods x methods) p-values of the pairwise Wilcoxon signed-rank tests over the sets
+    (rows) of ``matrix``, Holm-adjusted over the ``k (k - 1) / 2`` pairs: scikit-posthocs'
+    :func:`scikit_posthocs.posthoc_wilcoxon` with :func:`scipy.stats.wilcoxon`'s defaults
+    (``zero_method="wilcox"``, ``method="auto"``; 1 on the diagonal)."""
+    import scikit_posthocs as sp
+
+    values = oriented(np.asarray(matrix, dtype=float), metric)
+    long = pd.DataFrame(
+        {
+            "value": values.T.ravel(),
+            "method": np.repeat(np.arange(values.shape[1]), values.shape[0]),
+        }
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):  # a pair with no difference: p = 1
+        p = sp.posthoc_wilcoxon(long, val_col="value", group_col="method", p_adjust="holm")
+    p = p.loc[range(values.shape[1]), range(values.shape[1])]
+    p.index = p.columns = list(matrix.columns)
+    return p
+
+
+def wilcoxon_table(folds, tasks, methods):
+    """Long table: per group and ranked metric, each pair of methods run on every set of the
+    group (:func:`group_matrix`), its Holm-adjusted Wilcoxon p-value (:func:`wilcoxon_holm`)
+    and the mean ranks of the two (groups with fewer than two sets or methods left out)."""
+    rows = []
+    for group, metric in itertools.product(GROUPS, RANKED):
+        matrix = group_matrix(folds, metric, group, tasks, methods)
+        n, k = matrix.shape
+        if n < 2 or k < 2:
+            continue
+        p = wilcoxon_holm(matrix, metric)
+        ranks = average_ranks(matrix, metric)
+        for a, b in itertools.combinations(matrix.columns, 2):
+            rows.append(
+                {
+                    "group": group,
+                    "metric": metric,
+                    "method": a,
+                    "other": b,
+                    "n_datasets": n,
+                    "mean_rank_method": float(ranks[a]),
+                    "mean_rank_other": float(ranks[b]),
+                    "p_holm": float(p.loc[a, b]),
+                }
+            )
+    columns = ["group", "metric", "method", "other", "n_datasets", "mean_rank_method",
+               "mean_rank_other", "p_holm"]  # fmt: skip
+    return pd.DataFrame(rows, columns=columns)
+
+
 def group_matrix(folds, metric, group, tasks, methods):
     """The complete (sets x methods) matrix of one group: its sets (``tasks``: dataset ->
     ``"binary"`` / ``"multiclass"``), the methods of ``methods`` that ran on each of them."""
@@ -127,36 +208,55 @@ def group_matrix(folds, metric, group, tasks, methods):
     return means[keep]
 
 
-def rank_table(folds, tasks, methods, alpha=ALPHA):
+def every_row_sets(records):
+    """The sets on which every method that ran fitted every training row of every fold:
+    none on a subsample (the means table's †; a scalable path on all rows, ‡, counts as
+    every row), from the records' ``params.path``."""
+    subsampled = {
+        dataset
+        for params, dataset in records[["params", "dataset"]]
+        .drop_duplicates()
+        .itertuples(index=False)
+        if json.loads(params).get("path", "exact") == "subsample"
+    }
+    return sorted(set(records["dataset"]) - subsampled)
+
+
+def rank_table(folds, tasks, methods, alpha=ALPHA, full_sets=None):
     """Long table: per group, ranked metric and method its average rank and mean score,
     with the group's Friedman test, Iman-Davenport's F and Nemenyi's critical difference
-    (groups with fewer than two sets or two methods are left out)."""
+    (groups with fewer than two sets or two methods are left out).  ``rows`` is "as run"
+    (every set) and, when ``full_sets`` is given, "every row" (those sets only:
+    :func:`every_row_sets`)."""
     rows = []
-    for group in GROUPS:
-        for metric in RANKED:
-            matrix = group_matrix(folds, metric, group, tasks, methods)
-            n, k = matrix.shape
-            if n < 2 or k < 2:
-                continue
-            ranks, chi2, p, f, p_f = friedman(matrix, metric)
-            cd = critical_difference(k, n, alpha)
-            for method in matrix.columns:
-                rows.append(
-                    {
-                        "group": group,
-                        "metric": metric,
-                        "method": method,
-                        "mean_rank": float(ranks[method]),
-                        "mean": float(matrix[method].mean()),
-                        "n_datasets": n,
-                        "n_methods": k,
-                        "friedman_chi2": chi2,
-                        "friedman_p": p,
-                        "iman_davenport_f": f,
-                        "iman_davenport_p": p_f,
-                        "nemenyi_cd": cd,
-                    }
-                )
+    parts = [("as run", folds)]
+    if full_sets is not None:
+        parts.append(("every row", folds[folds["dataset"].isin(full_sets)]))
+    for (which, part), group, metric in itertools.product(parts, GROUPS, RANKED):
+        matrix = group_matrix(part, metric, group, tasks, methods)
+        n, k = matrix.shape
+        if n < 2 or k < 2:
+            continue
+        ranks, chi2, p, f, p_f = friedman(matrix, metric)
+        cd = critical_difference(k, n, alpha)
+        for method in matrix.columns:
+            rows.append(
+                {
+                    "rows": which,
+                    "group": group,
+                    "metric": metric,
+                    "method": method,
+                    "mean_rank": float(ranks[method]),
+                    "mean": float(matrix[method].mean()),
+                    "n_datasets": n,
+                    "n_methods": k,
+                    "friedman_chi2": chi2,
+                    "friedman_p": p,
+                    "iman_davenport_f": f,
+                    "iman_davenport_p": p_f,
+                    "nemenyi_cd": cd,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -194,6 +294,8 @@ def compare(folds, tasks, comparison, rope, seed):
     p_method, p_rope, p_peer = signed_rank(
         x, y, rope, seed_for(seed, "benchmark", "signed_rank", method, peer, metric, group)
     )
+    with np.errstate(invalid="ignore", divide="ignore"):  # no difference at all: p = 1
+        p_wilcoxon = float(stats.wilcoxon(x, y).pvalue)
     return {
         "method": method,
         "peer": peer,
@@ -209,28 +311,39 @@ def compare(folds, tasks, comparison, rope, seed):
         "p_method_better": p_method,
         "p_rope": p_rope,
         "p_peer_better": p_peer,
+        "p_wilcoxon": p_wilcoxon,
     }
 
 
 def pair_table(folds, tasks, comparisons, ropes, seed):
+    """The rows of :func:`compare` (comparisons with fewer than two sets left out), with
+    ``p_holm``: the Wilcoxon p-values Holm-adjusted over the comparisons in the table
+    (:func:`statsmodels.stats.multitest.multipletests`)."""
+    from statsmodels.stats.multitest import multipletests
+
     rows = [compare(folds, tasks, c, ropes[c["metric"]], seed) for c in comparisons]
     columns = [
         "method", "peer", "metric", "sets", "n_datasets", "wins", "ties", "losses", "rope",
         "mean_method", "mean_peer", "p_method_better", "p_rope", "p_peer_better",
+        "p_wilcoxon", "p_holm",
     ]  # fmt: skip
-    return pd.DataFrame([r for r in rows if r is not None], columns=columns)
+    table = pd.DataFrame([r for r in rows if r is not None], columns=columns)
+    if len(table):
+        table["p_holm"] = multipletests(table["p_wilcoxon"].to_numpy(), method="holm")[1]
+    return table
 
 
 def statement(row):
     """One sentence of a comparison row, e.g. "LSPC-new vs KLR, AUC (%), all 43 sets:
     12 wins, 25 ties, 6 losses (ROPE 1); P(LSPC-new better) 0.02, P(equivalent) 0.90,
-    P(KLR better) 0.08"."""
+    P(KLR better) 0.08; Wilcoxon p 0.31 (Holm over the comparisons 0.93)"."""
     return (
         f"{row.method} vs {row.peer}, {LABELS[row.metric]}, {row.sets} ({row.n_datasets} "
         f"sets): {row.wins} wins, {row.ties} ties, {row.losses} losses (ROPE {row.rope:g}); "
         f"mean {row.mean_method:.4g} vs {row.mean_peer:.4g}; P({row.method} better) "
         f"{row.p_method_better:.3f}, P(equivalent) {row.p_rope:.3f}, P({row.peer} better) "
-        f"{row.p_peer_better:.3f}"
+        f"{row.p_peer_better:.3f}; Wilcoxon p {row.p_wilcoxon:.3g} (Holm over the "
+        f"comparisons {row.p_holm:.3g})"
     )
 
 
@@ -258,8 +371,9 @@ def _sizes_note(records):
 
 
 def means_table(folds, records, tasks, methods):
-    """``(long, {metric: wide})``: per set and method the mean (std) of every score over
-    the folds, with the training rows used and the path (exact, scalable, subsample)."""
+    """Long table: per set and method the mean (std) of every score over the folds, the
+    test rows the log loss clipped (``n_clipped``, over all folds), the training rows used
+    and the path (exact, scalable, subsample)."""
     info = {}
     for params, dataset, method in (
         records[["params", "dataset", "method"]].drop_duplicates().itertuples(index=False)
@@ -280,6 +394,7 @@ def means_table(folds, records, tasks, methods):
             "n_folds": len(part),
             "n_train_max": max(n_train),
             "path": "+".join(sorted(path)),
+            "n_clipped": int(part["n_clipped"].sum()),
         }
         for s in SCORES:
             row[f"{s}_mean"] = float(part[s].mean())
@@ -295,7 +410,8 @@ def means_table(folds, records, tasks, methods):
 
 def _marked(long, metric, markup):
     """(sets x methods) strings of ``metric``'s mean; the set's best in bold; a † on means
-    of fits on a subsample, ‡ on the scalable paths."""
+    of fits on a subsample, ‡ on the scalable paths; the log loss with the number of test
+    rows it clipped in brackets where there are any."""
     cells = {}
     best = {}
     for dataset, part in long.groupby("dataset", sort=False):
@@ -310,6 +426,8 @@ def _marked(long, metric, markup):
         mark = "†" if "subsample" in rec.path else ("‡" if rec.path != "exact" else "")
         if mark and markup == "tex":
             mark = r"$^\dagger$" if mark == "†" else r"$^\ddagger$"
+        if metric == "log_loss" and rec.n_clipped:
+            mark += f" [{rec.n_clipped}]"
         cells.setdefault(rec.dataset, {})[rec.method] = text + mark
     methods = list(dict.fromkeys(long["method"]))
     table = pd.DataFrame.from_dict(cells, orient="index").reindex(columns=methods)
@@ -399,6 +517,36 @@ def cd_figure(folds, tasks, methods, group, path, alpha=ALPHA, source=""):
     save_figure(fig, path)
 
 
+def _wilcoxon_md(wilcoxon, protocol, origin):
+    """The Markdown of :func:`wilcoxon_table`: per group and metric a square table of the
+    Holm-adjusted p-values, the methods in the order of their mean rank, those under
+    :data:`ALPHA` in bold."""
+    md = [
+        "Pairwise Wilcoxon signed-rank tests of the set means (scikit-posthocs, scipy's "
+        "defaults), p-values Holm-adjusted over the pairs of each "
+        f"table; bold: below {ALPHA:g}. Methods in the order of their average rank; the "
+        f"methods run on every set of the group ({protocol}). Data: {origin}.",
+    ]
+    for (group, metric), part in wilcoxon.groupby(["group", "metric"], sort=False):
+        ranks = dict(zip(part["method"], part["mean_rank_method"]))
+        ranks.update(zip(part["other"], part["mean_rank_other"]))
+        order = sorted(ranks, key=lambda m: (ranks[m], m))
+        cell = {}
+        for r in part.itertuples(index=False):
+            text = f"{r.p_holm:.3g}"
+            text = f"**{text}**" if r.p_holm < ALPHA else text
+            cell[(r.method, r.other)] = cell[(r.other, r.method)] = text
+        table = pd.DataFrame(
+            [[cell.get((a, b), "–") for b in order] for a in order], index=order, columns=order
+        )
+        table.index.name = "method"
+        md.append(
+            f"\n### {group} sets ({int(part['n_datasets'].iloc[0])}), {LABELS[metric]}\n\n"
+            + table.rename(index=md_escape, columns=md_escape).to_markdown()
+        )
+    return "\n".join(md) + "\n"
+
+
 def _write_text(path, text):
     atomic_write(Path(path), lambda p: Path(p).write_text(text, encoding="utf-8"))
 
@@ -456,10 +604,12 @@ def write_report(
     md = [
         f"Mean over the folds per set ({protocol}). Best of a row in bold; † fitted on a "
         f"seeded stratified subsample of the training rows, ‡ a scalable path on all rows "
-        f"({sizes or 'none'}). {extra} Data: {origin}.",
+        f"({sizes or 'none'}). Log loss: the true class's probability clipped at "
+        f"{LOG_LOSS_EPS:g}, in brackets the test rows clipped over the folds. {extra} "
+        f"Data: {origin}.",
     ]
     tex = []
-    for metric in SCORES:
+    for metric in (s for s in SCORES if s != "n_clipped"):
         table = _marked(long, metric, "md")
         md.append(
             f"\n### {LABELS[metric]}\n\n"
@@ -475,37 +625,59 @@ def write_report(
     _write_text(out["means_md"], "\n".join(md) + "\n")
     _write_text(out["means_tex"], "\n".join(tex))
     # ranks and Friedman
-    ranks = rank_table(folds, tasks, present)
+    full = every_row_sets(records)
+    every = len(full) == folds["dataset"].nunique()
+    ranks = rank_table(folds, tasks, present, full_sets=None if every else full)
     atomic_write(Path(out["ranks"]), lambda p: ranks.to_csv(p, index=False, float_format="%.6g"))
+    again = (
+        "every method fitted every training row of every set (no †), so the ranks over those "
+        "sets are these"
+        if every
+        else "first over every set as run, then over the sets where every method fitted "
+        f"every training row (no † in the means table; {len(full)} sets: "
+        f"{', '.join(full) or 'none'})"
+    )
     md = [
         "Average ranks over the sets (1 = best; a set's score is its mean over the folds; "
-        f"ties share their mean rank), Friedman test per metric ({protocol}). Data: {origin}.",
+        f"ties share their mean rank), Friedman test per metric ({protocol}); {again}. "
+        f"Data: {origin}.",
     ]
     tex = []
-    for group in GROUPS:
-        if group not in set(ranks.get("group", [])):
+    for which, group in itertools.product(ROWS, GROUPS):
+        part = ranks[(ranks["rows"] == which) & (ranks["group"] == group)] if len(ranks) else ranks
+        if part.empty:
             continue
-        wide = _ranks_wide(ranks, group)
-        n = int(ranks.loc[ranks["group"] == group, "n_datasets"].iloc[0])
-        cd = float(ranks.loc[ranks["group"] == group, "nemenyi_cd"].iloc[0])
-        head = (
-            f"{group} sets ({n}); Nemenyi critical difference at {ALPHA:g}: {cd:.2f}. "
-            f"Friedman: {_friedman_line(ranks, group)}"
+        n = int(part["n_datasets"].iloc[0])
+        cd = float(part["nemenyi_cd"].iloc[0])
+        sets = f"{group} sets" + (
+            ", every method on every training row" if which != "as run" else ""
         )
-        shown = wide.map(lambda v: f"{v:.2f}").rename(columns=LABELS)
+        head = (
+            f"{sets} ({n}); Nemenyi critical difference at {ALPHA:g}: {cd:.2f}. "
+            f"Friedman: {_friedman_line(part, group)}"
+        )
+        shown = _ranks_wide(part, group).map(lambda v: f"{v:.2f}").rename(columns=LABELS)
         md.append(f"\n### {head}\n\n" + shown.rename(index=md_escape).to_markdown())
-        tex.append(_tex(shown, head, f"tab:benchmark_ranks_{group}"))
+        label = group if which == "as run" else f"{group}_every_row"
+        tex.append(_tex(shown, head, f"tab:benchmark_ranks_{label}"))
     _write_text(out["ranks_md"], "\n".join(md) + "\n")
     _write_text(out["ranks_tex"], "\n".join(tex))
+    # pairwise Wilcoxon signed-rank tests, Holm-adjusted, beside the Nemenyi diagrams
+    wilcoxon = wilcoxon_table(folds, tasks, present)
+    atomic_write(
+        Path(out["wilcoxon"]), lambda p: wilcoxon.to_csv(p, index=False, float_format="%.6g")
+    )
+    _write_text(out["wilcoxon_md"], _wilcoxon_md(wilcoxon, protocol, origin))
     # paper methods against their peers
     pairs = pair_table(folds, tasks, comparisons, ropes, seed)
     atomic_write(Path(out["pairs"]), lambda p: pairs.to_csv(p, index=False, float_format="%.6g"))
     lines = [
         "Each paper method against its closest peer, over the sets where both ran: wins / "
         "ties / losses of the set means (a tie: a difference within the ROPE, the region of "
-        "practical equivalence), and the Bayesian signed-rank test (baycomp, "
+        "practical equivalence), the Bayesian signed-rank test (baycomp, "
         f"{NSAMPLES} seeded draws, prior 0.5): P(method better by more than the ROPE), "
-        f"P(within it), P(peer better). ROPE per metric: "
+        "P(within it), P(peer better), and the Wilcoxon signed-rank test of the set means "
+        "(scipy) with its p-value Holm-adjusted over the comparisons listed. ROPE per metric: "
         + ", ".join(f"{LABELS[m]} {ropes[m]:g}" for m in RANKED)
         + f". Data: {origin}.",
         "",
