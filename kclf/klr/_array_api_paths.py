@@ -207,7 +207,9 @@ def irls(xp, K, Y, lam, tol, max_iter, cg_tol, solver, weights=None):
     return r.x, to_numpy(r.n_iter, xp), to_numpy(r.converged, xp)
 
 
-def nystroem_features(xp, X, kernel, sigma, n_components, random_state, sample_weight, intercept):
+def nystroem_map_of_rows(
+    xp, X, kernel, sigma, n_components, random_state, sample_weight, intercept
+):
     """``(offset, scale, nystroem, Phi)``: :func:`kclf.klr._solver.nystroem_map` and
     :func:`kclf.klr._solver.nystroem_design` in ``xp`` (scikit-learn's ``Nystroem`` fitted
     on arrays of ``xp``, the same landmarks), ``Phi`` the dense design (n, m [+ 1])."""
@@ -320,7 +322,7 @@ def fit_klr(est, xp, X, y, sample_weight):
     Y = xp.asarray(Y_np, dtype=X.dtype, device=dev)
     w = None if sw is None else xp.asarray(sw[:, None], dtype=X.dtype, device=dev)
     if est.n_components is not None:
-        est.nystroem_offset_, est.nystroem_scale_, est.nystroem_, Phi = nystroem_features(
+        est.nystroem_offset_, est.nystroem_scale_, est.nystroem_, Phi = nystroem_map_of_rows(
             xp,
             X,
             est.kernel,
@@ -363,7 +365,7 @@ def raw(est, xp, X):
     return finite(xp, K) @ est.dual_coef_ + est.intercept_
 
 
-def proba(xp, F, dtype):
+def class_probabilities(xp, F, dtype):
     """Eq. (2)'s probabilities of the latent ``F`` (binary: two columns; one-vs-rest:
     normalised), in ``dtype``."""
     P = expit(xp, F)
@@ -401,7 +403,7 @@ def search(paths, xp, X, labels, folds, table, classes, sample_weight):
         sigma = None if np.isnan(sigma) else float(sigma)
         conv, scores = [], []
         if paths.n_components is not None:
-            Phi = nystroem_features(
+            Phi = nystroem_map_of_rows(
                 xp,
                 X,
                 paths.kernel,

@@ -446,7 +446,7 @@ class KernelLogisticRegression(
         F = self._raw(X)
         xp, is_xp = get_namespace(F)
         if is_xp:
-            return xpaths.proba(xp, F, X.dtype)
+            return xpaths.class_probabilities(xp, F, X.dtype)
         if F.ndim == 1:
             p = expit(F)
             return np.column_stack([1.0 - p, p])
