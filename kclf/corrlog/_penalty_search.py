@@ -16,7 +16,7 @@ setting comes from a fit with the couplings at that setting too, so labels were 
 with gains the final model cannot keep (on CAL500 the per-label model missed the
 per-label logistic regressions' Hamming loss, 0.1332 against 0.1331; a test shows the
 second path's scores equal direct fits of the final structure).  The labels' criterion
-(:func:`label_criterion`, ``"auto"``) is the held-out log-likelihood of the label's
+(:func:`label_scorer`, ``"auto"``) is the held-out log-likelihood of the label's
 marginal ``P(y_j = 1 | x)`` where the marginals are exact (up to
 :data:`kclf.corrlog._decoding.MAX_EXACT_LABELS` labels), the quantity behind the
 Hamming-optimal decision; beyond, the held-out conditional log-likelihood given the other
@@ -103,7 +103,7 @@ LABEL_CRITERIA = ("auto", "conditional", "marginal")
 MARGINAL_EPS = 1e-12
 
 
-def label_criterion(name, inference, bp_max_iter, bp_damping):
+def label_scorer(name, inference, bp_max_iter, bp_damping):
     """Each label's held-out score ``f(U, A, Y_true) -> (m,)`` (higher is better) on the
     second path of ``penalty="per_label"``, by the criterion ``name`` of
     :data:`LABEL_CRITERIA`."""
@@ -164,7 +164,7 @@ def cv_select(
     solutions at the choice for :func:`kclf.corrlog._solver.warm_start`.  With
     ``per_label``, ``label_rho = (rho1s, rho2s)`` (arrays over the labels) holds each
     label's own choice, by the mean over the folds of its score ``second_score``
-    (:func:`label_criterion`; None: the conditional log-likelihood (11)) on a second
+    (:func:`label_scorer`; None: the conditional log-likelihood (11)) on a second
     path per fold (:func:`kclf.corrlog._solver.fold_weight_path`) with the
     couplings' penalty held at ``(rho1, rho2)`` and the weights' over the grid;
     ``cv_results`` then adds ``"mean_label_score_shared_couplings"`` and

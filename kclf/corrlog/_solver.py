@@ -773,7 +773,7 @@ def fold_path(
 def fold_weight_path(
     params, X, Y, train, test, rho1s, rho2s, rho1, rho2, label_score, starts, sample_weight=None
 ):
-    """Each label's held-out ``label_score`` (:func:`kclf.corrlog._penalty_search.label_criterion`)
+    """Each label's held-out ``label_score`` (:func:`kclf.corrlog._penalty_search.label_scorer`)
     with the couplings' penalty held at ``(rho1, rho2)`` and the weights' elastic net of
     every label moving together over ``rho2s x rho1s`` (strongest first): the structure
     ``penalty="per_label"`` finally fits, solved as one warm-started path like

@@ -48,7 +48,7 @@ from ._penalty_search import (
     RHO2_GRID,
     cv_criteria,
     cv_select,
-    label_criterion,
+    label_scorer,
     penalty_grids,
 )
 from ._solver import fit_penalised, non_constant, solver_features
@@ -366,7 +366,7 @@ class CorrLog(ClassifierMixin, BaseEstimator):
             self.decode, self.inference, self.bp_max_iter, self.bp_damping, gibbs, per_label
         )
         grids = penalty_grids(self.rho1, self.rho2, self.rho1_grid, self.rho2_grid)
-        second = label_criterion(
+        second = label_scorer(
             self.label_criterion, self.inference, self.bp_max_iter, self.bp_damping
         )
         progress = SearchProgress("CorrLog", self.verbose)

@@ -97,8 +97,7 @@ class KernelLogisticRegression(
         only in distribution: scikit-learn's two sample-weight equivalence checks cannot
         apply then (they pass with at least as many landmarks as distinct rows).  Pairwise
         mode (more than two classes) draws one set of landmarks from all training rows
-        and fits every pair on its rows of that one basis
-        (:func:`kclf.klr._pairs.fit_pairs_shared_basis`).
+        and fits every pair on its rows of that one basis.
     fit_intercept : bool, default=True
         Augment the inputs by a constant 1 (footnote 3): ``K + 1``, penalised intercept.
     solver : {"auto", "cg", "direct"}, default="auto"
@@ -142,8 +141,8 @@ class KernelLogisticRegression(
 
     **Array API.**  Under ``sklearn.config_context(array_api_dispatch=True)`` PyTorch
     tensors, CuPy and ``array-api-strict`` arrays are computed in their namespace and on
-    their device (:mod:`kclf.klr._array_api_paths`: the kernel or the Nystroem design,
-    every Newton step with its CG or direct solves), the fitted arrays kept there and the
+    their device (the kernel or the Nystroem design, every Newton step with its CG or
+    direct solves), the fitted arrays kept there and the
     probabilities returned there (``pip install kclf[array-api]``; the user guide's "GPU
     and many cores").  Two classes and ``multi_class="ovr"``; pairwise coupling of more
     than two classes is refused in one line, and a callable kernel is NumPy only (the tags

@@ -219,7 +219,7 @@ def test_label_criteria():
     # "auto" is the marginal's log-likelihood where the marginals are enumerated
     # (m <= MAX_EXACT_LABELS or inference="exact") and the conditional (11) beyond
     from kclf.corrlog._decoding import MAX_EXACT_LABELS
-    from kclf.corrlog._penalty_search import label_criterion
+    from kclf.corrlog._penalty_search import label_scorer
 
     rng = np.random.default_rng(7)
     for m in (4, MAX_EXACT_LABELS + 2):
@@ -228,17 +228,17 @@ def test_label_criteria():
         A = A + A.T
         Y = (rng.random((50, m)) < 0.4).astype(int)
         cond = _conditional_log_likelihood(U, A, Y)
-        np.testing.assert_array_equal(label_criterion("conditional", "bp", 100, 0.0)(U, A, Y), cond)
-        exact = label_criterion("auto", "exact", 100, 0.0)(U, A, Y)
+        np.testing.assert_array_equal(label_scorer("conditional", "bp", 100, 0.0)(U, A, Y), cond)
+        exact = label_scorer("auto", "exact", 100, 0.0)(U, A, Y)
         np.testing.assert_allclose(exact, _marginal_log_likelihood(U, A, Y), rtol=1e-12)
-        auto = label_criterion("auto", "bp", 100, 0.0)(U, A, Y)
+        auto = label_scorer("auto", "bp", 100, 0.0)(U, A, Y)
         np.testing.assert_allclose(auto, exact if m <= MAX_EXACT_LABELS else cond, rtol=1e-12)
         if m > MAX_EXACT_LABELS:  # "marginal" keeps the marginals beyond: BP's here
-            bp_score = label_criterion("marginal", "bp", 200, 0.0)(U, A, Y)
+            bp_score = label_scorer("marginal", "bp", 200, 0.0)(U, A, Y)
             np.testing.assert_allclose(bp_score, exact, atol=0.05)
             assert not np.allclose(bp_score, cond)
     with pytest.raises(ValueError, match="per-label criterion"):
-        label_criterion("nope", "bp", 100, 0.0)
+        label_scorer("nope", "bp", 100, 0.0)
 
 
 def test_criterion_changes_only_the_labels_choice():
