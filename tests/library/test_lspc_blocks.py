@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from sklearn.datasets import make_blobs
+from sklearn.model_selection import train_test_split
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.class_weight import compute_sample_weight
 
@@ -176,3 +178,25 @@ def test_parameters_are_validated():
         LSPCCV(basis="own").fit(X, y)
     with pytest.raises(ValueError, match="centers='random'"):
         LSPCCV([1.0], [0.1], n_basis=10, basis="classwise", centers="kmeans").fit(X, y)
+
+
+def test_class_weighted_search_on_the_class_weight_check_equals_per_fold_fits():
+    """scikit-learn's ``check_class_weight_classifiers`` problem (three blobs of spread 20,
+    weights 1000 : 1e-4): every setting's mean score is that of LSPC fitted on each fold
+    with the same weights and scored with the validation rows' costs, the refit is LSPC's
+    fit, and the chosen setting beats the next by whole light rows, not round-off."""
+    X, y = make_blobs(centers=3, random_state=0, cluster_std=20)
+    X, _, y, _ = train_test_split(X, y, test_size=0.5, random_state=0)
+    cw = {0: 1000, 1: 1e-4, 2: 1e-4}
+    cv = LSPCCV(class_weight=cw, random_state=0).fit(X, y)
+    res = cv.cv_results_
+    folds = cv_folds(y, 2, 0)
+    sigmas, lams = np.unique(res["sigma"]), np.unique(res["lam"])  # sigma-major grid
+    naive = refit_scores(X, y, sigmas, lams, folds, "error", class_weight=cw)
+    np.testing.assert_allclose(res["mean_test_score"], naive, rtol=1e-9, atol=1e-15)
+    ref = LSPC(cv.sigma_, cv.lam_, class_weight=cw).fit(X, y)
+    np.testing.assert_array_equal(cv.best_estimator_.alpha_, ref.alpha_)
+    # one light validation row's share of a fold's cost-weighted error, over the 2 folds
+    light_row = min(1e-4 / compute_sample_weight(cw, y[va]).sum() / 2 for _, va in folds)
+    second, best = np.sort(naive)[1], naive.min()
+    assert cv.best_score_ == best and second - best >= light_row * (1 - 1e-9)
