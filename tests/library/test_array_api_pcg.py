@@ -35,14 +35,15 @@ array_api_compat = pytest.importorskip("array_api_compat")
 TOL = 1e-10
 
 
-def namespace(name):
-    """``(xp, to)``: the namespace and a converter from NumPy (float64)."""
-    if name == "torch":
-        torch = pytest.importorskip(
-            "torch", reason="PyTorch is not installed here: its CPU tensors are not tested"
-        )
-        return array_api_compat.array_namespace(torch.zeros(1)), torch.asarray
-    return array_api_strict, array_api_strict.asarray
+@pytest.fixture(params=["array_api_strict", "torch"])
+def xp_to(request):
+    """``(xp, to)``: a namespace and a converter from NumPy (float64)."""
+    if request.param == "array_api_strict":
+        return array_api_strict, array_api_strict.asarray
+    torch = pytest.importorskip(
+        "torch", reason="PyTorch is not installed here: its CPU tensors are not tested"
+    )
+    return array_api_compat.array_namespace(torch.zeros(1)), torch.asarray
 
 
 @pytest.fixture
@@ -79,9 +80,8 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", list(CASES))
-@pytest.mark.parametrize("name", ["array_api_strict", "torch"])
-def test_klr_cv_nystroem_takes_preconditioned_cg_steps_equal_to_numpy(name, case, steps):
-    xp, to = namespace(name)
+def test_klr_cv_nystroem_takes_preconditioned_cg_steps_equal_to_numpy(xp_to, case, steps):
+    xp, to = xp_to
     n_classes, weighted = CASES[case]
     n = 150
     X, y = make_classification(
@@ -118,9 +118,8 @@ def test_klr_cv_nystroem_takes_preconditioned_cg_steps_equal_to_numpy(name, case
     )
 
 
-@pytest.mark.parametrize("name", ["array_api_strict", "torch"])
-def test_klr_nystroem_fit_equals_numpy_within_the_solver_bound(name, steps):
-    xp, to = namespace(name)
+def test_klr_nystroem_fit_equals_numpy_within_the_solver_bound(xp_to, steps):
+    xp, to = xp_to
     X, y = make_classification(300, 5, random_state=2)
     est = KernelLogisticRegression(n_components=50, lam=1e-3, random_state=0, tol=TOL)
     ref = sklearn.clone(est).fit(X, y)
@@ -158,9 +157,8 @@ def rows_with_ties(n=300, seed=0):
 
 
 @pytest.mark.parametrize("weighted", [False, True])
-@pytest.mark.parametrize("name", ["array_api_strict", "torch"])
-def test_landmark_rows_of_device_arrays_are_the_host_ones(name, weighted):
-    xp, to = namespace(name)
+def test_landmark_rows_of_device_arrays_are_the_host_ones(xp_to, weighted):
+    xp, to = xp_to
     X, w = rows_with_ties()
     sw = w if weighted else None
     got = xpaths.landmark_rows_of(xp, to(X), sw)
