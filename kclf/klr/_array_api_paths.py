@@ -11,10 +11,15 @@ halving and stopping rule).  NumPy inputs keep the NumPy path, whose LAPACK call
   by conjugate gradients (:func:`kclf._newton.conjugate_gradients`), a column whose CG
   hits its cap continuing with direct solves (``xp.linalg.solve`` of the stacked
   matrices; the standard has no triangular solve, so no Cholesky solve either).
-* The Nystroem step (:class:`PrimalProblem`) is the exact Newton step in the weights,
-  ``(Phi^T W Phi + lam I) dw = Phi^T (y - pi) - lam w``, the Hessian formed from all rows
-  (``n m^2`` per step, one matrix product on an accelerator); the NumPy path's inexact
-  preconditioned steps reach the same maximiser.
+* The Nystroem step (:class:`PrimalProblem`) is the NumPy path's: Falkon's preconditioned
+  Newton-CG (Meanti et al. 2020) on the dense design, ``(Phi^T W Phi + lam I) dw =
+  Phi^T (y - pi) - lam w`` solved by conjugate gradients on Hessian products (``4 n m``
+  flops each) preconditioned by the Hessian of an earlier iterate (:class:`HessianCache`,
+  one eigendecomposition serving every lambda of a path), the Hessian formed from all
+  rows (``2 n m^2``) only where no preconditioner is fresh enough; the same steps as the
+  NumPy path, so the same iterates up to round-off.  The landmarks' candidate rows are
+  found from a hash of the rows on their device (:func:`landmark_rows_of`), once per
+  search, without copying the inputs to the host.
 * The scores of the search are :class:`kclf.lspc._array_api_paths.FoldScores`', in the
   namespace; only the (n_lams, n_tasks) table comes back to the host.
 
@@ -36,6 +41,9 @@ from .._newton import NewtonProblem, conjugate_gradients, newton
 from ..kernels import gram
 from ..lspc._array_api_paths import FoldScores
 from ._solver import AUTO_CG_MIN_N, CG_TOL_FLOOR, CHOLESKY_BATCH_ENTRIES, landmark_rows
+
+# the seed of the row hash of landmark_rows_of (any: the rows chosen do not depend on it)
+ROW_HASH_SEED = 0
 
 
 def expit(xp, F):
@@ -166,34 +174,119 @@ class DualProblem(LogisticProblem):
         return xp.asarray(retry, device=device(failed))
 
 
+class HessianCache:
+    """:class:`kclf.klr._solver.HessianCache` in ``xp``: per column ``t`` of a primal fit
+    on the design ``Phi`` (n, m), the Gram matrix ``Phi^T W Phi`` at some earlier iterate,
+    kept as its eigendecomposition ``V diag(e) V^T`` (:meth:`refresh`), so that
+    ``(G + lam I)^{-1} r = V (V^T r / (e + lam))`` for every ``lam`` of a lambda path
+    costs two products of ``m^2`` and no new factorisation.  The standard has no
+    triangular solve (the NumPy path's Cholesky solve); a Gram matrix is refreshed about
+    1.4 times per lambda path where a factor is needed for every lambda (27 against 171 on
+    ``bench_gpu.py --small``'s search), so one ``eigh`` per refresh costs less than an
+    inverse or a solve per lambda.  Eigenvalues below 0 (round-off of a positive
+    semi-definite matrix) count as 0."""
+
+    def __init__(self, xp, Phi):
+        self.xp, self.Phi, self.eigen = xp, Phi, {}
+
+    def has(self, t):
+        return t in self.eigen
+
+    def refresh(self, t, d):
+        """The Gram matrix of column ``t`` at the row weights ``d`` (n,)."""
+        xp, Phi = self.xp, self.Phi
+        e, V = xp.linalg.eigh(Phi.T @ (d[:, None] * Phi))
+        self.eigen[t] = (xp.clip(e, 0.0, None), V)
+
+    def solve(self, t, lam, r):
+        """``(G_t + lam I)^{-1} r`` for the columns of ``r`` (m, k)."""
+        e, V = self.eigen[t]
+        return V @ ((V.T @ r) / (e + lam)[:, None])
+
+
 class PrimalProblem(LogisticProblem):
     """kLOGREG in the weights ``w`` of a dense design ``Phi`` (n, m) of ``xp`` (the
     Nystroem features): ``Phi(w) = sum_i c_i [y_i f_i - log(1 + e^{f_i})] - lam/2
-    ||w||^2``, ``f = Phi w``, by exact Newton steps (module docstring)."""
+    ||w||^2``, ``f = Phi w``, by :class:`kclf.klr._solver.PrimalProblem`'s steps (Falkon's
+    preconditioned Newton-CG): a column's first step, and a step whose CG does not reach
+    the relative residual ``eta`` within ``cg_max_iter`` iterations, is the exact Newton
+    step at a refreshed Gram matrix (:class:`HessianCache`, ``n m^2`` flops); every other
+    step is conjugate gradients on Hessian products (``4 n m`` flops each, one matrix
+    product for all running columns), preconditioned by the cached Hessian, started from
+    the preconditioned gradient.  The same rule as the NumPy path: with ``cg_max_iter =
+    6`` a step costs at most ``28 n m`` flops against the exact step's ``2 n m^2``, less
+    from ``m = 15`` features on.  ``cache``: shared along a lambda path (its keys the
+    columns of ``Y``)."""
 
-    def __init__(self, xp, Phi, Y, lam, *, weights=None):
+    def __init__(self, xp, Phi, Y, lam, *, weights=None, cache=None, eta=0.1, cg_max_iter=6):
         self.xp, self.Phi, self.Y, self.weights = xp, Phi, Y, weights
         self.lam_np, self.lam = _lam(xp, lam, Y.shape[1], Y)
+        self.cache = HessianCache(xp, Phi) if cache is None else cache
+        self.eta, self.cg_max_iter = eta, cg_max_iter
 
     def penalty(self, W, F):
         return self.xp.sum(W * W, axis=0)
 
     def direction(self, W, F, cols):
-        xp, Phi = self.xp, self.Phi
+        xp, Phi, cache = self.xp, self.Phi, self.cache
         c = to_numpy(cols, xp)
+        lam = self.lam_np[c]
         P = expit(xp, F)
         D = P * (1.0 - P)
         R = _cols(xp, self.Y, cols) - P
         if self.weights is not None:
             D, R = self.weights * D, self.weights * R
-        G = Phi.T @ R - _cols(xp, self.lam, cols) * W
-        eye = xp.eye(Phi.shape[1], dtype=Phi.dtype, device=device(Phi))
-        steps = []
-        for k in range(c.size):
-            H = Phi.T @ (D[:, k : k + 1] * Phi) + float(self.lam_np[c[k]]) * eye
-            steps.append(xp.linalg.solve(H, G[:, k : k + 1]))
-        dW = xp.concat(steps, axis=1)
-        return dW, Phi @ dW
+        la = _cols(xp, self.lam, cols)
+        G = Phi.T @ R - la * W
+        exact = np.array([not cache.has(t) for t in c], dtype=bool)
+        for k in np.flatnonzero(exact):
+            cache.refresh(int(c[k]), D[:, k])
+
+        def precondition(Rs, ks):
+            """The cached Hessians' solves of the columns of ``Rs`` (those at positions
+            ``ks``, NumPy, among ``cols``)."""
+            if not len(ks):
+                return Rs
+            return xp.concat(
+                [cache.solve(int(c[k]), float(lam[k]), Rs[:, j : j + 1]) for j, k in enumerate(ks)],
+                axis=1,
+            )
+
+        parts_w, parts_f, where = [], [], []
+        inexact = np.flatnonzero(~exact)
+        if inexact.size:
+            ix = _index(xp, inexact, W)
+            Dc, lam_c, Gc = _cols(xp, D, ix), _cols(xp, la, ix), _cols(xp, G, ix)
+
+            def matvec(V, sub):
+                FV = Phi @ V
+                return Phi.T @ (_cols(xp, Dc, sub) * FV) + _cols(xp, lam_c, sub) * V, FV
+
+            dWi, dFi, _, ok = conjugate_gradients(
+                matvec,
+                Gc,
+                precondition(Gc, inexact),
+                self.eta,
+                self.cg_max_iter,
+                lambda Rs, sub: precondition(Rs, inexact[to_numpy(sub, xp)]),
+                track=True,
+            )
+            ok = to_numpy(ok, xp)
+            for k in inexact[~ok]:  # the preconditioner has gone stale: refresh it
+                cache.refresh(int(c[k]), D[:, k])
+                exact[k] = True
+            if ok.any():
+                okx = _index(xp, np.flatnonzero(ok), dWi)
+                parts_w.append(_cols(xp, dWi, okx))
+                parts_f.append(_cols(xp, dFi, okx))
+                where.append(inexact[ok])
+        ex = np.flatnonzero(exact)
+        if ex.size:
+            dWe = precondition(_cols(xp, G, _index(xp, ex, G)), ex)
+            parts_w.append(dWe)
+            parts_f.append(Phi @ dWe)
+            where.append(ex)
+        return _assemble(xp, parts_w, where, c.size), _assemble(xp, parts_f, where, c.size)
 
 
 def irls(xp, K, Y, lam, tol, max_iter, cg_tol, solver, weights=None):
@@ -207,18 +300,57 @@ def irls(xp, K, Y, lam, tol, max_iter, cg_tol, solver, weights=None):
     return r.x, to_numpy(r.n_iter, xp), to_numpy(r.converged, xp)
 
 
-def nystroem_map_of_rows(
-    xp, X, kernel, sigma, n_components, random_state, sample_weight, intercept
-):
+def landmark_rows_of(xp, X, sample_weight=None):
+    """:func:`kclf.klr._solver.landmark_rows` of ``X`` (n, d) of ``xp`` (the same rows, so
+    the same landmarks for the same ``random_state``) without copying ``X`` to the host:
+    a hash per row is computed on its device and only the ``n`` hashes come back, then
+    the rows whose hash is shared (equal rows, or a collision of distinct ones: rare) or
+    not finite are compared exactly on the host (:func:`rows_by_hash`).
+
+    The hash is ``h_i = sum_j x_ij r_j`` accumulated one column at a time (``r_j`` drawn
+    in ``[0.5, 1) / d``): elementwise IEEE products and sums are correctly rounded, so
+    equal rows (``-0.0 == 0.0`` included, as :func:`numpy.unique` compares them) get equal
+    hashes bit for bit on any device, where a matrix product's blocking could round them
+    apart; with ``|r_j| < 1 / d`` no partial sum of finite inputs overflows."""
+    n, d = X.shape
+    r = np.random.default_rng(ROW_HASH_SEED).uniform(0.5, 1.0, d) / max(d, 1)
+    h = xp.zeros(n, dtype=X.dtype, device=device(X))
+    for j in range(d):
+        h = h + X[:, j] * float(r[j])
+
+    def read(idx):
+        return to_numpy(xp.take(X, _index(xp, idx, X), axis=0), xp)
+
+    return rows_by_hash(to_numpy(h, xp), read, sample_weight)
+
+
+def rows_by_hash(h, read, sample_weight=None):
+    """:func:`kclf.klr._solver.landmark_rows` given a hash ``h`` (n,) of the rows (equal
+    rows have equal hashes) and ``read(idx)``, the rows ``idx`` (sorted) on the host: a
+    row of positive weight whose hash no other such row has is distinct from all of
+    them (its own first occurrence); the rest are resolved by the host function on their
+    rows alone (an equal row has the same hash, so it is among them)."""
+    n = h.size
+    cand = np.arange(n) if sample_weight is None else np.flatnonzero(sample_weight > 0)
+    hc = h[cand]
+    ok = np.isfinite(hc)
+    _, inv, counts = np.unique(hc[ok], return_inverse=True, return_counts=True)
+    alone = counts[inv.ravel()] == 1
+    shared = np.sort(np.concatenate([cand[ok][~alone], cand[~ok]]))
+    firsts = shared[landmark_rows(read(shared))] if shared.size else shared
+    return np.sort(np.concatenate([cand[ok][alone], firsts]))
+
+
+def nystroem_map_of_rows(xp, X, kernel, sigma, n_components, random_state, rows, intercept):
     """``(offset, scale, nystroem, Phi)``: :func:`kclf.klr._solver.nystroem_map` and
     :func:`kclf.klr._solver.nystroem_design` in ``xp`` (scikit-learn's ``Nystroem`` fitted
-    on arrays of ``xp``, the same landmarks), ``Phi`` the dense design (n, m [+ 1])."""
+    on arrays of ``xp``, the same landmarks drawn from ``rows``, :func:`landmark_rows_of`),
+    ``Phi`` the dense design (n, m [+ 1])."""
     import sklearn
     from sklearn.kernel_approximation import Nystroem
 
     from ..kernels import _column_median
 
-    rows = landmark_rows(to_numpy(X, xp), sample_weight)
     Xr = xp.take(X, _index(xp, rows, X), axis=0)
     if kernel == "rbf":
         scale, kw = float(sigma), {"kernel": "rbf", "gamma": 0.5}
@@ -329,7 +461,7 @@ def fit_klr(est, xp, X, y, sample_weight):
             est.sigma_,
             est.n_components,
             est.random_state,
-            sw,
+            landmark_rows_of(xp, X, sw),
             est.fit_intercept,
         )
         problem = PrimalProblem(xp, Phi, Y, float(est.lam), weights=w)
@@ -410,7 +542,7 @@ def search(paths, xp, X, labels, folds, table, classes, sample_weight):
                 sigma,
                 paths.n_components,
                 paths.random_state,
-                sw,
+                rows,
                 paths.fit_intercept,
             )[3]
         else:
@@ -434,6 +566,8 @@ def search(paths, xp, X, labels, folds, table, classes, sample_weight):
             scores.append(acc.scores())
         return scores, np.concatenate(conv)
 
+    # the landmarks' candidate rows do not depend on the width: found once
+    rows = landmark_rows_of(xp, X, sw) if paths.n_components is not None else None
     conv = table.run(width) if n_tasks else []
     return np.concatenate(conv) if conv else np.ones(0, dtype=bool)
 
@@ -467,13 +601,15 @@ def _dual_path(paths, xp, K, trx, vax, Ytr, lams, conv, w_tr):
 
 def _primal_path(paths, xp, Phi, trx, vax, Ytr, lams, conv, w_tr):
     """The lambdas from the largest to the smallest, each fit (all tasks at once)
-    started from the previous one's solution: (n_va, n_lams, T)."""
+    started from the previous one's solution and preconditioned by its Hessians
+    (:class:`HessianCache`): (n_va, n_lams, T)."""
     train, valid = xp.take(Phi, trx, axis=0), xp.take(Phi, vax, axis=0)
+    cache = HessianCache(xp, train)
     W = xp.zeros((Phi.shape[1], Ytr.shape[1]), dtype=Phi.dtype, device=device(Phi))
     F = train @ W
     out = [None] * lams.size
     for li in np.argsort(-lams, kind="stable"):
-        problem = PrimalProblem(xp, train, Ytr, float(lams[li]), weights=w_tr)
+        problem = PrimalProblem(xp, train, Ytr, float(lams[li]), weights=w_tr, cache=cache)
         r = newton(problem, W, F, tol=paths.tol, max_iter=paths.max_iter)
         W, F = r.x, r.z
         conv.append(to_numpy(r.converged, xp))

@@ -121,7 +121,8 @@ class KernelLogisticRegressionCV(KernelGridSearch):
     Array API inputs (``array_api_dispatch=True``): the search runs in their namespace and
     on their device, as :class:`KernelLogisticRegression` (its "Array API"): per width the
     kernel or the Nystroem design once, every fold's lambdas by the one Newton loop
-    (Nystroem: warm-started along the lambda path, exact Newton steps), the scores there;
+    (Nystroem: warm-started along the lambda path, the NumPy path's preconditioned
+    Newton-CG steps), the scores there;
     only the table of mean scores comes to the host.  Pairwise coupling of more than two
     classes is refused in one line.
 
