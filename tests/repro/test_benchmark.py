@@ -397,6 +397,7 @@ def test_fold_table_has_the_columns_of_the_target_and_compare_counts():
         {"method": "LSPC-new", "peer": "KLR", "metric": "error", "sets": "all"},
         1.0,
         0,
+        hierarchical_test=False,  # tests/repro/test_benchmark_hierarchical.py
     )
     assert (row["wins"], row["ties"], row["losses"]) == (3, 0, 0)
     assert row["n_datasets"] == 3 and row["p_method_better"] > 0.5
@@ -406,6 +407,7 @@ def test_fold_table_has_the_columns_of_the_target_and_compare_counts():
         {"method": "LSPC-new", "peer": "KLR", "metric": "error", "sets": "binary"},
         3.0,
         0,
+        hierarchical_test=False,
     )
     assert (binary["wins"], binary["ties"], binary["losses"]) == (0, 2, 0)
 
@@ -630,7 +632,7 @@ def test_the_paper_vs_peer_table_holm_adjusts_over_its_comparisons(monkeypatch):
         {"method": "LSPC-new", "peer": "KLR", "metric": "auc", "sets": "binary"},
     ]
     ropes = {"error": 1.0, "auc": 1.0, "log_loss": 0.01, "brier": 0.01, "ece": 0.01}
-    table = rep.pair_table(folds, tasks, comparisons, ropes, seed=0)
+    table = rep.pair_table(folds, tasks, comparisons, ropes, seed=0, hierarchical_test=False)
     means, auc = rep.set_means(folds, "error"), rep.set_means(folds, "auc")
     raw = [
         stats.wilcoxon(means["LSPC-new"], means["KLR"]).pvalue,
@@ -694,7 +696,7 @@ def test_the_report_is_byte_identical_from_the_same_records(tmp_path, monkeypatc
             sources={f"s{i}": "test" for i in range(6)},
             comparisons=[{"method": "LSPC-new", "peer": "KLR", "metric": "brier", "sets": "all"}],
             ropes={"error": 1.0, "auc": 1.0, "log_loss": 0.01, "brier": 0.01, "ece": 0.01},
-            seed=1, folds_k=2, inner_folds=2,
+            seed=1, folds_k=2, inner_folds=2, hierarchical_test=False,
         )  # fmt: skip
         texts.append({n: out[n].read_bytes() for n in names})
     assert texts[0] == texts[1]
