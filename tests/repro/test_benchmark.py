@@ -728,3 +728,36 @@ def test_the_decision_split_is_seeded_disjoint_covering_and_holds_both_kinds_of_
         item += itertools.takewhile(lambda x: x.startswith("  "), lines[start + 1 :])
         text = " ".join(x.strip() for x in item)
         assert text.split(": ", 1)[1].rstrip(".").split(", ") == half
+
+
+def test_before_after_reads_a_table_written_before_the_brier_score_and_uses_the_split(
+    tmp_path, capsys
+):
+    """benchmarks/bench_defaults.py --before-after: the ranks on the decision split's halves;
+    a metric one file lacks is left out of both, in one line naming it."""
+    import importlib.util
+
+    from kclf_workflow.experiments.decision_split import decision_split
+
+    spec = importlib.util.spec_from_file_location(
+        "bench_defaults", ROOT / "benchmarks" / "bench_defaults.py"
+    )
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rng = np.random.default_rng(0)
+    after = pd.DataFrame(
+        [
+            {"dataset": d, "method": m, "fold": 0, **{s: rng.uniform() for s in rep.SCORES}}
+            for d in keel.SETS
+            for m in ("KLR", "SVC")
+        ]
+    )
+    after.to_csv(tmp_path / "after.csv", index=False)
+    after.drop(columns=["brier", "n_clipped"]).to_csv(tmp_path / "before.csv", index=False)
+    table = bench.before_after(tmp_path / "before.csv", tmp_path / "after.csv")
+    assert "lacks brier" in capsys.readouterr().out
+    assert set(table.index.get_level_values("metric")) == set(rep.RANKED) - {"brier"}
+    choose, decide = decision_split()
+    sets = set(table.index.get_level_values("sets"))
+    assert sets == {f"decide half ({len(decide)})", f"choose half ({len(choose)})", "all"}
+    assert (table["before"] == table["after"]).all()
