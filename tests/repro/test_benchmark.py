@@ -761,3 +761,12 @@ def test_before_after_reads_a_table_written_before_the_brier_score_and_uses_the_
     sets = set(table.index.get_level_values("sets"))
     assert sets == {f"decide half ({len(decide)})", f"choose half ({len(choose)})", "all"}
     assert (table["before"] == table["after"]).all()
+
+
+def test_the_hierarchical_test_is_nan_without_two_folds_or_any_spread_in_the_differences():
+    """baycomp scales the differences by their mean spread within a set: with none (or a
+    single fold, which Stan's model refuses) there is nothing to scale, and no Stan call."""
+    ones, zeros = np.ones((3, 4)), np.zeros((3, 4))
+    assert np.isnan(rep.hierarchical(ones, zeros, 1.0, 0)).all()
+    assert np.isnan(rep.hierarchical(ones[:, :1], zeros[:, :1] + [[0], [1], [2]], 1.0, 0)).all()
+    assert np.isnan(rep.hierarchical(np.empty((0, 0)), np.empty((0, 0)), 1.0, 0)).all()

@@ -322,7 +322,8 @@ def hierarchical(x, y, rope, random_state):
     rope), P(within rope), P(y better))``, the shares of the posterior draws of the
     difference's mean on a new set (:data:`HIER_CHAINS` x :data:`HIER_NSAMPLES`) whose
     most probable region is each.  ``random_state`` seeds Stan's sampler and baycomp's own
-    draws; NaNs when the fold differences have no spread at all (baycomp scales by it).
+    draws; NaNs without a set of two folds or more, or when the fold differences have no
+    spread at all (baycomp scales by it).
 
     The Stan model compiles on a process's first call where httpstan's cache
     (``~/.cache/httpstan/<version>/models``, or under ``$XDG_CACHE_HOME``) does not hold it
@@ -330,7 +331,7 @@ def hierarchical(x, y, rope, random_state):
     import baycomp
 
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if np.mean(np.std(y - x, axis=1)) == 0:
+    if x.size == 0 or x.shape[1] < 2 or np.mean(np.std(y - x, axis=1)) == 0:
         return (np.nan, np.nan, np.nan)
     with _stan_seeded_in_a_scratch_folder(random_state):
         p = baycomp.HierarchicalTest.probs(
@@ -674,8 +675,8 @@ def _hier_caption(run, folds_k):
         "where both ran, with the same ROPE, its Stan sampler seeded from the config "
         f"({HIER_CHAINS} chains x {HIER_NSAMPLES} draws): the posterior probabilities that "
         "the difference on a new set favours the method by more than the ROPE, lies within "
-        "it, or favours the peer (they sum to 1); NaN where the fold differences of every "
-        "set are all zero"
+        "it, or favours the peer (they sum to 1); NaN where no set has two folds of both "
+        "methods, or the fold differences of every set are all zero"
     )
     return what + ("." if run else "; not run for this report (hierarchical_test=False).")
 
