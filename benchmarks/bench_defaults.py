@@ -1,8 +1,11 @@
 """Choose the library's default grids on a fixed seeded half of the KEEL suite, not on the
-sets they are reported on.  Prints tables; not a test.
+sets they are decided on.  Prints tables; not a test.
 
-The sets: :func:`kclf_workflow.experiments.benchmark.tuning_half` of the config's seed (22 of
-the 43 KEEL sets; ``--half report`` or ``all`` for the others).  Every set is split into the
+The sets: the **choose** half of :func:`kclf_workflow.experiments.decision_split.decision_split`
+(21 of the 43 KEEL sets, from ``benchmark.decision_split_seed``; ``--half decide`` or ``all``
+for the others), as the benchmark page's rule for the next default says.  The defaults in
+force were chosen on the earlier :func:`kclf_workflow.experiments.benchmark.tuning_half`
+(described below), whose other half has since been looked at.  Every set is split into the
 benchmark's own seeded stratified folds (the first ``--folds`` of its 10), preprocessed on
 the training fold as the benchmark does, and on the training rows the benchmark's size
 rules give each method (:func:`kclf_workflow.experiments.benchmark.training_rows`):
@@ -38,9 +41,11 @@ lines.  Results are cached in
 ``--before-after BEFORE AFTER`` compares two ``results/tables/benchmark.csv`` of the whole
 suite, one with the grids and widths in force (the kernel methods given them as explicit
 grids) and one with the candidates: each method's mean rank among all the suite's methods
-per metric, on the report half and on all sets, before and after.
+per metric, on the decide half, the choose half and all sets, before and after.  A file
+written before a score was recorded (``brier``, say) is read: the metrics either file lacks
+are left out, with one line naming them.
 
-    flock /tmp/kclf-heavy.lock python benchmarks/bench_defaults.py [--folds 5] [--half tuning]
+    flock /tmp/kclf-heavy.lock python benchmarks/bench_defaults.py [--folds 5] [--half choose]
     python benchmarks/bench_defaults.py --before-after before.csv after.csv
 """
 
@@ -63,6 +68,7 @@ from kclf.mgpc.mgpc import DEFAULT_LENGTH_SCALE_FACTORS, DEFAULT_N_CENTERS
 from kclf.model_selection import DEFAULT_LAMS, DEFAULT_SIGMA_FACTORS, best_index
 from kclf_workflow.datasets import keel
 from kclf_workflow.experiments import benchmark as bm
+from kclf_workflow.experiments.decision_split import DECISION_SPLIT_SEED, decision_split
 from kclf_workflow.seeding import seed_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -264,24 +270,31 @@ def variant_report(table, key="variant"):
     return out.sort_values("mean rank")
 
 
-def before_after(before, after, seed=SEED):
+def before_after(before, after, split_seed=DECISION_SPLIT_SEED):
     """Mean ranks (all methods run on every set of the group) before and after, per metric
-    and method, on the report half, the tuning half and all sets."""
+    and method, on the decide half, the choose half (:func:`decision_split`) and all sets;
+    the ranked metrics either file lacks are left out, with one line saying so."""
     from kclf_workflow.reports import benchmark as rep
 
-    half = set(bm.tuning_half(seed))
+    choose, decide = (set(h) for h in decision_split(split_seed))
     tasks = {n: "binary" if n in keel.BINARY else "multiclass" for n in keel.SETS}
+    tables = {label: pd.read_csv(path) for label, path in (("before", before), ("after", after))}
+    metrics = [m for m in rep.RANKED if all(m in t.columns for t in tables.values())]
+    for (label, table), path in zip(tables.items(), (before, after)):
+        lacking = [m for m in rep.RANKED if m not in table.columns]
+        if lacking:
+            print(f"{path} ({label}) lacks {', '.join(lacking)} (written before these were "
+                  "recorded): left out of both")  # fmt: skip
     rows = []
-    for label, path in (("before", before), ("after", after)):
-        folds = pd.read_csv(path)
+    for label, folds in tables.items():
         methods = list(dict.fromkeys(folds["method"]))
         for part, keep in (
-            ("report half", lambda d: d not in half),
-            ("tuning half", lambda d: d in half),
-            ("all", lambda d: True),
+            (f"decide half ({len(decide)})", decide),
+            (f"choose half ({len(choose)})", choose),
+            ("all", set(keel.SETS)),
         ):
-            sub = folds[folds["dataset"].map(keep)]
-            for metric in rep.RANKED:
+            sub = folds[folds["dataset"].isin(keep)]
+            for metric in metrics:
                 matrix = rep.group_matrix(sub, metric, "all", tasks, methods)
                 ranks = rep.average_ranks(matrix, metric)
                 for method, r in ranks.items():
@@ -293,22 +306,21 @@ def before_after(before, after, seed=SEED):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--folds", type=int, default=5, help="the first folds of the 10 of each set")
-    ap.add_argument("--half", choices=["tuning", "report", "all"], default="tuning")
+    ap.add_argument("--half", choices=["choose", "decide", "all"], default="choose")
+    ap.add_argument(
+        "--split-seed", type=int, default=DECISION_SPLIT_SEED, help="benchmark.decision_split_seed"
+    )
     ap.add_argument("--methods", default="LSPC-new,LSPC,KLR,MAPLP,MGPC-EP")
     ap.add_argument("--cache", type=Path, default=ROOT / "results" / "benchmarks" / "defaults")
     ap.add_argument("--before-after", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
     args = ap.parse_args()
     if args.before_after:
         pd.set_option("display.width", 200)
-        table = before_after(*args.before_after)
+        table = before_after(*args.before_after, split_seed=args.split_seed)
         print(table.round(2).unstack("metric").to_string())
         return
-    half = bm.tuning_half(SEED)
-    names = {
-        "tuning": half,
-        "report": [n for n in keel.SETS if n not in half],
-        "all": list(keel.SETS),
-    }[args.half]
+    choose, decide = decision_split(args.split_seed)
+    names = {"choose": choose, "decide": decide, "all": list(keel.SETS)}[args.half]
     args.cache.mkdir(parents=True, exist_ok=True)
     methods = args.methods.split(",")
     tables = collect(names, args.folds, args.cache, methods)

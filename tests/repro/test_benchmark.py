@@ -397,6 +397,7 @@ def test_fold_table_has_the_columns_of_the_target_and_compare_counts():
         {"method": "LSPC-new", "peer": "KLR", "metric": "error", "sets": "all"},
         1.0,
         0,
+        hierarchical_test=False,  # tests/repro/test_benchmark_hierarchical.py
     )
     assert (row["wins"], row["ties"], row["losses"]) == (3, 0, 0)
     assert row["n_datasets"] == 3 and row["p_method_better"] > 0.5
@@ -406,6 +407,7 @@ def test_fold_table_has_the_columns_of_the_target_and_compare_counts():
         {"method": "LSPC-new", "peer": "KLR", "metric": "error", "sets": "binary"},
         3.0,
         0,
+        hierarchical_test=False,
     )
     assert (binary["wins"], binary["ties"], binary["losses"]) == (0, 2, 0)
 
@@ -630,7 +632,7 @@ def test_the_paper_vs_peer_table_holm_adjusts_over_its_comparisons(monkeypatch):
         {"method": "LSPC-new", "peer": "KLR", "metric": "auc", "sets": "binary"},
     ]
     ropes = {"error": 1.0, "auc": 1.0, "log_loss": 0.01, "brier": 0.01, "ece": 0.01}
-    table = rep.pair_table(folds, tasks, comparisons, ropes, seed=0)
+    table = rep.pair_table(folds, tasks, comparisons, ropes, seed=0, hierarchical_test=False)
     means, auc = rep.set_means(folds, "error"), rep.set_means(folds, "auc")
     raw = [
         stats.wilcoxon(means["LSPC-new"], means["KLR"]).pvalue,
@@ -694,7 +696,7 @@ def test_the_report_is_byte_identical_from_the_same_records(tmp_path, monkeypatc
             sources={f"s{i}": "test" for i in range(6)},
             comparisons=[{"method": "LSPC-new", "peer": "KLR", "metric": "brier", "sets": "all"}],
             ropes={"error": 1.0, "auc": 1.0, "log_loss": 0.01, "brier": 0.01, "ece": 0.01},
-            seed=1, folds_k=2, inner_folds=2,
+            seed=1, folds_k=2, inner_folds=2, hierarchical_test=False,
         )  # fmt: skip
         texts.append({n: out[n].read_bytes() for n in names})
     assert texts[0] == texts[1]
@@ -726,3 +728,45 @@ def test_the_decision_split_is_seeded_disjoint_covering_and_holds_both_kinds_of_
         item += itertools.takewhile(lambda x: x.startswith("  "), lines[start + 1 :])
         text = " ".join(x.strip() for x in item)
         assert text.split(": ", 1)[1].rstrip(".").split(", ") == half
+
+
+def test_before_after_reads_a_table_written_before_the_brier_score_and_uses_the_split(
+    tmp_path, capsys
+):
+    """benchmarks/bench_defaults.py --before-after: the ranks on the decision split's halves;
+    a metric one file lacks is left out of both, in one line naming it."""
+    import importlib.util
+
+    from kclf_workflow.experiments.decision_split import decision_split
+
+    spec = importlib.util.spec_from_file_location(
+        "bench_defaults", ROOT / "benchmarks" / "bench_defaults.py"
+    )
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    rng = np.random.default_rng(0)
+    after = pd.DataFrame(
+        [
+            {"dataset": d, "method": m, "fold": 0, **{s: rng.uniform() for s in rep.SCORES}}
+            for d in keel.SETS
+            for m in ("KLR", "SVC")
+        ]
+    )
+    after.to_csv(tmp_path / "after.csv", index=False)
+    after.drop(columns=["brier", "n_clipped"]).to_csv(tmp_path / "before.csv", index=False)
+    table = bench.before_after(tmp_path / "before.csv", tmp_path / "after.csv")
+    assert "lacks brier" in capsys.readouterr().out
+    assert set(table.index.get_level_values("metric")) == set(rep.RANKED) - {"brier"}
+    choose, decide = decision_split()
+    sets = set(table.index.get_level_values("sets"))
+    assert sets == {f"decide half ({len(decide)})", f"choose half ({len(choose)})", "all"}
+    assert (table["before"] == table["after"]).all()
+
+
+def test_the_hierarchical_test_is_nan_without_two_folds_or_any_spread_in_the_differences():
+    """baycomp scales the differences by their mean spread within a set: with none (or a
+    single fold, which Stan's model refuses) there is nothing to scale, and no Stan call."""
+    ones, zeros = np.ones((3, 4)), np.zeros((3, 4))
+    assert np.isnan(rep.hierarchical(ones, zeros, 1.0, 0)).all()
+    assert np.isnan(rep.hierarchical(ones[:, :1], zeros[:, :1] + [[0], [1], [2]], 1.0, 0)).all()
+    assert np.isnan(rep.hierarchical(np.empty((0, 0)), np.empty((0, 0)), 1.0, 0)).all()

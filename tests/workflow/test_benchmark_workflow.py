@@ -70,6 +70,10 @@ def test_benchmark_tables_added_set_and_byte_identical_rerun(tmp_path):
     assert set(ranks.loc[ranks["group"] == "binary", "method"]) == set(METHODS)
     pairs = (work / "results/tables/benchmark_pairs.md").read_text()
     assert "LSPC-new vs KLR, AUC (%), all (3 sets)" in pairs
+    assert "hierarchical test on the folds: P(LSPC-new better)" in pairs
+    hier = pd.read_csv(work / "results/tables/benchmark_pairs.csv")
+    probs = hier[["p_hier_method_better", "p_hier_rope", "p_hier_peer_better"]]
+    assert np.allclose(probs.sum(axis=1), 1.0)  # the hierarchical test ran on the folds
     assert "MGPC-EP vs GPC" not in pairs  # GPC did not run
     means = (work / "results/tables/benchmark_means.md").read_text()
     assert "KEEL repository" in means and "your data (datasets.mine: mine.csv)" in means

@@ -42,6 +42,7 @@ ENVS = {
             "libarchive-c",
             "scikit-posthocs",
             "baycomp",
+            "pystan",
         ],
     },
     "images": {

@@ -91,7 +91,7 @@ rule benchmark_report:
         CORE_ENV
     resources:
         mem_mb=1000,
-        runtime=10,
+        runtime=20,  # the hierarchical tests: Stan compiles once (3 min), about a minute a test
     params:
         seed=config["seed"],
         methods=BENCHMARK["methods"],

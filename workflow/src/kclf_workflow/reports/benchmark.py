@@ -17,17 +17,24 @@ test and the diagrams are scikit-posthocs' (:func:`scikit_posthocs.posthoc_nemen
 :func:`scikit_posthocs.critical_difference_diagram`); the pairwise Wilcoxon tests are
 scikit-posthocs' :func:`scikit_posthocs.posthoc_wilcoxon` (``p_adjust="holm"``) and the
 paper-vs-peer ones :func:`scipy.stats.wilcoxon` with statsmodels' Holm correction; the
-Bayesian test is baycomp's :class:`baycomp.SignedRankTest`, its Monte Carlo draws seeded
-from the config.
-(baycomp's hierarchical test on the fold scores needs PyStan, which the environment does
-not hold: not run.)
+Bayesian tests are baycomp's :class:`baycomp.SignedRankTest` on the set means, its Monte
+Carlo draws seeded from the config, and, for the paper-vs-peer comparisons, baycomp's
+:class:`baycomp.HierarchicalTest` on the fold scores (Corani et al. 2017, Machine Learning
+106), its Stan sampler seeded from the config (:func:`hierarchical`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import functools
 import itertools
 import json
+import logging
+import os
+import tempfile
 import textwrap
+import time
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +49,8 @@ from ..seeding import seed_for
 from .figures import save_figure, subplots
 from .palette import style
 from .tables import md_escape, plain_label, tex_escape
+
+_log = logging.getLogger(__name__)
 
 #: the per-fold scores of the table ``benchmark.csv``, in its column order
 #: (:func:`kclf_workflow.experiments.benchmark.scores`; ``n_clipped``: test rows whose
@@ -73,6 +82,10 @@ ROWS = ("as run", "every row")
 ALPHA = 0.05
 #: Monte Carlo draws of the Bayesian signed-rank test
 NSAMPLES = 50000
+#: the hierarchical test's Stan sampler: chains, and posterior draws per chain after the
+#: warm-up (4 x 2,500 = 10,000 draws)
+HIER_CHAINS = 4
+HIER_NSAMPLES = 2500
 
 
 def fold_table(records):
@@ -275,11 +288,79 @@ def signed_rank(x, y, rope, random_state):
     return tuple(float(v) for v in p)
 
 
-def compare(folds, tasks, comparison, rope, seed):
+@contextlib.contextmanager
+def _stan_seeded_in_a_scratch_folder(seed):
+    """The conditions under which :func:`hierarchical` calls baycomp 1.0.3, whose
+    ``HierarchicalTest.sample`` builds the Stan model without a seed (httpstan then seeds
+    the sampler from the clock) and pickles its last posterior to ``last-sample.pickle`` in
+    the working directory, reused on a later call whose data match whatever the seed and
+    the draws: here ``stan.build`` takes ``random_seed=seed`` and the working directory is
+    a temporary folder, deleted after.  An exclusive lock on a file in httpstan's cache
+    (:func:`httpstan.cache.cache_directory`) keeps two processes from compiling the model
+    into the same cache folder at once."""
+    import httpstan.cache
+    import stan
+
+    cache = httpstan.cache.cache_directory()
+    cache.mkdir(parents=True, exist_ok=True)
+    build = stan.build
+    with open(cache / "kclf-build.lock", "w") as lock, tempfile.TemporaryDirectory() as scratch:
+        fcntl.lockf(lock, fcntl.LOCK_EX)  # a POSIX lock: Stan's forked workers do not hold it
+        here = os.getcwd()
+        stan.build = functools.partial(build, random_seed=seed)
+        try:
+            os.chdir(scratch)
+            yield
+        finally:
+            os.chdir(here)
+            stan.build = build
+
+
+def hierarchical(x, y, rope, random_state):
+    """baycomp's Bayesian hierarchical test (Corani et al. 2017) on fold scores ``x`` and
+    ``y`` (sets x folds of one k-fold CV, higher is better): ``(P(x better by more than
+    rope), P(within rope), P(y better))``, the shares of the posterior draws of the
+    difference's mean on a new set (:data:`HIER_CHAINS` x :data:`HIER_NSAMPLES`) whose
+    most probable region is each.  ``random_state`` seeds Stan's sampler and baycomp's own
+    draws; NaNs without a set of two folds or more, or when the fold differences have no
+    spread at all (baycomp scales by it).
+
+    The Stan model compiles on a process's first call where httpstan's cache
+    (``~/.cache/httpstan/<version>/models``, or under ``$XDG_CACHE_HOME``) does not hold it
+    yet: locally, with the C++ compiler, no network."""
+    import baycomp
+
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    if x.size == 0 or x.shape[1] < 2 or np.mean(np.std(y - x, axis=1)) == 0:
+        return (np.nan, np.nan, np.nan)
+    with _stan_seeded_in_a_scratch_folder(random_state):
+        p = baycomp.HierarchicalTest.probs(
+            x, y, rope, runs=1, chains=HIER_CHAINS, nsamples=HIER_NSAMPLES,
+            random_state=random_state,
+        )  # fmt: skip
+    return tuple(float(v) for v in p)
+
+
+def fold_scores(folds, method, peer, metric, sets):
+    """(sets x folds) scores of ``method`` and of ``peer`` on ``sets`` (turned so that higher
+    is better), over the sets where both hold the same folds, every one of them."""
+    part = folds[folds["dataset"].isin(sets)]
+    x, y = (
+        part[part["method"] == m].pivot(index="dataset", columns="fold", values=metric)
+        for m in (method, peer)
+    )
+    x, y = x.align(y, join="outer")
+    keep = x.notna().all(axis=1) & y.notna().all(axis=1)
+    sign = 1.0 if HIGHER_IS_BETTER[metric] else -1.0
+    return sign * x[keep].to_numpy(), sign * y[keep].to_numpy()
+
+
+def compare(folds, tasks, comparison, rope, seed, hierarchical_test=True):
     """One paper-method-vs-peer statement: over the sets of the comparison's group where
-    both ran, win / tie / loss counts of the method's mean score (a tie: within ``rope``)
-    and the Bayesian signed-rank probabilities; ``None`` when fewer than two sets have
-    both."""
+    both ran, win / tie / loss counts of the method's mean score (a tie: within ``rope``),
+    the Bayesian signed-rank probabilities and, on the fold scores, those of the
+    hierarchical test (:func:`hierarchical`; NaN with ``hierarchical_test=False``);
+    ``None`` when fewer than two sets have both."""
     method, peer, metric, group = (comparison[k] for k in ("method", "peer", "metric", "sets"))
     means = set_means(folds, metric)
     if method not in means or peer not in means:
@@ -296,6 +377,18 @@ def compare(folds, tasks, comparison, rope, seed):
     )
     with np.errstate(invalid="ignore", divide="ignore"):  # no difference at all: p = 1
         p_wilcoxon = float(stats.wilcoxon(x, y).pvalue)
+    hier, seconds = (np.nan, np.nan, np.nan), 0.0
+    if hierarchical_test:
+        start = time.perf_counter()
+        hier = hierarchical(
+            *fold_scores(folds, method, peer, metric, list(pair.index)),
+            rope,
+            seed_for(seed, "benchmark", "hierarchical", method, peer, metric, group),
+        )
+        seconds = time.perf_counter() - start
+        _log.info(
+            "hierarchical test %s vs %s, %s, %s sets: %.1f s", method, peer, metric, group, seconds
+        )
     return {
         "method": method,
         "peer": peer,
@@ -312,20 +405,25 @@ def compare(folds, tasks, comparison, rope, seed):
         "p_rope": p_rope,
         "p_peer_better": p_peer,
         "p_wilcoxon": p_wilcoxon,
+        "p_hier_method_better": hier[0],
+        "p_hier_rope": hier[1],
+        "p_hier_peer_better": hier[2],
     }
 
 
-def pair_table(folds, tasks, comparisons, ropes, seed):
+def pair_table(folds, tasks, comparisons, ropes, seed, hierarchical_test=True):
     """The rows of :func:`compare` (comparisons with fewer than two sets left out), with
     ``p_holm``: the Wilcoxon p-values Holm-adjusted over the comparisons in the table
     (:func:`statsmodels.stats.multitest.multipletests`)."""
     from statsmodels.stats.multitest import multipletests
 
-    rows = [compare(folds, tasks, c, ropes[c["metric"]], seed) for c in comparisons]
+    rows = [
+        compare(folds, tasks, c, ropes[c["metric"]], seed, hierarchical_test) for c in comparisons
+    ]
     columns = [
         "method", "peer", "metric", "sets", "n_datasets", "wins", "ties", "losses", "rope",
         "mean_method", "mean_peer", "p_method_better", "p_rope", "p_peer_better",
-        "p_wilcoxon", "p_holm",
+        "p_wilcoxon", "p_holm", "p_hier_method_better", "p_hier_rope", "p_hier_peer_better",
     ]  # fmt: skip
     table = pd.DataFrame([r for r in rows if r is not None], columns=columns)
     if len(table):
@@ -336,14 +434,25 @@ def pair_table(folds, tasks, comparisons, ropes, seed):
 def statement(row):
     """One sentence of a comparison row, e.g. "LSPC-new vs KLR, AUC (%), all 43 sets:
     12 wins, 25 ties, 6 losses (ROPE 1); P(LSPC-new better) 0.02, P(equivalent) 0.90,
-    P(KLR better) 0.08; Wilcoxon p 0.31 (Holm over the comparisons 0.93)"."""
+    P(KLR better) 0.08; Wilcoxon p 0.31 (Holm over the comparisons 0.93); hierarchical
+    test on the folds: P(LSPC-new better) 0.01, P(equivalent) 0.95, P(KLR better) 0.04"."""
     return (
         f"{row.method} vs {row.peer}, {LABELS[row.metric]}, {row.sets} ({row.n_datasets} "
         f"sets): {row.wins} wins, {row.ties} ties, {row.losses} losses (ROPE {row.rope:g}); "
         f"mean {row.mean_method:.4g} vs {row.mean_peer:.4g}; P({row.method} better) "
         f"{row.p_method_better:.3f}, P(equivalent) {row.p_rope:.3f}, P({row.peer} better) "
         f"{row.p_peer_better:.3f}; Wilcoxon p {row.p_wilcoxon:.3g} (Holm over the "
-        f"comparisons {row.p_holm:.3g})"
+        f"comparisons {row.p_holm:.3g}); {_hier_text(row)}"
+    )
+
+
+def _hier_text(row):
+    if np.isnan(row.p_hier_rope):
+        return "hierarchical test on the folds not run"
+    return (
+        f"hierarchical test on the folds: P({row.method} better) "
+        f"{row.p_hier_method_better:.3f}, P(equivalent) {row.p_hier_rope:.3f}, "
+        f"P({row.peer} better) {row.p_hier_peer_better:.3f}"
     )
 
 
@@ -558,6 +667,20 @@ def _tex(table, caption, label):
     return table.to_latex(escape=False, caption=tex_escape(caption), label=label)
 
 
+def _hier_caption(run, folds_k):
+    """The caption line of the hierarchical test's columns."""
+    what = (
+        "Columns p_hier_method_better / p_hier_rope / p_hier_peer_better: baycomp's Bayesian "
+        f"hierarchical test (Corani et al. 2017) on the {folds_k} fold scores of every set "
+        "where both ran, with the same ROPE, its Stan sampler seeded from the config "
+        f"({HIER_CHAINS} chains x {HIER_NSAMPLES} draws): the posterior probabilities that "
+        "the difference on a new set favours the method by more than the ROPE, lies within "
+        "it, or favours the peer (they sum to 1); NaN where no set has two folds of both "
+        "methods, or the fold differences of every set are all zero"
+    )
+    return what + ("." if run else "; not run for this report (hierarchical_test=False).")
+
+
 def missing_note(methods, present):
     """Caption text naming the configured methods without records, and why (what a
     method's spec says it needs and this environment lacks, else "no records")."""
@@ -572,13 +695,25 @@ def missing_note(methods, present):
 
 
 def write_report(
-    record_files, out, *, methods, sources, comparisons, ropes, seed, folds_k, inner_folds
+    record_files,
+    out,
+    *,
+    methods,
+    sources,
+    comparisons,
+    ropes,
+    seed,
+    folds_k,
+    inner_folds,
+    hierarchical_test=True,
 ):
     """Every table and figure of the family (``out``: the rule's named outputs).
 
     ``sources``: dataset -> where it comes from (the captions name it); ``comparisons``:
     the paper-vs-peer statements (``method``, ``peer``, ``metric``, ``sets``); ``ropes``:
-    metric -> ROPE (error and AUC in percentage points)."""
+    metric -> ROPE (error and AUC in percentage points); ``hierarchical_test``: whether the
+    paper-vs-peer table runs baycomp's hierarchical test (:func:`hierarchical`; the
+    caption says when it did not)."""
     records = read_records(record_files)
     if records.empty:
         raise ValueError("benchmark: no records (every configured method was skipped)")
@@ -669,7 +804,7 @@ def write_report(
     )
     _write_text(out["wilcoxon_md"], _wilcoxon_md(wilcoxon, protocol, origin))
     # paper methods against their peers
-    pairs = pair_table(folds, tasks, comparisons, ropes, seed)
+    pairs = pair_table(folds, tasks, comparisons, ropes, seed, hierarchical_test)
     atomic_write(Path(out["pairs"]), lambda p: pairs.to_csv(p, index=False, float_format="%.6g"))
     lines = [
         "Each paper method against its closest peer, over the sets where both ran: wins / "
@@ -680,6 +815,8 @@ def write_report(
         "(scipy) with its p-value Holm-adjusted over the comparisons listed. ROPE per metric: "
         + ", ".join(f"{LABELS[m]} {ropes[m]:g}" for m in RANKED)
         + f". Data: {origin}.",
+        "",
+        _hier_caption(hierarchical_test, folds_k),
         "",
     ]
     lines += [f"- {statement(r)}" for r in pairs.itertuples(index=False)]
