@@ -612,6 +612,8 @@ class IRLSPaths:
         ``classes``: the class labels); returns the converged flags of every IRLS fit of
         the search.  With ``sample_weight`` each fold is fitted with its training rows'
         weights and scored with its validation rows' weights."""
+        from ._multinomial import multinomial_path  # it imports this module
+
         sigmas, lams = table.sigmas, table.lams
         c, n_tasks = classes.size, labels.shape[1]
         pairwise = c > 2 and self.multi_class == "pairwise"
@@ -645,6 +647,13 @@ class IRLSPaths:
                     Ytr = np.eye(c)[labels[tr, 0]]
                     P = self.binary_path(K, tr, va, Ytr, lams, conv, w_tr)
                     Ps = [P / P.sum(axis=2, keepdims=True)]
+                elif self.multi_class == "multinomial":  # K: the design, shared by folds
+                    Ytr = np.eye(c)[labels[tr, 0]]
+                    Ps = [
+                        multinomial_path(
+                            K.rows(tr), K.rows(va), Ytr, lams, self.tol, self.max_iter, conv, w_tr
+                        )
+                    ]
                 else:
                     Ps = [self.pairwise_path(K, tr, va, labels[tr, 0], c, lams, conv, w_tr)]
                 sc = [
