@@ -93,7 +93,9 @@ def decide(results):
     )
     guard = ll_p[2] < 0.05
     better = err_p[0] >= 0.5 and err_p[2] < 0.05 and guard
-    cheaper = err_p[1] >= 0.9 and err_p[2] < 0.05 and guard and t["multinomial"] <= t["pairwise"] / 2
+    cheaper = (
+        err_p[1] >= 0.9 and err_p[2] < 0.05 and guard and t["multinomial"] <= t["pairwise"] / 2
+    )
     verdict = "better" if better else "equivalent but cheaper" if cheaper else "the default stays"
     print(f"rule: {verdict}")
 

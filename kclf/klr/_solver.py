@@ -520,6 +520,8 @@ class IRLSPaths:
     fit_intercept: bool
     n_components: int | None = None
     random_state: object = None
+    #: ``multi_class="multinomial"``: :func:`kclf.klr._multinomial.multinomial_path`
+    softmax_path: object = None
 
     def irls(self, K, Y, lam, conv, weights=None):
         """:func:`irls` at these solver settings; appends the fits' converged flags to
@@ -612,8 +614,6 @@ class IRLSPaths:
         ``classes``: the class labels); returns the converged flags of every IRLS fit of
         the search.  With ``sample_weight`` each fold is fitted with its training rows'
         weights and scored with its validation rows' weights."""
-        from ._multinomial import multinomial_path  # it imports this module
-
         sigmas, lams = table.sigmas, table.lams
         c, n_tasks = classes.size, labels.shape[1]
         pairwise = c > 2 and self.multi_class == "pairwise"
@@ -650,7 +650,7 @@ class IRLSPaths:
                 elif self.multi_class == "multinomial":  # K: the design, shared by folds
                     Ytr = np.eye(c)[labels[tr, 0]]
                     Ps = [
-                        multinomial_path(
+                        self.softmax_path(
                             K.rows(tr), K.rows(va), Ytr, lams, self.tol, self.max_iter, conv, w_tr
                         )
                     ]

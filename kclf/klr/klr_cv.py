@@ -11,7 +11,7 @@ from .._base import log_odds
 from .._search import KernelGridSearch
 from .._validation import warn_convergence
 from . import _array_api_paths as xpaths
-from ._multinomial import check_multinomial
+from ._multinomial import check_multinomial, multinomial_path
 from ._solver import IRLSPaths
 from .klr import KernelLogisticRegression
 
@@ -213,6 +213,7 @@ class KernelLogisticRegressionCV(KernelGridSearch):
             self.fit_intercept,
             self.n_components,
             self.random_state,
+            multinomial_path,
         )
 
     def _search(self, X, y, labels, folds, table, sample_weight=None):

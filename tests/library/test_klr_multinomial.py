@@ -11,7 +11,7 @@ from sklearn.datasets import make_classification
 from kclf import KernelLogisticRegression, KernelLogisticRegressionCV
 from kclf._folds import cv_folds
 from kclf.klr import _multinomial
-from kclf.klr._multinomial import fit_multinomial
+from kclf.klr._multinomial import fit_multinomial, multinomial_path
 from kclf.klr._solver import Design, IRLSPaths, irls_primal
 
 
@@ -115,7 +115,9 @@ def test_cv_chooses_by_the_same_scores():
         tol=1e-10, scoring="log_loss",
     ).fit(X, y)  # fmt: skip
     folds = cv_folds(y, 2, 0)
-    paths = IRLSPaths("rbf", "multinomial", "log_loss", 1e-10, 100, 1e-6, "auto", True, 15, 0)
+    paths = IRLSPaths(
+        "rbf", "multinomial", "log_loss", 1e-10, 100, 1e-6, "auto", True, 15, 0, multinomial_path
+    )
     res = cv.cv_results_
     mine = np.empty(res["mean_test_score"].shape)
     for k, (sigma, lam) in enumerate(zip(res["sigma"], res["lam"])):
