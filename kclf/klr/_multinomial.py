@@ -78,7 +78,10 @@ def softmax_objective(F, W, Y, lam, weights=None):
 
 class MultinomialProblem(NewtonProblem):
     """The softmax model's Newton steps (module docstring) on a
-    :class:`kclf.klr._solver.Design` ``design`` (n, m) for one-hot targets ``Y`` (n, c):
+    :class:`kclf.klr._solver.Design` ``design`` (n, m) for one-hot targets ``Y`` (n, c),
+    formed (:meth:`~kclf.klr._solver.Design.formed`: ``N G N^T`` of the factored form, with
+    ``N = K_mm^{-1/2}`` large where the landmarks are nearly collinear, loses the Gram
+    matrices' definiteness to round-off far above a small ``lam``):
     ``x`` is ``W`` of shape (m, c, T), ``z`` is ``F = Phi W`` (n, c, T), one ``lam`` per
     column ``T``."""
 

@@ -633,7 +633,7 @@ class IRLSPaths:
             sigma, conv, scores = sigmas[si], [], []
             if self.n_components is not None:
                 K = self.features(X, sigma, sw)  # the design of all rows, not a kernel
-                if pairwise:  # many pairs' Hessians: Phi itself, once
+                if c > 2 and self.multi_class != "ovr":  # many Hessians: Phi itself, once
                     K = K.formed()
             else:
                 K = kernel_matrix(self.kernel, X, None, None if np.isnan(sigma) else sigma)

@@ -313,7 +313,7 @@ class KernelLogisticRegression(
             design = self._design(X)
             if self._softmax():
                 self.coef_, _, n_iter, conv = fit_multinomial(
-                    design, Y, lam, self.tol, self.max_iter, weights=sample_weight
+                    design.formed(), Y, lam, self.tol, self.max_iter, weights=sample_weight
                 )
                 self.n_iter_, conv = np.array([n_iter]), np.array([conv])
                 return self._report(conv)
