@@ -520,6 +520,8 @@ class IRLSPaths:
     fit_intercept: bool
     n_components: int | None = None
     random_state: object = None
+    #: ``multi_class="multinomial"``: :func:`kclf.klr._multinomial.multinomial_path`
+    softmax_path: object = None
 
     def irls(self, K, Y, lam, conv, weights=None):
         """:func:`irls` at these solver settings; appends the fits' converged flags to
@@ -631,7 +633,7 @@ class IRLSPaths:
             sigma, conv, scores = sigmas[si], [], []
             if self.n_components is not None:
                 K = self.features(X, sigma, sw)  # the design of all rows, not a kernel
-                if pairwise:  # many pairs' Hessians: Phi itself, once
+                if c > 2 and self.multi_class != "ovr":  # many Hessians: Phi itself, once
                     K = K.formed()
             else:
                 K = kernel_matrix(self.kernel, X, None, None if np.isnan(sigma) else sigma)
@@ -645,6 +647,13 @@ class IRLSPaths:
                     Ytr = np.eye(c)[labels[tr, 0]]
                     P = self.binary_path(K, tr, va, Ytr, lams, conv, w_tr)
                     Ps = [P / P.sum(axis=2, keepdims=True)]
+                elif self.multi_class == "multinomial":  # K: the design, shared by folds
+                    Ytr = np.eye(c)[labels[tr, 0]]
+                    Ps = [
+                        self.softmax_path(
+                            K.rows(tr), K.rows(va), Ytr, lams, self.tol, self.max_iter, conv, w_tr
+                        )
+                    ]
                 else:
                     Ps = [self.pairwise_path(K, tr, va, labels[tr, 0], c, lams, conv, w_tr)]
                 sc = [

@@ -24,7 +24,7 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
-from scipy.special import expit
+from scipy.special import expit, softmax
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted
@@ -42,6 +42,7 @@ from .._validation import (
 from ..coupling import PairBatching, PairwiseCoupling
 from ..kernels import median_sigma
 from . import _array_api_paths as xpaths
+from ._multinomial import check_multinomial, fit_multinomial
 from ._pairs import fit_pairs, pairs_decision
 from ._solver import (
     irls,
@@ -52,7 +53,7 @@ from ._solver import (
     warn_fit,
 )
 
-MULTI_CLASS = ("pairwise", "ovr")
+MULTI_CLASS = ("pairwise", "ovr", "multinomial")
 SOLVERS = ("auto", "cg", "direct")
 
 
@@ -80,7 +81,14 @@ class KernelLogisticRegression(
     kernel : {"rbf", "linear", "precomputed"} or callable, default="rbf"
         With ``"precomputed"``, ``X`` is the (n, n) Gram matrix at fit and the
         (n_test, n_train) cross-kernel at prediction.
-    multi_class : {"pairwise", "ovr"}, default="pairwise"
+    multi_class : {"pairwise", "ovr", "multinomial"}, default="pairwise"
+        More than two classes: pairwise coupling, one-vs-rest, or one softmax model
+        ``P(k | x) = softmax(Phi(x) W)_k`` over all classes on one Nystroem basis (needs
+        ``n_components``; NumPy only), maximising ``sum_i c_i log P(y_i | x_i) - lam / 2
+        ||W||_F^2`` (the intercept penalised as in the binary model) by Newton steps,
+        preconditioned CG on Hessian products where the model is large.  Two classes fit the
+        binary model whatever the value (the softmax model at ``lam`` is the binary one at
+        ``lam / 2``).
     tol : float, default=1e-6
         Stop IRLS when the relative change of the penalised log-likelihood is <= tol.
     max_iter : int, default=100
@@ -117,7 +125,8 @@ class KernelLogisticRegression(
         ``alpha`` (binary, or one column per class for ``"ovr"``); not set for
         ``"pairwise"`` or Nystroem mode.
     coef_ : ndarray
-        Nystroem mode: the weights in feature space.
+        Nystroem mode: the weights in feature space (``"multinomial"``: one column per
+        class, the intercept's weights in the last row).
     intercept_ : float or ndarray
         ``sum(alpha)`` (the weight of the constant feature), 0 without intercept.
     n_iter_ : ndarray
@@ -212,9 +221,14 @@ class KernelLogisticRegression(
     def _check_params(self):
         """The rule between parameters (``_parameter_constraints`` checked the rest)."""
         reject_with_precomputed(self, "n_components", "Nystroem mode")
+        check_multinomial(self)
 
     def _kernel(self, X, Y=None):
         return kernel_matrix(self.kernel, X, Y, self.sigma_)
+
+    def _softmax(self):
+        """Whether the fit is (was) the softmax model: more than two classes, "multinomial"."""
+        return self.classes_.shape[0] > 2 and self.multi_class == "multinomial"
 
     def _coupled(self):
         """Whether the fit is (was) pairwise coupling: more than two classes, "pairwise"."""
@@ -223,7 +237,7 @@ class KernelLogisticRegression(
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = self.kernel in ("rbf", "linear")
-        tags.array_api_support = xpaths.supported(self)
+        tags.array_api_support = xpaths.supported(self) and self.multi_class != "multinomial"
         return tags
 
     def _accept_sparse(self):
@@ -267,6 +281,7 @@ class KernelLogisticRegression(
         """
         self._check_params()
         xp, is_xp = get_namespace(X)
+        check_multinomial(self, is_xp)
         if is_xp and xpaths.supported(self):
             self.n_iter_, conv = xpaths.fit_klr(self, xp, X, y, sample_weight)
             return self._report(conv)
@@ -296,6 +311,12 @@ class KernelLogisticRegression(
                 X, self.kernel, self.sigma_, self.n_components, self.random_state, sample_weight
             )
             design = self._design(X)
+            if self._softmax():
+                self.coef_, _, n_iter, conv = fit_multinomial(
+                    design.formed(), Y, lam, self.tol, self.max_iter, weights=sample_weight
+                )
+                self.n_iter_, conv = np.array([n_iter]), np.array([conv])
+                return self._report(conv)
             coef, self.n_iter_, conv = irls_primal(
                 design, Y, lam, self.tol, self.max_iter, weights=sample_weight
             )
@@ -449,5 +470,7 @@ class KernelLogisticRegression(
         if F.ndim == 1:
             p = expit(F)
             return np.column_stack([1.0 - p, p])
+        if self._softmax():
+            return softmax(F, axis=1)
         P = expit(F)
         return P / P.sum(axis=1, keepdims=True)

@@ -11,6 +11,7 @@ from .._base import log_odds
 from .._search import KernelGridSearch
 from .._validation import warn_convergence
 from . import _array_api_paths as xpaths
+from ._multinomial import check_multinomial, multinomial_path
 from ._solver import IRLSPaths
 from .klr import KernelLogisticRegression
 
@@ -76,7 +77,10 @@ class KernelLogisticRegressionCV(KernelGridSearch):
         folds as ``LSPCCV``'s.  Otherwise a scikit-learn splitter or an iterable of
         ``(train, validation)`` index arrays.
     scoring : {"error", "log_loss", "auc"}, default="error"
-    multi_class : {"pairwise", "ovr"}, default="pairwise"
+    multi_class : {"pairwise", "ovr", "multinomial"}, default="pairwise"
+        As in :class:`KernelLogisticRegression`; ``"multinomial"`` (with ``n_components``)
+        fits the softmax model of every fold along the lambda path, each lambda warm-started
+        from the last, on the design of the width (computed once, shared by the folds).
     random_state : int, RandomState or None, default=None
         Seed of the fold shuffling (None: unshuffled folds) and of the Nystroem
         landmarks with ``n_components``.
@@ -177,11 +181,16 @@ class KernelLogisticRegressionCV(KernelGridSearch):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = self.kernel in ("rbf", "linear")
-        tags.array_api_support = xpaths.supported(self)
+        tags.array_api_support = xpaths.supported(self) and self.multi_class != "multinomial"
         return tags
 
     def _array_api_unsupported(self):
+        check_multinomial(self, is_array_api=True)
         xpaths.unsupported(self)
+
+    def _grids(self, X, sample_weight=None):
+        check_multinomial(self)
+        return super()._grids(X, sample_weight)
 
     def _estimator(self, sigma, lam):
         """The model at one setting (``sigma`` NaN: no width)."""
@@ -205,6 +214,7 @@ class KernelLogisticRegressionCV(KernelGridSearch):
             self.fit_intercept,
             self.n_components,
             self.random_state,
+            multinomial_path,
         )
 
     def _search(self, X, y, labels, folds, table, sample_weight=None):
