@@ -5,6 +5,7 @@ seed, and nominal attributes written as numbers are one-hot encoded as text ones
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import GridSearchCV, ParameterGrid
 from test_benchmark import _wheel
 
@@ -45,7 +46,8 @@ def test_every_searched_peer_tries_the_stated_number_of_settings(method):
         n = len(grid["sigma_factors"])
     else:
         model = bm.make_model(method, CFG, "exact", 0)
-        assert isinstance(model, GridSearchCV)
+        search = estimators.OwnCriterionSearch if method == "RF" else GridSearchCV
+        assert isinstance(model, search)
         n = len(ParameterGrid(model.param_grid))
     assert n == SETTINGS[method]
 
@@ -203,3 +205,33 @@ def test_the_nominal_columns_are_the_wheels_coded_candidates(shared_data):
             assert column not in s.categorical, (name, column)
             assert 2 < s.X[column].nunique() <= 30, (name, column)
     assert with_candidates == set(keel.NOMINAL) | ordered_only
+
+
+def test_rf_is_chosen_by_its_out_of_bag_accuracy_with_no_inner_cv(monkeypatch):
+    """One forest per setting on the training rows (no GridSearchCV); the kept forest is
+    the one of the highest out-of-bag accuracy (the first on a tie), fixed by the seed."""
+
+    def refused(*args, **kwargs):
+        raise AssertionError("an inner CV was built for RF")
+
+    monkeypatch.setattr(specs, "GridSearchCV", refused)
+    X, y = _set(120)
+    grid = {"max_features": [0.5, 1.0], "min_samples_leaf": [1, 10], "n_estimators": 20}
+    cfg = dict(CFG, grids={"RF": grid})
+    fold = bm.outer_folds(y, "oob", seed=3, k=3)[0]
+    runs = [bm.fit_fold(X, y, fold, [], "oob", "RF", 0, cfg, seed=3) for _ in range(2)]
+    np.testing.assert_array_equal(runs[0][3], runs[1][3])
+    search = bm.fitted_estimator(runs[0][0])
+    assert isinstance(search, estimators.OwnCriterionSearch) and len(search.scores_) == 4
+    Xtr = runs[0][0].named_steps["prep"].transform(X.iloc[fold[0]])
+    scores = []
+    for point in ParameterGrid(search.param_grid):
+        forest = RandomForestClassifier(oob_score=True, n_estimators=20)
+        forest.set_params(random_state=search.estimator.random_state, **point)
+        scores.append(forest.fit(Xtr, y[fold[0]]).oob_score_)
+    assert search.scores_ == scores
+    best = int(np.argmax(scores))
+    assert search.best_params_ == list(ParameterGrid(search.param_grid))[best]
+    assert bm.chosen(runs[0][0], "RF") == {
+        k: v for k, v in search.best_params_.items() if k in specs.RF_SEARCHED
+    }

@@ -1,6 +1,7 @@
 """The estimators the workflow wraps around the library's and its peers' for its
 experiments: GPy's EP classifier (an optional peer), a grid-searched RBF SVC with Platt
-scaling, and an estimator whose Gaussian widths are multiples of the median distance of
+scaling, a search by an estimator's own criterion (no inner CV), and an estimator
+whose Gaussian widths are multiples of the median distance of
 what it is fitted on."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 import importlib.util
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import GridSearchCV, ParameterGrid, StratifiedKFold
 from sklearn.svm import SVC
 
@@ -128,6 +129,42 @@ class MedianWidths(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X):
         return self.estimator_.predict_proba(X)
+
+
+def oob_accuracy(forest):
+    """A fitted ``RandomForestClassifier(oob_score=True)``'s out-of-bag accuracy: the share
+    of its training rows whose vote by the trees that did not draw them is their class."""
+    return forest.oob_score_
+
+
+class OwnCriterionSearch(ClassifierMixin, BaseEstimator):
+    """``estimator`` at each point of ``param_grid``, fitted once on all the rows it is
+    given, and the point of the highest ``criterion(fitted)`` kept (ties: the first point
+    in ``ParameterGrid`` order, as ``GridSearchCV`` breaks them): a search with no inner
+    CV, by a criterion the estimator computes from its own fit (:func:`oob_accuracy`).
+    ``best_params_``, ``best_score_``, ``best_estimator_`` (the
+    kept fit, not refitted) and ``scores_`` (every point's, in grid order)."""
+
+    def __init__(self, estimator, param_grid, criterion):
+        self.estimator, self.param_grid, self.criterion = estimator, param_grid, criterion
+
+    def fit(self, X, y):
+        best, self.scores_ = None, []
+        for point in ParameterGrid(self.param_grid):
+            fitted = clone(self.estimator).set_params(**point).fit(X, y)
+            score = float(self.criterion(fitted))
+            self.scores_.append(score)
+            if best is None or score > best[0]:
+                best = (score, point, fitted)
+        self.best_score_, self.best_params_, self.best_estimator_ = best
+        self.classes_ = self.best_estimator_.classes_
+        return self
+
+    def predict(self, X):
+        return self.best_estimator_.predict(X)
+
+    def predict_proba(self, X):
+        return self.best_estimator_.predict_proba(X)
 
 
 def gpy_missing():

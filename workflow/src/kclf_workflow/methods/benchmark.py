@@ -51,8 +51,10 @@ def _folds(cfg, random_state):
     return StratifiedKFold(int(cfg["inner_folds"]), shuffle=True, random_state=random_state)
 
 
-def grid_search(estimator, grid, cfg, random_state):
-    """``estimator`` searched over ``grid`` on the ``inner_folds`` of the training fold.
+def grid_search(estimator, grid, cfg, random_state, criterion=None):
+    """``estimator`` searched over ``grid`` on the ``inner_folds`` of the training fold,
+    or by its own ``criterion`` (:class:`kclf_workflow.estimators.OwnCriterionSearch`:
+    each point fitted once on the training rows, no inner CV) when one is given.
 
     ``grid``: ``{parameter: list}`` (a list is searched, a scalar fixed) or a list of
     such dicts (``GridSearchCV``'s ``param_grid``).  A grid of one point gives the
@@ -66,6 +68,8 @@ def grid_search(estimator, grid, cfg, random_state):
     if len(points) == 1:
         return estimator.set_params(**points[0])
     param_grid = searched if isinstance(grid, list) else searched[0]
+    if criterion is not None:
+        return estimators.OwnCriterionSearch(estimator, param_grid, criterion)
     return GridSearchCV(estimator, param_grid, cv=_folds(cfg, random_state))
 
 
@@ -160,7 +164,9 @@ PENALTIES = {
 def _lr(grid, cfg, path, random_state):
     Cs = list(grid["C"])
     return grid_search(
-        LogisticRegression(max_iter=grid["max_iter"], random_state=random_state),
+        LogisticRegression(
+            max_iter=int(grid["max_iter"]), tol=float(grid["tol"]), random_state=random_state
+        ),
         [{"C": Cs, **PENALTIES[p]} for p in grid["penalty"]],
         cfg,
         random_state,
@@ -207,11 +213,14 @@ def _hgb(grid, cfg, path, random_state):
 
 
 def _rf(grid, cfg, path, random_state):
+    # chosen by the forest's own out-of-bag accuracy: one forest per setting on the
+    # training rows, each row voted on by the trees that did not draw it
     return grid_search(
-        RandomForestClassifier(random_state=random_state),
+        RandomForestClassifier(oob_score=True, random_state=random_state),
         {**_lists(grid, RF_SEARCHED), "n_estimators": int(grid["n_estimators"])},
         cfg,
         random_state,
+        criterion=estimators.oob_accuracy,
     )
 
 
@@ -279,8 +288,13 @@ register(
         "LR",
         "LR",
         build=_lr,
-        grid=("C", "penalty", "max_iter"),
-        defaults={"C": (0.01, 0.1, 1.0, 10.0, 100.0), "penalty": ("l2", "l1"), "max_iter": 1000},
+        grid=("C", "penalty", "max_iter", "tol"),
+        defaults={
+            "C": (0.01, 0.1, 1.0, 10.0, 100.0),
+            "penalty": ("l2", "l1"),
+            "max_iter": 1000,
+            "tol": 1e-4,
+        },
         chosen=_lr_chosen,
     ),
     MethodSpec(
