@@ -409,9 +409,14 @@ class StackedDesigns:
         return stacked_product(self.A, R, cols, transpose=True)
 
     def gram(self, D, cols):
-        """``Phi_t^T diag(d_t) Phi_t`` of the columns ``cols``, shape (len(cols), k, k)."""
-        S = np.sqrt(D.T)[:, :, None] * self.stack(cols)
-        return np.matmul(S.transpose(0, 2, 1), S)
+        """The upper triangles of ``Phi_t^T diag(d_t) Phi_t`` of the columns ``cols``,
+        shape (len(cols), k, k) (one symmetric rank-k update each; the lower triangles
+        0)."""
+        out = np.empty((cols.size,) + self.A.shape[2:] * 2)
+        for j, t in enumerate(cols):
+            S = np.sqrt(D[:, j])[:, None] * self.A[t]
+            out[j] = scipy.linalg.blas.dsyrk(1.0, S.T, trans=0)
+        return out
 
 
 class StackedHessianCache:
@@ -441,15 +446,22 @@ class StackedHessianCache:
 
 
 def spd_inverse(G, lam):
-    """``(G + lam I)^{-1}`` for a symmetric positive semi-definite ``G`` and ``lam > 0``
-    (LAPACK ``dpotrf`` and ``dpotri``: from the Cholesky factor, ``m^3`` flops)."""
-    H = G + lam * np.eye(G.shape[0])
-    L, info = scipy.linalg.lapack.dpotrf(H, lower=False, clean=False, overwrite_a=True)
+    """``(G + lam I)^{-1}`` for a symmetric positive semi-definite ``G`` given by its
+    upper triangle (the lower one 0) and ``lam > 0``: LAPACK ``dpotrf`` and ``dpotri``,
+    from the Cholesky factor, ``m^3`` flops."""
+    H = G.copy()
+    k = np.arange(H.shape[0])
+    H[k, k] += lam
+    L, info = scipy.linalg.lapack.dpotrf(H, lower=False, clean=True, overwrite_a=True)
     if info == 0:
         inv, info = scipy.linalg.lapack.dpotri(L, lower=False, overwrite_c=True)
     if info != 0:  # not positive definite in floating point
-        return np.linalg.inv(G + lam * np.eye(G.shape[0]))
-    return np.triu(inv) + np.triu(inv, 1).T
+        H = G + np.triu(G, 1).T
+        H[k, k] += lam
+        return np.linalg.inv(H)
+    inv += inv.T  # the upper triangle mirrored, its diagonal doubled
+    inv[k, k] *= 0.5
+    return inv
 
 
 class PairBases:
