@@ -11,13 +11,15 @@ from itertools import combinations
 from numbers import Integral
 
 import numpy as np
-from scipy.special import expit, softmax
+from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, has_fit_parameter
 
+from ._array_api import device, from_numpy, get_namespace, to_numpy
 from ._base import ArgmaxPredictMixin, LogProbaMixin, log_odds
+from ._newton import NewtonProblem, newton
 from ._validation import POSITIVE, check_precomputed, class_labels, validate_data, warn_convergence
 
 # r_ij is kept inside [R_EPS, 1 - R_EPS] so that mu_ij, p_i never hit 0/0.
@@ -43,7 +45,19 @@ def _iterate(P, target, W, tol, max_iter):
     return P, n_iter, active.size
 
 
-def _kl_terms(Z, r, w, iu, ju):
+def _sigmoid(xp, D):
+    """``1 / (1 + exp(-D))`` without overflow (``exp`` of ``-|D|`` only)."""
+    e = xp.exp(-xp.abs(D))
+    return xp.where(D >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+def _softmax(xp, Z):
+    """Rows of ``exp(Z)`` normalised to sum to one."""
+    E = xp.exp(Z - xp.max(Z, axis=1, keepdims=True))
+    return E / xp.sum(E, axis=1, keepdims=True)
+
+
+def _kl_terms(xp, Z, r, w, iu, ju):
     """Eq. (10) up to its constant, with ``mu_ij = sigmoid(z_i - z_j)``, per row.
 
     With ``d = z_i - z_j``, ``-log sigmoid(d) = softplus(-d)`` and ``-log sigmoid(-d) =
@@ -51,56 +65,83 @@ def _kl_terms(Z, r, w, iu, ju):
     runs over the pairs ``i < j`` (``iu``, ``ju``) only:
     ``sum_{i<j} n_ij [softplus(-d_ij) + (1 - r_ij) d_ij]``, ``r`` (n, n_pairs) and ``w``
     (n_pairs,) the ``r_ij`` and ``n_ij`` of those pairs."""
-    D = Z[:, iu] - Z[:, ju]
-    sp = np.log1p(np.exp(-np.abs(D))) + np.maximum(-D, 0.0)
-    return (sp + (1.0 - r) * D) @ w
+    D = xp.take(Z, iu, axis=1) - xp.take(Z, ju, axis=1)
+    sp = xp.log1p(xp.exp(-xp.abs(D))) + xp.clip(-D, 0.0, None)
+    return xp.sum((sp + (1.0 - r) * D) * w, axis=1)
+
+
+class CouplingProblem(NewtonProblem):
+    """Eq. (10) for :func:`kclf._newton.newton`, the library's one Newton loop: one row
+    (test point) per column, its parameters ``z = log p`` (c of them, shape (c, n)).
+    ``mu_ij = sigmoid(z_i - z_j)`` makes the divergence convex in ``z`` (a Bradley-Terry
+    likelihood), with gradient ``g_i = sum_j n_ij (mu_ij - r_ij)`` (zero exactly when
+    Eq. 11 holds) and a weighted graph-Laplacian Hessian; its null direction (adding a
+    constant to ``z``) is fixed by adding ``1 1^T / c``, so a step keeps the mean of
+    ``z``.  The objective is minus the divergence less ``OFFSET`` (Eq. 10 holds it up to a
+    constant): the loop's ascent test, a relative 1e-12, then allows the absolute
+    round-off of 1e-10 of the divergence's terms, which cancel where some ``r_ij`` is
+    near 0 or 1.  A row is done when none of its probabilities moved by more than ``tol``
+    in a step (:meth:`converged`).  Every array is of the namespace ``xp``."""
+
+    #: the divergence's constant (see the class docstring)
+    OFFSET = 100.0
+
+    def __init__(self, xp, R, W, iu, ju):
+        self.xp, self.R, self.W, self.iu, self.ju = xp, R, W, iu, ju
+        self.r_u = xp.take(xp.reshape(R, (R.shape[0], -1)), iu * R.shape[1] + ju, axis=1)
+        self.w_u = xp.take(xp.reshape(W, (-1,)), iu * W.shape[0] + ju)
+        c = W.shape[0]
+        self.eye = xp.eye(c, dtype=W.dtype, device=device(W))
+        self.before = None
+
+    def objective(self, x, z, cols):
+        xp = self.xp
+        r = xp.take(self.r_u, cols, axis=0)
+        return -_kl_terms(xp, x.T, r, self.w_u, self.iu, self.ju) - self.OFFSET
+
+    def direction(self, x, z, cols):
+        xp, W = self.xp, self.W
+        Z = x.T
+        Mu = _sigmoid(xp, Z[:, :, None] - Z[:, None, :])
+        G = xp.sum(W * (Mu - xp.take(self.R, cols, axis=0)), axis=2)
+        Hw = W * (Mu * (1.0 - Mu))
+        H = self.eye * xp.sum(Hw, axis=2)[:, :, None] - Hw + 1.0 / W.shape[0]
+        step = xp.linalg.solve(H, G[:, :, None])[:, :, 0]
+        self.before = _softmax(xp, Z)
+        return -step.T, -step.T
+
+    def converged(self, old, new, x, z, cols, tol):
+        xp = self.xp
+        return xp.max(xp.abs(_softmax(xp, x.T) - self.before), axis=1) <= tol
 
 
 def _newton(P, R, W, tol, max_iter):
-    """Newton's method on Eq. (10) in ``z = log p``: ``mu_ij = sigmoid(z_i - z_j)`` makes
-    the divergence convex in ``z`` (a Bradley-Terry likelihood), with gradient
-    ``g_i = sum_j n_ij (mu_ij - r_ij)`` (zero exactly when Eq. 11 holds) and a weighted
-    graph-Laplacian Hessian; its null direction (adding a constant to ``z``) is fixed by
-    adding ``1 1^T / c``.  Steps are halved until the divergence does not increase."""
-    n, c = P.shape
-    Z = np.log(P)
-    active = np.arange(n)
-    gauge = np.ones((c, c)) / c
+    """Newton's method on Eq. (10) in ``z = log p`` (:class:`CouplingProblem`) from ``P``,
+    every row at once; ``(P, n_iter, n_left)``, the steps of the slowest row and the rows
+    not converged."""
+    xp, _ = get_namespace(P)
+    c = P.shape[1]
     iu, ju = np.triu_indices(c, k=1)
-    r_u, w_u = R[:, iu, ju], W[iu, ju]
-    fz = _kl_terms(Z, r_u, w_u, iu, ju)
-    n_iter = 0
-    while active.size and n_iter < max_iter:
-        n_iter += 1
-        Za, Ra, ra = Z[active], R[active], r_u[active]
-        D = Za[:, :, None] - Za[:, None, :]
-        Mu = expit(D)
-        G = np.einsum("ij,nij->ni", W, Mu - Ra)
-        Hw = W * (Mu * (1.0 - Mu))
-        H = -Hw
-        idx = np.arange(c)
-        H[:, idx, idx] = Hw.sum(axis=2)
-        H += gauge
-        step = np.linalg.solve(H, G[:, :, None])[:, :, 0]
-        f0 = fz[active]
-        t = np.ones(active.size)
-        Znew = Za - step
-        for _ in range(40):
-            f_new = _kl_terms(Znew, ra, w_u, iu, ju)
-            worse = f_new > f0 + 1e-10 * (np.abs(f0) + 1.0)
-            if not worse.any():
-                break
-            t[worse] *= 0.5
-            Znew[worse] = Za[worse] - t[worse, None] * step[worse]
-        else:
-            f_new = _kl_terms(Znew, ra, w_u, iu, ju)
-        # the divergence is invariant to the shift of z below
-        fz[active] = f_new
-        Pold = softmax(Za, axis=1)
-        Pnew = softmax(Znew, axis=1)
-        Z[active] = Znew - Znew.max(axis=1, keepdims=True)
-        active = active[np.max(np.abs(Pnew - Pold), axis=1) > tol]
-    return softmax(Z, axis=1), n_iter, active.size
+    iu, ju = from_numpy(iu, xp, device(P)), from_numpy(ju, xp, device(P))
+    Z = xp.log(P).T
+    r = newton(CouplingProblem(xp, R, W, iu, ju), Z, Z, tol=tol, max_iter=max_iter, max_halvings=40)
+    n_left = int(xp.sum(xp.astype(~r.converged, xp.int64)))
+    return _softmax(xp, r.x.T), int(xp.max(r.n_iter)), n_left
+
+
+def antisymmetric(xp, r, c, diagonal):
+    """The (n, c, c) array of the pairs' ``r_ij`` (``r``: (n, n_pairs), the pairs ``i <
+    j`` in ``np.triu_indices`` order) above the diagonal, ``1 - r_ij`` below it and
+    ``diagonal`` on it, by one gather (the array API has no fancy assignment)."""
+    n, n_pairs = r.shape
+    source = np.full((c, c), 2 * n_pairs)
+    iu, ju = np.triu_indices(c, k=1)
+    source[iu, ju] = np.arange(n_pairs)
+    source[ju, iu] = n_pairs + np.arange(n_pairs)
+    fill = xp.full((n, 1), diagonal, dtype=r.dtype, device=device(r))
+    table = xp.concat([r, 1.0 - r, fill], axis=1)
+    gathered = xp.take(table, from_numpy(source.reshape(-1), xp, device(r)), axis=1)
+    return xp.reshape(gathered, (n, c, c))
 
 
 def couple(R, N=None, tol=1e-10, max_iter=1000, method="newton", return_n_iter=False):
@@ -139,25 +180,26 @@ def couple(R, N=None, tol=1e-10, max_iter=1000, method="newton", return_n_iter=F
     P : ndarray of shape (c,) or (n_samples, c)
         Non-negative rows summing to one.
     """
-    R = np.asarray(R, dtype=float)
+    xp, is_xp = get_namespace(R)
+    R = xp.asarray(R, dtype=xp.float64) if is_xp else np.asarray(R, dtype=float)
     single = R.ndim == 2
     if single:
-        R = R[None]
+        R = R[None, ...]
     if R.ndim != 3 or R.shape[1] != R.shape[2] or R.shape[1] < 2:
-        raise ValueError(f"R must have shape (c, c) or (n, c, c) with c >= 2, got {R.shape}")
+        raise ValueError(
+            f"R must have shape (c, c) or (n, c, c) with c >= 2, got {tuple(R.shape)}"
+        )
     c = R.shape[1]
     iu = np.triu_indices(c, k=1)
-    r = R[:, iu[0], iu[1]]
-    if not np.all(np.isfinite(r)) or np.any((r < 0) | (r > 1)):
+    dev = device(R)
+    r = xp.take(xp.reshape(R, (R.shape[0], c * c)), from_numpy(iu[0] * c + iu[1], xp, dev), axis=1)
+    if not bool(xp.all(xp.isfinite(r))) or bool(xp.any((r < 0) | (r > 1))):
         raise ValueError("R must hold probabilities in [0, 1] above the diagonal")
-    r = np.clip(r, R_EPS, 1.0 - R_EPS)
-    full = np.zeros_like(R)
-    full[:, iu[0], iu[1]] = r
-    full[:, iu[1], iu[0]] = 1.0 - r
+    full = antisymmetric(xp, xp.clip(r, R_EPS, 1.0 - R_EPS), c, 0.0)
     if N is None:
         W = np.ones((c, c))
     else:
-        N = np.asarray(N, dtype=float)
+        N = to_numpy(N) if is_xp else np.asarray(N, dtype=float)
         if N.shape != (c, c):
             raise ValueError(f"N must have shape ({c}, {c}), got {N.shape}")
         if np.any(N[iu] <= 0) or not np.all(np.isfinite(N[iu])):
@@ -166,23 +208,30 @@ def couple(R, N=None, tol=1e-10, max_iter=1000, method="newton", return_n_iter=F
         W[iu] = N[iu]
         W = W + W.T
     np.fill_diagonal(W, 0.0)
+    W = from_numpy(W, xp, dev)
     # sum_j n_ij r_ij, fixed during the iteration
-    target = np.einsum("ij,nij->ni", W, full)
+    target = xp.sum(W * full, axis=2)
     # initial guess p_i proportional to sum_j n_ij r_ij (Hastie & Tibshirani's start)
-    P = target / target.sum(axis=1, keepdims=True)
-    if method == "iteration":
-        P, n_iter, n_left = _iterate(P, target, W, tol, max_iter)
-    elif method == "newton":
-        P, n_iter, n_left = _newton(P, full, W, tol, max_iter)
-    else:
+    P = target / xp.sum(target, axis=1, keepdims=True)
+    if method not in ("newton", "iteration"):
         raise ValueError(f"method must be 'newton' or 'iteration', got {method!r}")
+    if is_xp and method == "iteration":
+        raise ValueError("couple: method='iteration' is NumPy only (array API inputs: 'newton')")
+    if P.shape[0] == 0:
+        n_iter, n_left = 0, 0
+    elif method == "iteration":
+        P, n_iter, n_left = _iterate(P, target, W, tol, max_iter)
+    else:
+        P, n_iter, n_left = _newton(P, full, W, tol, max_iter)
     if n_left:
         warn_convergence(
             f"couple: {n_left} of {P.shape[0]} rows still moved by more than tol={tol:g} "
             f"after max_iter={max_iter} sweeps ({method!r}); their probabilities are the "
             "last iterate"
         )
-    return (P[0] if single else P, n_iter) if return_n_iter else (P[0] if single else P)
+    if single:
+        P = P[0, ...]
+    return (P, n_iter) if return_n_iter else P
 
 
 def _pairwise_input(estimator):
