@@ -17,8 +17,15 @@ from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, has_fit_parameter
 
-from ._array_api import device, from_numpy, get_namespace, to_numpy
-from ._base import ArgmaxPredictMixin, LogProbaMixin, log_odds
+from ._array_api import (
+    device,
+    from_numpy,
+    get_namespace,
+    input_namespace,
+    same_namespace,
+    to_numpy,
+)
+from ._base import CERTAIN_LOG_ODDS, ArgmaxPredictMixin, LogProbaMixin, log_odds
 from ._newton import NewtonProblem, newton
 from ._validation import POSITIVE, check_precomputed, class_labels, validate_data, warn_convergence
 
@@ -186,9 +193,7 @@ def couple(R, N=None, tol=1e-10, max_iter=1000, method="newton", return_n_iter=F
     if single:
         R = R[None, ...]
     if R.ndim != 3 or R.shape[1] != R.shape[2] or R.shape[1] < 2:
-        raise ValueError(
-            f"R must have shape (c, c) or (n, c, c) with c >= 2, got {tuple(R.shape)}"
-        )
+        raise ValueError(f"R must have shape (c, c) or (n, c, c) with c >= 2, got {tuple(R.shape)}")
     c = R.shape[1]
     iu = np.triu_indices(c, k=1)
     dev = device(R)
@@ -232,6 +237,14 @@ def couple(R, N=None, tol=1e-10, max_iter=1000, method="newton", return_n_iter=F
     if single:
         P = P[0, ...]
     return (P, n_iter) if return_n_iter else P
+
+
+def _rows(xp, X, idx, pairwise):
+    """The rows ``idx`` of ``X`` (and its columns ``idx`` for a precomputed kernel)."""
+    if xp is np:
+        return X[np.ix_(idx, idx)] if pairwise else X[idx]
+    X = xp.take(X, idx, axis=0)
+    return xp.take(X, idx, axis=1) if pairwise else X
 
 
 def _pairwise_input(estimator):
@@ -373,6 +386,7 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = _pairwise_input(self.estimator)
         tags.input_tags.sparse = get_tags(self.estimator).input_tags.sparse
+        tags.array_api_support = get_tags(self.estimator).array_api_support
         return tags
 
     @_fit_context(prefer_skip_nested_validation=False)
@@ -396,12 +410,23 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
         self : PairwiseCoupling
             The fitted estimator: one fitted clone per pair in ``estimators_``.
         """
-        X, y = validate_data(
-            self, X, y, dtype=np.float64, accept_sparse=_sparse_input(self.estimator)
-        )
+        xp, is_xp = get_namespace(X)
+        is_xp = is_xp and self.__sklearn_tags__().array_api_support
+        xp = xp if is_xp else np
+        if is_xp:  # the input's namespace and device (float32 fitted in float64)
+            from .klr._array_api_paths import compute_dtype
+
+            X, y = validate_data(self, X, y, dtype=[xp.float64, xp.float32])
+            if _pairwise_input(self.estimator):
+                check_precomputed(X)
+            X = compute_dtype(self, xp, X)
+        else:
+            X, y = validate_data(
+                self, X, y, dtype=np.float64, accept_sparse=_sparse_input(self.estimator)
+            )
+            if _pairwise_input(self.estimator):
+                check_precomputed(X)
         pairwise = _pairwise_input(self.estimator)
-        if pairwise:
-            check_precomputed(X)
         if sample_weight is not None:
             if not has_fit_parameter(self.estimator, "sample_weight"):
                 raise ValueError(
@@ -409,59 +434,87 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
                     "sample_weight, so PairwiseCoupling cannot pass the pairs' weights on"
                 )
             sample_weight = _check_sample_weight(
-                sample_weight, X, dtype=np.float64, ensure_non_negative=True
+                to_numpy(sample_weight) if is_xp else sample_weight,
+                np.empty((X.shape[0], 0)),
+                dtype=np.float64,
+                ensure_non_negative=True,
             )
-        self.classes_, yi = class_labels(y, "PairwiseCoupling")
+        classes, yi = class_labels(to_numpy(y) if is_xp else y, "PairwiseCoupling")
         self.n_train_ = X.shape[0]
-        c = self.classes_.size
+        c = classes.size
         counts = np.bincount(yi, weights=sample_weight, minlength=c)
-        self.pairs_ = np.array(list(combinations(range(c), 2)))
-        self.pair_counts_ = counts[:, None] + counts[None, :]
-        np.fill_diagonal(self.pair_counts_, 0)
-        self.pair_index_ = [np.flatnonzero((yi == i) | (yi == j)) for i, j in self.pairs_]
+        pairs = np.array(list(combinations(range(c), 2)))
+        pair_counts = counts[:, None] + counts[None, :]
+        np.fill_diagonal(pair_counts, 0)
+        pair_index = [np.flatnonzero((yi == i) | (yi == j)) for i, j in pairs]
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
         fitted = None
         if isinstance(self.estimator, PairBatching):
-            fitted = clone(self.estimator)._fit_pairs(
-                X, yi, self.pairs_, self.pair_index_, **weighted
-            )
+            fitted = clone(self.estimator)._fit_pairs(X, yi, pairs, pair_index, **weighted)
         if fitted is not None:
             self.estimators_ = fitted
-            self.X_fit_ = None if pairwise else X.copy()
+            self.X_fit_ = None if pairwise else (xp.asarray(X, copy=True) if is_xp else X.copy())
         else:
+            move = (lambda a: from_numpy(a, xp, device(X))) if is_xp else (lambda a: a)
             self.estimators_ = []
-            for (i, _), idx in zip(self.pairs_, self.pair_index_):
-                Xp = X[np.ix_(idx, idx)] if pairwise else X[idx]
-                w = {} if sample_weight is None else {"sample_weight": sample_weight[idx]}
+            for (i, _), idx in zip(pairs, pair_index):
+                Xp = _rows(xp, X, move(idx), pairwise)
+                w = {} if sample_weight is None else {"sample_weight": move(sample_weight[idx])}
                 # label 1 <=> class i, so r_ij is the probability of label 1
-                est = clone(self.estimator).fit(Xp, (yi[idx] == i).astype(int), **w)
+                est = clone(self.estimator).fit(Xp, move((yi[idx] == i).astype(int)), **w)
                 self.estimators_.append(est)
         self.converged_ = all(bool(getattr(e, "converged_", True)) for e in self.estimators_)
-        self.n_iter_ = np.array(
-            [int(np.max(getattr(e, "n_iter_", 1))) for e in self.estimators_], dtype=int
-        )
+        n_iter = [int(np.max(to_numpy(getattr(e, "n_iter_", 1)))) for e in self.estimators_]
+        self.n_iter_ = np.array(n_iter, dtype=int)
+        self.classes_, self.pairs_, self.pair_counts_ = classes, pairs, pair_counts
+        self.pair_index_ = pair_index
+        if is_xp:  # the fitted arrays in the input's namespace, on its device
+            for name in ("classes_", "pairs_", "pair_counts_", "n_iter_"):
+                setattr(self, name, from_numpy(getattr(self, name), xp, device(X)))
+            self.pair_index_ = [from_numpy(idx, xp, device(X)) for idx in pair_index]
         return self
 
     def _pair_outputs(self, X):
-        """``(R, F)``: :meth:`pairwise_proba`'s ``R``, and the pairs' log-odds ``F``
+        """``(R, F, dtype)``: :meth:`pairwise_proba`'s ``R``, the pairs' log-odds ``F``
         (n_samples, n_pairs), ``r_ij = sigmoid(F)``, where the estimator computes them
-        all at once (:class:`PairBatching`), else None."""
+        (:class:`PairBatching`), else None, and the dtype to return (``X``'s floating
+        dtype in an array API namespace, float64 on NumPy)."""
         check_is_fitted(self)
-        X = validate_data(
-            self, X, dtype=np.float64, reset=False, accept_sparse=_sparse_input(self.estimator)
-        )
+        fitted_xp = self.__sklearn_tags__().array_api_support
+        xp, is_xp = input_namespace(self, X, "pair_counts_") if fitted_xp else (np, False)
+        if is_xp:
+            X = validate_data(self, X, dtype=[xp.float64, xp.float32], reset=False)
+        else:
+            X = validate_data(
+                self, X, dtype=np.float64, reset=False, accept_sparse=_sparse_input(self.estimator)
+            )
         pairwise = _pairwise_input(self.estimator)
         if pairwise:
             check_precomputed(X, n_train=self.n_train_)
-        c = self.classes_.size
+        dtype = X.dtype
+        c = self.classes_.shape[0]
+        pairs = to_numpy(self.pairs_)
+        if is_xp:  # every pair's r_ij (or f_ij) in the namespace, from its own estimator
+            X = xp.astype(X, xp.float64)
+            batching = isinstance(self.estimators_[0], PairBatching)
+            columns = []
+            for est, idx in zip(self.estimators_, self.pair_index_):
+                Xp = xp.take(X, idx, axis=1) if pairwise else X
+                if batching:
+                    columns.append(est.decision_function(Xp))
+                else:
+                    one = list(to_numpy(est.classes_)).index(1)
+                    columns.append(est.predict_proba(Xp)[:, one])
+            out = xp.stack(columns, axis=1)
+            F = out if batching else None
+            r = _sigmoid(xp, F) if batching else out
+            return antisymmetric(xp, r, c, 0.5), F, dtype
         R = np.full((X.shape[0], c, c), 0.5)
         F = None
         first = self.estimators_[0]
         if isinstance(first, PairBatching) and getattr(self, "X_fit_", None) is not None:
             F = type(first)._pairs_decision(self.estimators_, self.X_fit_, X, self.pair_index_)
-        for p, ((i, j), est, idx) in enumerate(
-            zip(self.pairs_, self.estimators_, self.pair_index_)
-        ):
+        for p, ((i, j), est, idx) in enumerate(zip(pairs, self.estimators_, self.pair_index_)):
             if F is not None:
                 r = expit(F[:, p])
             else:
@@ -469,8 +522,9 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
                 r = proba[:, list(est.classes_).index(1)]
             R[:, i, j] = r
             R[:, j, i] = 1.0 - r
-        return R, F
+        return R, F, dtype
 
+    @same_namespace
     def pairwise_proba(self, X):
         """The pairs' probabilities ``r_ij(x) = P(i | x, i or j)`` of Eq. (10).
 
@@ -485,8 +539,11 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
             ``R[n, i, j] = r_ij(x_n)`` for ``i < j``, ``1 - r_ij`` below the diagonal,
             1/2 on it.
         """
-        return self._pair_outputs(X)[0]
+        R, _, dtype = self._pair_outputs(X)
+        xp, _ = get_namespace(R)
+        return xp.astype(R, dtype) if xp is not np else R
 
+    @same_namespace
     def predict_proba(self, X):
         """Class probabilities: the pairs' ``r_ij(x)`` coupled by :func:`couple`, the
         minimiser of the weighted divergence of Eq. (10) (score equations (11)).  With two
@@ -504,13 +561,18 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
         P : ndarray of shape (n_samples, n_classes)
             Columns in ``classes_`` order; rows sum to one.
         """
-        R, F = self._pair_outputs(X)  # (checks that it is fitted)
-        if self.classes_.size == 2:
+        R, F, dtype = self._pair_outputs(X)  # (checks that it is fitted)
+        xp, is_xp = get_namespace(R)
+        if self.classes_.shape[0] == 2:
             if F is not None:  # the pair's label 1 is class 0
-                return np.column_stack([expit(F[:, 0]), expit(-F[:, 0])])
-            return np.column_stack([R[:, 0, 1], R[:, 1, 0]])
-        return couple(R, self.pair_counts_, tol=self.tol, max_iter=self.max_iter)
+                P = xp.stack([_sigmoid(xp, F[:, 0]), _sigmoid(xp, -F[:, 0])], axis=1)
+            else:
+                P = xp.stack([R[:, 0, 1], R[:, 1, 0]], axis=1)
+        else:
+            P = couple(R, self.pair_counts_, tol=self.tol, max_iter=self.max_iter)
+        return xp.astype(P, dtype) if is_xp else P
 
+    @same_namespace
     def decision_function(self, X):
         """Scores ranked like :meth:`predict_proba`.
 
@@ -529,7 +591,15 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
             0 or 1).  More: the log-probabilities.
         """
         check_is_fitted(self)
-        if self.classes_.size == 2:
-            R, F = self._pair_outputs(X)
-            return -F[:, 0] if F is not None else log_odds(R[:, 1, 0])
+        if self.classes_.shape[0] == 2:
+            R, F, dtype = self._pair_outputs(X)
+            xp, is_xp = get_namespace(R)
+            if not is_xp:
+                return -F[:, 0] if F is not None else log_odds(R[:, 1, 0])
+            if F is None:  # the log-odds of the probability, -+CERTAIN_LOG_ODDS at 0 or 1
+                p = R[:, 1, 0]
+                bound = CERTAIN_LOG_ODDS
+                F = xp.clip(xp.log(p) - xp.log1p(-p), -bound, bound)
+                return xp.astype(F, dtype)
+            return xp.astype(-F[:, 0], dtype)
         return self.predict_log_proba(X)

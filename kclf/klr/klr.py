@@ -42,6 +42,7 @@ from .._validation import (
 from ..coupling import PairBatching, PairwiseCoupling
 from ..kernels import median_sigma
 from . import _array_api_paths as xpaths
+from ._array_api_pairs import coupling_inputs, fit_pairs_shared_basis
 from ._pairs import fit_pairs, pairs_decision
 from ._solver import (
     irls,
@@ -268,6 +269,9 @@ class KernelLogisticRegression(
         self._check_params()
         xp, is_xp = get_namespace(X)
         if is_xp and xpaths.supported(self):
+            coupled = coupling_inputs(self, xp, X, y, sample_weight)
+            if coupled is not None:
+                return self._fit_coupling(*coupled)
             self.n_iter_, conv = xpaths.fit_klr(self, xp, X, y, sample_weight)
             return self._report(conv)
         X, y = validate_data(self, X, y, dtype=np.float64, accept_sparse=self._accept_sparse())
@@ -279,16 +283,9 @@ class KernelLogisticRegression(
             )
         self.classes_, yi = class_labels(y, "KernelLogisticRegression")
         c = self.classes_.size
-        self.sigma_ = self._fit_width(X, sample_weight)
         if self._coupled():
-            base = self.get_params()
-            base.update(sigma=self.sigma_, multi_class="ovr")
-            weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
-            self.coupling_ = PairwiseCoupling(KernelLogisticRegression(**base))
-            self.coupling_.fit(X, y, **weighted)
-            self.n_iter_ = np.concatenate([e.n_iter_ for e in self.coupling_.estimators_])
-            self.converged_ = self.coupling_.converged_  # each pair warned for itself
-            return self
+            return self._fit_coupling(X, y, sample_weight)
+        self.sigma_ = self._fit_width(X, sample_weight)
         Y = (yi == 1)[:, None].astype(float) if c == 2 else np.eye(c)[yi]
         lam = float(self.lam)
         if self.n_components is not None:
@@ -321,6 +318,22 @@ class KernelLogisticRegression(
             self.X_fit_ = X if self.kernel == "precomputed" else X.copy()
         return self._report(conv)
 
+    def _fit_coupling(self, X, y, sample_weight):
+        """The pairwise fit (more than two classes): one width for all pairs (``sigma`` or
+        the median distance of all of ``X``), the pairs fitted and coupled by
+        :class:`kclf.PairwiseCoupling`, in ``X``'s namespace."""
+        self.sigma_ = self._fit_width(X, sample_weight)
+        base = self.get_params()
+        base.update(sigma=self.sigma_, multi_class="ovr")
+        weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
+        self.coupling_ = PairwiseCoupling(KernelLogisticRegression(**base))
+        self.coupling_.fit(X, y, **weighted)
+        self.classes_ = self.coupling_.classes_
+        xp, _ = get_namespace(self.classes_)
+        self.n_iter_ = xp.concat([e.n_iter_ for e in self.coupling_.estimators_])
+        self.converged_ = self.coupling_.converged_  # each pair warned for itself
+        return self
+
     def _report(self, conv):
         """Set ``converged_`` from the binary problems' flags ``conv``; warn if one did not
         converge."""
@@ -340,6 +353,11 @@ class KernelLogisticRegression(
         direct steps; with ``n_components`` every pair in one shared Nystroem basis)."""
         self._validate_params()
         self._check_params()
+        xp, is_xp = get_namespace(X)
+        if is_xp:  # the exact kernel: each pair by its own fit in the namespace
+            if self.n_components is None:
+                return None
+            return fit_pairs_shared_basis(self, xp, X, yi, pairs, pair_index, sample_weight)
         return fit_pairs(self, X, yi, pairs, pair_index, sample_weight)
 
     @classmethod
