@@ -244,8 +244,11 @@ KLR_CASES = [
 ]
 
 
-@over_namespaces(KLR_CASES)
-def test_klr_namespace_fit_equals_numpy(kind, est, name, dtype, weighted):
+def fit_in_namespace(est, kind, name, dtype, weighted):
+    """``(xp, X, ref, fitted, (P, scores, labels), caught)``: ``est`` fitted on NumPy in
+    float64 (the reference) and on the namespace's ``dtype`` arrays of the same values
+    under dispatch, its outputs there and the fit's warnings; checks that the outputs are
+    of the namespace and that float32, only, was upcast with a warning."""
     xp, to = namespace(name)
     X, y = data(kind)
     X = X.astype(dtype)
@@ -256,20 +259,29 @@ def test_klr_namespace_fit_equals_numpy(kind, est, name, dtype, weighted):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             fitted = sklearn.clone(est).fit(Xa, to(y), sample_weight=None if w is None else to(w))
-        P = fitted.predict_proba(Xa)
-        scores = fitted.decision_function(Xa)
-        labels = fitted.predict(Xa)
+        outputs = fitted.predict_proba(Xa), fitted.decision_function(Xa), fitted.predict(Xa)
     upcast = [c for c in caught if "fitted in float64" in str(c.message)]
     assert bool(upcast) == (dtype == "float32")
-    for out in (P, scores, labels):
+    for out in outputs:
         assert array_api_compat.array_namespace(out).__name__ == xp.__name__
-    assert str(P.dtype).endswith(dtype)
-    models = getattr(fitted, "estimators_", None) or [getattr(fitted, "best_estimator_", fitted)]
+    assert str(outputs[0].dtype).endswith(dtype)
+    return xp, X, ref, fitted, outputs, caught
+
+
+def assert_klr_arrays_in(xp, models):
+    """The fitted coefficients, classes and iteration counts of KLR ``models`` in ``xp``."""
     for inner in models:
         coef = "coef_" if inner.n_components is not None else "dual_coef_"
         for attr in (coef, "classes_", "n_iter_"):
             value = getattr(inner, attr)
             assert array_api_compat.array_namespace(value).__name__ == xp.__name__, attr
+
+
+@over_namespaces(KLR_CASES)
+def test_klr_namespace_fit_equals_numpy(kind, est, name, dtype, weighted):
+    xp, X, ref, fitted, (P, _, _), _ = fit_in_namespace(est, kind, name, dtype, weighted)
+    models = getattr(fitted, "estimators_", None) or [getattr(fitted, "best_estimator_", fitted)]
+    assert_klr_arrays_in(xp, models)
     tol = 1e-4 if est.n_components is not None else 1e-7
     if dtype == "float32":
         tol += float(np.finfo(np.float32).eps)
@@ -346,35 +358,20 @@ PAIR_CASES = [
 
 @over_namespaces(PAIR_CASES)
 def test_pairwise_coupling_namespace_fit_equals_numpy(kind, est, name, dtype, weighted):
-    xp, to = namespace(name)
-    X, y = data(kind)
-    X = X.astype(dtype)
-    w = np.random.default_rng(1).integers(0, 3, X.shape[0]).astype(float) if weighted else None
-    ref = sklearn.clone(est).fit(X.astype(float), y, sample_weight=w)
-    Xa = to(X)
-    with sklearn.config_context(array_api_dispatch=True):
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            fitted = sklearn.clone(est).fit(Xa, to(y), sample_weight=None if w is None else to(w))
-        P = fitted.predict_proba(Xa)
-        scores = fitted.decision_function(Xa)
-        labels = fitted.predict(Xa)
-        R = getattr(fitted, "coupling_", fitted).pairwise_proba(Xa)
-    upcast = [c for c in caught if "fitted in float64" in str(c.message)]
-    assert len(upcast) == (dtype == "float32")
+    xp, X, ref, fitted, (P, scores, labels), caught = fit_in_namespace(
+        est, kind, name, dtype, weighted
+    )
+    assert len([c for c in caught if "fitted in float64" in str(c.message)]) <= 1
     assert not [c for c in caught if "computes with NumPy only" in str(c.message)]
-    for out in (P, scores, labels, R):
-        assert array_api_compat.array_namespace(out).__name__ == xp.__name__
-        assert str(out.dtype).endswith(dtype) or out is labels
     coupling = getattr(fitted, "coupling_", fitted)
+    with sklearn.config_context(array_api_dispatch=True):
+        R = coupling.pairwise_proba(namespace(name)[1](X))
+    assert array_api_compat.array_namespace(R).__name__ == xp.__name__
+    assert str(R.dtype).endswith(dtype) and str(scores.dtype).endswith(dtype)
     for attr in ("classes_", "pair_counts_", "pairs_", "n_iter_"):
         value = getattr(coupling, attr)
         assert array_api_compat.array_namespace(value).__name__ == xp.__name__, attr
-    for inner in coupling.estimators_:
-        coef = "coef_" if inner.n_components is not None else "dual_coef_"
-        for attr in (coef, "classes_", "n_iter_"):
-            value = getattr(inner, attr)
-            assert array_api_compat.array_namespace(value).__name__ == xp.__name__, attr
+    assert_klr_arrays_in(xp, coupling.estimators_)
     nystroem = getattr(est, "estimator", est).n_components is not None
     tol = 1e-7
     if dtype == "float32":
