@@ -247,6 +247,23 @@ def _rows(xp, X, idx, pairwise):
     return xp.take(X, idx, axis=1) if pairwise else X
 
 
+def fit_each_pair(estimator, X, yi, pairs, pair_index, sample_weight=None):
+    """One ``clone(estimator).fit`` per pair ``(i, j)`` of ``pairs`` on its rows
+    ``pair_index`` (and their columns for a precomputed kernel), label 1 <=> class ``i``
+    (so ``r_ij`` is the probability of label 1), with the rows' ``sample_weight``; the
+    rows, labels and weights in ``X``'s namespace and on its device (``yi``, ``pairs``,
+    ``pair_index`` and ``sample_weight`` are NumPy)."""
+    xp, is_xp = get_namespace(X)
+    move = (lambda a: from_numpy(a, xp, device(X))) if is_xp else (lambda a: a)
+    pairwise = _pairwise_input(estimator)
+    fitted = []
+    for (i, _), idx in zip(pairs, pair_index):
+        w = {} if sample_weight is None else {"sample_weight": move(sample_weight[idx])}
+        y = move((yi[idx] == i).astype(int))
+        fitted.append(clone(estimator).fit(_rows(xp, X, move(idx), pairwise), y, **w))
+    return fitted
+
+
 def _pairwise_input(estimator):
     return get_tags(estimator).input_tags.pairwise
 
@@ -455,14 +472,9 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
             self.estimators_ = fitted
             self.X_fit_ = None if pairwise else (xp.asarray(X, copy=True) if is_xp else X.copy())
         else:
-            move = (lambda a: from_numpy(a, xp, device(X))) if is_xp else (lambda a: a)
-            self.estimators_ = []
-            for (i, _), idx in zip(pairs, pair_index):
-                Xp = _rows(xp, X, move(idx), pairwise)
-                w = {} if sample_weight is None else {"sample_weight": move(sample_weight[idx])}
-                # label 1 <=> class i, so r_ij is the probability of label 1
-                est = clone(self.estimator).fit(Xp, move((yi[idx] == i).astype(int)), **w)
-                self.estimators_.append(est)
+            self.estimators_ = fit_each_pair(
+                self.estimator, X, yi, pairs, pair_index, sample_weight
+            )
         self.converged_ = all(bool(getattr(e, "converged_", True)) for e in self.estimators_)
         n_iter = [int(np.max(to_numpy(getattr(e, "n_iter_", 1)))) for e in self.estimators_]
         self.n_iter_ = np.array(n_iter, dtype=int)

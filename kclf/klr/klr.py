@@ -39,7 +39,7 @@ from .._validation import (
     reject_with_precomputed,
     validate_data,
 )
-from ..coupling import PairBatching, PairwiseCoupling
+from ..coupling import PairBatching, PairwiseCoupling, fit_each_pair
 from ..kernels import median_sigma
 from . import _array_api_paths as xpaths
 from ._array_api_pairs import coupling_inputs, fit_pairs_shared_basis
@@ -350,15 +350,17 @@ class KernelLogisticRegression(
     def _fit_pairs(self, X, yi, pairs, pair_index, sample_weight=None):
         """:class:`kclf.coupling.PairBatching`: every pair by
         :func:`kclf.klr._pairs.fit_pairs` (stacked IRLS where the pair's own fit would take
-        direct steps; with ``n_components`` every pair in one shared Nystroem basis)."""
+        direct steps; with ``n_components`` every pair in one shared Nystroem basis).  On
+        array API inputs each pair's own fit in their namespace, or with ``n_components``
+        :func:`kclf.klr._array_api_pairs.fit_pairs_shared_basis`."""
         self._validate_params()
         self._check_params()
         xp, is_xp = get_namespace(X)
-        if is_xp:  # the exact kernel: each pair by its own fit in the namespace
-            if self.n_components is None:
-                return None
-            return fit_pairs_shared_basis(self, xp, X, yi, pairs, pair_index, sample_weight)
-        return fit_pairs(self, X, yi, pairs, pair_index, sample_weight)
+        if not is_xp:
+            return fit_pairs(self, X, yi, pairs, pair_index, sample_weight)
+        if self.n_components is None:  # the exact kernel: each pair's own fit in xp
+            return fit_each_pair(self, X, yi, pairs, pair_index, sample_weight)
+        return fit_pairs_shared_basis(self, xp, X, yi, pairs, pair_index, sample_weight)
 
     @classmethod
     def _pairs_decision(cls, estimators, X_train, X, pair_index):
