@@ -381,6 +381,15 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
         training inputs, from which the pairs' cross-kernels are cut at prediction
         (None for a precomputed kernel).
 
+    **Array API.**  Under ``sklearn.config_context(array_api_dispatch=True)``, with an
+    ``estimator`` whose tags declare ``array_api_support`` (so do this class's tags), the
+    inputs' namespace and device (PyTorch, CuPy, ``array-api-strict``) are kept: the pairs
+    are fitted there, the coupling (:func:`couple`, the library's one Newton loop) runs
+    there, the fitted arrays stay there and the probabilities and scores are returned
+    there.  Float32 inputs are fitted and coupled in float64 with a ``UserWarning``
+    (:class:`kclf.KernelLogisticRegression`, "Array API"), the results returned in
+    float32.  Another ``estimator`` is NumPy only (a warning says so).
+
     References
     ----------
     T. Hastie and R. Tibshirani, "Classification by pairwise coupling", NIPS 10, 1998.

@@ -142,17 +142,16 @@ class KernelLogisticRegression(
 
     **Array API.**  Under ``sklearn.config_context(array_api_dispatch=True)`` PyTorch
     tensors, CuPy and ``array-api-strict`` arrays are computed in their namespace and on
-    their device (the kernel or the Nystroem design, every Newton step with its CG or
-    direct solves), the fitted arrays kept there and the
-    probabilities returned there (``pip install kclf[array-api]``; the user guide's "GPU
-    and many cores").  Two classes and ``multi_class="ovr"``; pairwise coupling of more
-    than two classes is refused in one line, and a callable kernel is NumPy only (the tags
-    then declare no ``array_api_support``).  Float32 inputs are fitted in float64 on their
-    device, with a ``UserWarning``: the Newton loop is not stable in float32 (a fit at
-    ``lam=1e-5`` stopped as converged with probabilities 0.97 from float64's, measured in
-    the user guide); the probabilities are returned in float32, so scikit-learn's
-    ``check_array_api_input``, which expects the NumPy fit's float64, fails on float32 by
-    design.
+    their device (the kernel or the Nystroem design, every Newton step with its CG or direct
+    solves), the fitted arrays kept there and the probabilities returned there (``pip
+    install kclf[array-api]``; the user guide's "GPU and many cores"): two classes,
+    ``multi_class="ovr"`` and pairwise coupling (its pairs and coupling in the namespace,
+    :class:`kclf.PairwiseCoupling`); a callable kernel is NumPy only (the tags then declare
+    no ``array_api_support``).  Float32 inputs are fitted in float64 on their device, with a
+    ``UserWarning``: the Newton loop is not stable in float32 (a fit at ``lam=1e-5`` stopped
+    as converged with probabilities 0.97 from float64's, measured in the user guide); the
+    probabilities are returned in float32, so scikit-learn's ``check_array_api_input``,
+    which expects the NumPy fit's float64, fails on float32 by design.
 
     References
     ----------
