@@ -18,6 +18,7 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, has_fit_parameter
 
 from ._array_api import (
+    compute_dtype,
     device,
     from_numpy,
     get_namespace,
@@ -440,8 +441,6 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
         is_xp = is_xp and self.__sklearn_tags__().array_api_support
         xp = xp if is_xp else np
         if is_xp:  # the input's namespace and device (float32 fitted in float64)
-            from .klr._array_api_paths import compute_dtype
-
             X, y = validate_data(self, X, y, dtype=[xp.float64, xp.float32])
             if _pairwise_input(self.estimator):
                 check_precomputed(X)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._array_api import device, from_numpy, to_numpy
+from .._array_api import compute_dtype, device, from_numpy, to_numpy
 from .._newton import newton
 from ._array_api_paths import PrimalProblem, nystroem_map_of_rows
 from ._pairs import warn_pair
@@ -50,11 +50,10 @@ class PairColumnsProblem(PrimalProblem):
 def coupling_inputs(estimator, xp, X, y, sample_weight):
     """``(X, y, sample_weight)`` of :meth:`kclf.KernelLogisticRegression.fit`'s pairwise
     coupling on arrays of ``xp`` (more than two classes, ``multi_class="pairwise"``):
-    validated, float32 upcast to float64 (with :func:`kclf.klr._array_api_paths.
-    compute_dtype`'s warning), the weights on the host; None for another fit."""
+    validated, float32 upcast to float64 (with :func:`kclf._array_api.compute_dtype`'s
+    warning), the weights on the host; None for another fit."""
     from .._validation import check_precomputed, class_labels, validate_data
     from ..lspc._array_api_paths import host_weights
-    from ._array_api_paths import compute_dtype
 
     if estimator.multi_class != "pairwise":
         return None
