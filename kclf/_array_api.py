@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -141,6 +142,22 @@ def from_numpy(a, xp, device_):
 def float_dtype(xp, X):
     """The floating dtype to compute in: ``X``'s (float32 or float64)."""
     return X.dtype if X.dtype in (xp.float32, xp.float64) else xp.float64
+
+
+def compute_dtype(estimator, xp, X):
+    """``X`` in float64: the logistic models' float32 inputs are upcast, with a
+    ``UserWarning`` (:mod:`kclf.klr._array_api_paths`' docstring: the one Newton loop's
+    ascent test and tolerance are below float32's resolution of the objective)."""
+    if X.dtype == xp.float64:
+        return X
+    warnings.warn(
+        f"{type(estimator).__name__}: float32 inputs are fitted in float64 on their device "
+        "(the Newton solver's ascent test and tolerance are below float32's resolution); "
+        "its fitted arrays are float64, its probabilities float32",
+        UserWarning,
+        stacklevel=4,
+    )
+    return xp.astype(X, xp.float64)
 
 
 def add_to_diagonal(xp, A, value):

@@ -48,8 +48,8 @@ def _numpy_copy(estimator, a):
     warnings.warn(
         f"{type(estimator).__name__} computes with NumPy only: its {xp.__name__} input is "
         "copied to NumPy in host memory and its results are NumPy arrays (LSPC, LSPCCV, "
-        "KernelLogisticRegression and KernelLogisticRegressionCV compute in the input's "
-        "namespace and on its device)",
+        "KernelLogisticRegression, KernelLogisticRegressionCV and PairwiseCoupling of them "
+        "compute in the input's namespace and on its device)",
         UserWarning,
         stacklevel=4,
     )

@@ -11,13 +11,23 @@ from itertools import combinations
 from numbers import Integral
 
 import numpy as np
-from scipy.special import expit, softmax
+from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.utils import get_tags
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, has_fit_parameter
 
-from ._base import ArgmaxPredictMixin, LogProbaMixin, log_odds
+from ._array_api import (
+    compute_dtype,
+    device,
+    from_numpy,
+    get_namespace,
+    input_namespace,
+    same_namespace,
+    to_numpy,
+)
+from ._base import CERTAIN_LOG_ODDS, ArgmaxPredictMixin, LogProbaMixin, log_odds
+from ._newton import NewtonProblem, newton
 from ._validation import POSITIVE, check_precomputed, class_labels, validate_data, warn_convergence
 
 # r_ij is kept inside [R_EPS, 1 - R_EPS] so that mu_ij, p_i never hit 0/0.
@@ -43,7 +53,19 @@ def _iterate(P, target, W, tol, max_iter):
     return P, n_iter, active.size
 
 
-def _kl_terms(Z, r, w, iu, ju):
+def _sigmoid(xp, D):
+    """``1 / (1 + exp(-D))`` without overflow (``exp`` of ``-|D|`` only)."""
+    e = xp.exp(-xp.abs(D))
+    return xp.where(D >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+def _softmax(xp, Z):
+    """Rows of ``exp(Z)`` normalised to sum to one."""
+    E = xp.exp(Z - xp.max(Z, axis=1, keepdims=True))
+    return E / xp.sum(E, axis=1, keepdims=True)
+
+
+def _kl_terms(xp, Z, r, w, iu, ju):
     """Eq. (10) up to its constant, with ``mu_ij = sigmoid(z_i - z_j)``, per row.
 
     With ``d = z_i - z_j``, ``-log sigmoid(d) = softplus(-d)`` and ``-log sigmoid(-d) =
@@ -51,56 +73,83 @@ def _kl_terms(Z, r, w, iu, ju):
     runs over the pairs ``i < j`` (``iu``, ``ju``) only:
     ``sum_{i<j} n_ij [softplus(-d_ij) + (1 - r_ij) d_ij]``, ``r`` (n, n_pairs) and ``w``
     (n_pairs,) the ``r_ij`` and ``n_ij`` of those pairs."""
-    D = Z[:, iu] - Z[:, ju]
-    sp = np.log1p(np.exp(-np.abs(D))) + np.maximum(-D, 0.0)
-    return (sp + (1.0 - r) * D) @ w
+    D = xp.take(Z, iu, axis=1) - xp.take(Z, ju, axis=1)
+    sp = xp.log1p(xp.exp(-xp.abs(D))) + xp.clip(-D, 0.0, None)
+    return xp.sum((sp + (1.0 - r) * D) * w, axis=1)
+
+
+class CouplingProblem(NewtonProblem):
+    """Eq. (10) for :func:`kclf._newton.newton`, the library's one Newton loop: one row
+    (test point) per column, its parameters ``z = log p`` (c of them, shape (c, n)).
+    ``mu_ij = sigmoid(z_i - z_j)`` makes the divergence convex in ``z`` (a Bradley-Terry
+    likelihood), with gradient ``g_i = sum_j n_ij (mu_ij - r_ij)`` (zero exactly when
+    Eq. 11 holds) and a weighted graph-Laplacian Hessian; its null direction (adding a
+    constant to ``z``) is fixed by adding ``1 1^T / c``, so a step keeps the mean of
+    ``z``.  The objective is minus the divergence less ``OFFSET`` (Eq. 10 holds it up to a
+    constant): the loop's ascent test, a relative 1e-12, then allows the absolute
+    round-off of 1e-10 of the divergence's terms, which cancel where some ``r_ij`` is
+    near 0 or 1.  A row is done when none of its probabilities moved by more than ``tol``
+    in a step (:meth:`converged`).  Every array is of the namespace ``xp``."""
+
+    #: the divergence's constant (see the class docstring)
+    OFFSET = 100.0
+
+    def __init__(self, xp, R, W, iu, ju):
+        self.xp, self.R, self.W, self.iu, self.ju = xp, R, W, iu, ju
+        self.r_u = xp.take(xp.reshape(R, (R.shape[0], -1)), iu * R.shape[1] + ju, axis=1)
+        self.w_u = xp.take(xp.reshape(W, (-1,)), iu * W.shape[0] + ju)
+        c = W.shape[0]
+        self.eye = xp.eye(c, dtype=W.dtype, device=device(W))
+        self.before = None
+
+    def objective(self, x, z, cols):
+        xp = self.xp
+        r = xp.take(self.r_u, cols, axis=0)
+        return -_kl_terms(xp, x.T, r, self.w_u, self.iu, self.ju) - self.OFFSET
+
+    def direction(self, x, z, cols):
+        xp, W = self.xp, self.W
+        Z = x.T
+        Mu = _sigmoid(xp, Z[:, :, None] - Z[:, None, :])
+        G = xp.sum(W * (Mu - xp.take(self.R, cols, axis=0)), axis=2)
+        Hw = W * (Mu * (1.0 - Mu))
+        H = self.eye * xp.sum(Hw, axis=2)[:, :, None] - Hw + 1.0 / W.shape[0]
+        step = xp.linalg.solve(H, G[:, :, None])[:, :, 0]
+        self.before = _softmax(xp, Z)
+        return -step.T, -step.T
+
+    def converged(self, old, new, x, z, cols, tol):
+        xp = self.xp
+        return xp.max(xp.abs(_softmax(xp, x.T) - self.before), axis=1) <= tol
 
 
 def _newton(P, R, W, tol, max_iter):
-    """Newton's method on Eq. (10) in ``z = log p``: ``mu_ij = sigmoid(z_i - z_j)`` makes
-    the divergence convex in ``z`` (a Bradley-Terry likelihood), with gradient
-    ``g_i = sum_j n_ij (mu_ij - r_ij)`` (zero exactly when Eq. 11 holds) and a weighted
-    graph-Laplacian Hessian; its null direction (adding a constant to ``z``) is fixed by
-    adding ``1 1^T / c``.  Steps are halved until the divergence does not increase."""
-    n, c = P.shape
-    Z = np.log(P)
-    active = np.arange(n)
-    gauge = np.ones((c, c)) / c
+    """Newton's method on Eq. (10) in ``z = log p`` (:class:`CouplingProblem`) from ``P``,
+    every row at once; ``(P, n_iter, n_left)``, the steps of the slowest row and the rows
+    not converged."""
+    xp, _ = get_namespace(P)
+    c = P.shape[1]
     iu, ju = np.triu_indices(c, k=1)
-    r_u, w_u = R[:, iu, ju], W[iu, ju]
-    fz = _kl_terms(Z, r_u, w_u, iu, ju)
-    n_iter = 0
-    while active.size and n_iter < max_iter:
-        n_iter += 1
-        Za, Ra, ra = Z[active], R[active], r_u[active]
-        D = Za[:, :, None] - Za[:, None, :]
-        Mu = expit(D)
-        G = np.einsum("ij,nij->ni", W, Mu - Ra)
-        Hw = W * (Mu * (1.0 - Mu))
-        H = -Hw
-        idx = np.arange(c)
-        H[:, idx, idx] = Hw.sum(axis=2)
-        H += gauge
-        step = np.linalg.solve(H, G[:, :, None])[:, :, 0]
-        f0 = fz[active]
-        t = np.ones(active.size)
-        Znew = Za - step
-        for _ in range(40):
-            f_new = _kl_terms(Znew, ra, w_u, iu, ju)
-            worse = f_new > f0 + 1e-10 * (np.abs(f0) + 1.0)
-            if not worse.any():
-                break
-            t[worse] *= 0.5
-            Znew[worse] = Za[worse] - t[worse, None] * step[worse]
-        else:
-            f_new = _kl_terms(Znew, ra, w_u, iu, ju)
-        # the divergence is invariant to the shift of z below
-        fz[active] = f_new
-        Pold = softmax(Za, axis=1)
-        Pnew = softmax(Znew, axis=1)
-        Z[active] = Znew - Znew.max(axis=1, keepdims=True)
-        active = active[np.max(np.abs(Pnew - Pold), axis=1) > tol]
-    return softmax(Z, axis=1), n_iter, active.size
+    iu, ju = from_numpy(iu, xp, device(P)), from_numpy(ju, xp, device(P))
+    Z = xp.log(P).T
+    r = newton(CouplingProblem(xp, R, W, iu, ju), Z, Z, tol=tol, max_iter=max_iter, max_halvings=40)
+    n_left = int(xp.sum(xp.astype(~r.converged, xp.int64)))
+    return _softmax(xp, r.x.T), int(xp.max(r.n_iter)), n_left
+
+
+def antisymmetric(xp, r, c, diagonal):
+    """The (n, c, c) array of the pairs' ``r_ij`` (``r``: (n, n_pairs), the pairs ``i <
+    j`` in ``np.triu_indices`` order) above the diagonal, ``1 - r_ij`` below it and
+    ``diagonal`` on it, by one gather (the array API has no fancy assignment)."""
+    n, n_pairs = r.shape
+    source = np.full((c, c), 2 * n_pairs)
+    iu, ju = np.triu_indices(c, k=1)
+    source[iu, ju] = np.arange(n_pairs)
+    source[ju, iu] = n_pairs + np.arange(n_pairs)
+    fill = xp.full((n, 1), diagonal, dtype=r.dtype, device=device(r))
+    table = xp.concat([r, 1.0 - r, fill], axis=1)
+    gathered = xp.take(table, from_numpy(source.reshape(-1), xp, device(r)), axis=1)
+    return xp.reshape(gathered, (n, c, c))
 
 
 def couple(R, N=None, tol=1e-10, max_iter=1000, method="newton", return_n_iter=False):
@@ -139,25 +188,24 @@ def couple(R, N=None, tol=1e-10, max_iter=1000, method="newton", return_n_iter=F
     P : ndarray of shape (c,) or (n_samples, c)
         Non-negative rows summing to one.
     """
-    R = np.asarray(R, dtype=float)
+    xp, is_xp = get_namespace(R)
+    R = xp.asarray(R, dtype=xp.float64) if is_xp else np.asarray(R, dtype=float)
     single = R.ndim == 2
     if single:
-        R = R[None]
+        R = R[None, ...]
     if R.ndim != 3 or R.shape[1] != R.shape[2] or R.shape[1] < 2:
-        raise ValueError(f"R must have shape (c, c) or (n, c, c) with c >= 2, got {R.shape}")
+        raise ValueError(f"R must have shape (c, c) or (n, c, c) with c >= 2, got {tuple(R.shape)}")
     c = R.shape[1]
     iu = np.triu_indices(c, k=1)
-    r = R[:, iu[0], iu[1]]
-    if not np.all(np.isfinite(r)) or np.any((r < 0) | (r > 1)):
+    dev = device(R)
+    r = xp.take(xp.reshape(R, (R.shape[0], c * c)), from_numpy(iu[0] * c + iu[1], xp, dev), axis=1)
+    if not bool(xp.all(xp.isfinite(r))) or bool(xp.any((r < 0) | (r > 1))):
         raise ValueError("R must hold probabilities in [0, 1] above the diagonal")
-    r = np.clip(r, R_EPS, 1.0 - R_EPS)
-    full = np.zeros_like(R)
-    full[:, iu[0], iu[1]] = r
-    full[:, iu[1], iu[0]] = 1.0 - r
+    full = antisymmetric(xp, xp.clip(r, R_EPS, 1.0 - R_EPS), c, 0.0)
     if N is None:
         W = np.ones((c, c))
     else:
-        N = np.asarray(N, dtype=float)
+        N = to_numpy(N) if is_xp else np.asarray(N, dtype=float)
         if N.shape != (c, c):
             raise ValueError(f"N must have shape ({c}, {c}), got {N.shape}")
         if np.any(N[iu] <= 0) or not np.all(np.isfinite(N[iu])):
@@ -166,23 +214,55 @@ def couple(R, N=None, tol=1e-10, max_iter=1000, method="newton", return_n_iter=F
         W[iu] = N[iu]
         W = W + W.T
     np.fill_diagonal(W, 0.0)
+    W = from_numpy(W, xp, dev)
     # sum_j n_ij r_ij, fixed during the iteration
-    target = np.einsum("ij,nij->ni", W, full)
+    target = xp.sum(W * full, axis=2)
     # initial guess p_i proportional to sum_j n_ij r_ij (Hastie & Tibshirani's start)
-    P = target / target.sum(axis=1, keepdims=True)
-    if method == "iteration":
-        P, n_iter, n_left = _iterate(P, target, W, tol, max_iter)
-    elif method == "newton":
-        P, n_iter, n_left = _newton(P, full, W, tol, max_iter)
-    else:
+    P = target / xp.sum(target, axis=1, keepdims=True)
+    if method not in ("newton", "iteration"):
         raise ValueError(f"method must be 'newton' or 'iteration', got {method!r}")
+    if is_xp and method == "iteration":
+        raise ValueError("couple: method='iteration' is NumPy only (array API inputs: 'newton')")
+    if P.shape[0] == 0:
+        n_iter, n_left = 0, 0
+    elif method == "iteration":
+        P, n_iter, n_left = _iterate(P, target, W, tol, max_iter)
+    else:
+        P, n_iter, n_left = _newton(P, full, W, tol, max_iter)
     if n_left:
         warn_convergence(
             f"couple: {n_left} of {P.shape[0]} rows still moved by more than tol={tol:g} "
             f"after max_iter={max_iter} sweeps ({method!r}); their probabilities are the "
             "last iterate"
         )
-    return (P[0] if single else P, n_iter) if return_n_iter else (P[0] if single else P)
+    if single:
+        P = P[0, ...]
+    return (P, n_iter) if return_n_iter else P
+
+
+def _rows(xp, X, idx, pairwise):
+    """The rows ``idx`` of ``X`` (and its columns ``idx`` for a precomputed kernel)."""
+    if xp is np:
+        return X[np.ix_(idx, idx)] if pairwise else X[idx]
+    X = xp.take(X, idx, axis=0)
+    return xp.take(X, idx, axis=1) if pairwise else X
+
+
+def fit_each_pair(estimator, X, yi, pairs, pair_index, sample_weight=None):
+    """One ``clone(estimator).fit`` per pair ``(i, j)`` of ``pairs`` on its rows
+    ``pair_index`` (and their columns for a precomputed kernel), label 1 <=> class ``i``
+    (so ``r_ij`` is the probability of label 1), with the rows' ``sample_weight``; the
+    rows, labels and weights in ``X``'s namespace and on its device (``yi``, ``pairs``,
+    ``pair_index`` and ``sample_weight`` are NumPy)."""
+    xp, is_xp = get_namespace(X)
+    move = (lambda a: from_numpy(a, xp, device(X))) if is_xp else (lambda a: a)
+    pairwise = _pairwise_input(estimator)
+    fitted = []
+    for (i, _), idx in zip(pairs, pair_index):
+        w = {} if sample_weight is None else {"sample_weight": move(sample_weight[idx])}
+        y = move((yi[idx] == i).astype(int))
+        fitted.append(clone(estimator).fit(_rows(xp, X, move(idx), pairwise), y, **w))
+    return fitted
 
 
 def _pairwise_input(estimator):
@@ -302,6 +382,15 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
         training inputs, from which the pairs' cross-kernels are cut at prediction
         (None for a precomputed kernel).
 
+    **Array API.**  Under ``sklearn.config_context(array_api_dispatch=True)``, with an
+    ``estimator`` whose tags declare ``array_api_support`` (so do this class's tags), the
+    inputs' namespace and device (PyTorch, CuPy, ``array-api-strict``) are kept: the pairs
+    are fitted there, the coupling (:func:`couple`, the library's one Newton loop) runs
+    there, the fitted arrays stay there and the probabilities and scores are returned
+    there.  Float32 inputs are fitted and coupled in float64 with a ``UserWarning``
+    (:class:`kclf.KernelLogisticRegression`, "Array API"), the results returned in
+    float32.  Another ``estimator`` is NumPy only (a warning says so).
+
     References
     ----------
     T. Hastie and R. Tibshirani, "Classification by pairwise coupling", NIPS 10, 1998.
@@ -324,6 +413,7 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = _pairwise_input(self.estimator)
         tags.input_tags.sparse = get_tags(self.estimator).input_tags.sparse
+        tags.array_api_support = get_tags(self.estimator).array_api_support
         return tags
 
     @_fit_context(prefer_skip_nested_validation=False)
@@ -347,12 +437,21 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
         self : PairwiseCoupling
             The fitted estimator: one fitted clone per pair in ``estimators_``.
         """
-        X, y = validate_data(
-            self, X, y, dtype=np.float64, accept_sparse=_sparse_input(self.estimator)
-        )
+        xp, is_xp = get_namespace(X)
+        is_xp = is_xp and self.__sklearn_tags__().array_api_support
+        xp = xp if is_xp else np
+        if is_xp:  # the input's namespace and device (float32 fitted in float64)
+            X, y = validate_data(self, X, y, dtype=[xp.float64, xp.float32])
+            if _pairwise_input(self.estimator):
+                check_precomputed(X)
+            X = compute_dtype(self, xp, X)
+        else:
+            X, y = validate_data(
+                self, X, y, dtype=np.float64, accept_sparse=_sparse_input(self.estimator)
+            )
+            if _pairwise_input(self.estimator):
+                check_precomputed(X)
         pairwise = _pairwise_input(self.estimator)
-        if pairwise:
-            check_precomputed(X)
         if sample_weight is not None:
             if not has_fit_parameter(self.estimator, "sample_weight"):
                 raise ValueError(
@@ -360,59 +459,82 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
                     "sample_weight, so PairwiseCoupling cannot pass the pairs' weights on"
                 )
             sample_weight = _check_sample_weight(
-                sample_weight, X, dtype=np.float64, ensure_non_negative=True
+                to_numpy(sample_weight) if is_xp else sample_weight,
+                np.empty((X.shape[0], 0)),
+                dtype=np.float64,
+                ensure_non_negative=True,
             )
-        self.classes_, yi = class_labels(y, "PairwiseCoupling")
+        classes, yi = class_labels(to_numpy(y) if is_xp else y, "PairwiseCoupling")
         self.n_train_ = X.shape[0]
-        c = self.classes_.size
+        c = classes.size
         counts = np.bincount(yi, weights=sample_weight, minlength=c)
-        self.pairs_ = np.array(list(combinations(range(c), 2)))
-        self.pair_counts_ = counts[:, None] + counts[None, :]
-        np.fill_diagonal(self.pair_counts_, 0)
-        self.pair_index_ = [np.flatnonzero((yi == i) | (yi == j)) for i, j in self.pairs_]
+        pairs = np.array(list(combinations(range(c), 2)))
+        pair_counts = counts[:, None] + counts[None, :]
+        np.fill_diagonal(pair_counts, 0)
+        pair_index = [np.flatnonzero((yi == i) | (yi == j)) for i, j in pairs]
         weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
         fitted = None
         if isinstance(self.estimator, PairBatching):
-            fitted = clone(self.estimator)._fit_pairs(
-                X, yi, self.pairs_, self.pair_index_, **weighted
-            )
+            fitted = clone(self.estimator)._fit_pairs(X, yi, pairs, pair_index, **weighted)
         if fitted is not None:
             self.estimators_ = fitted
-            self.X_fit_ = None if pairwise else X.copy()
+            self.X_fit_ = None if pairwise else (xp.asarray(X, copy=True) if is_xp else X.copy())
         else:
-            self.estimators_ = []
-            for (i, _), idx in zip(self.pairs_, self.pair_index_):
-                Xp = X[np.ix_(idx, idx)] if pairwise else X[idx]
-                w = {} if sample_weight is None else {"sample_weight": sample_weight[idx]}
-                # label 1 <=> class i, so r_ij is the probability of label 1
-                est = clone(self.estimator).fit(Xp, (yi[idx] == i).astype(int), **w)
-                self.estimators_.append(est)
+            self.estimators_ = fit_each_pair(
+                self.estimator, X, yi, pairs, pair_index, sample_weight
+            )
         self.converged_ = all(bool(getattr(e, "converged_", True)) for e in self.estimators_)
-        self.n_iter_ = np.array(
-            [int(np.max(getattr(e, "n_iter_", 1))) for e in self.estimators_], dtype=int
-        )
+        n_iter = [int(np.max(to_numpy(getattr(e, "n_iter_", 1)))) for e in self.estimators_]
+        self.n_iter_ = np.array(n_iter, dtype=int)
+        self.classes_, self.pairs_, self.pair_counts_ = classes, pairs, pair_counts
+        self.pair_index_ = pair_index
+        if is_xp:  # the fitted arrays in the input's namespace, on its device
+            for name in ("classes_", "pairs_", "pair_counts_", "n_iter_"):
+                setattr(self, name, from_numpy(getattr(self, name), xp, device(X)))
+            self.pair_index_ = [from_numpy(idx, xp, device(X)) for idx in pair_index]
         return self
 
     def _pair_outputs(self, X):
-        """``(R, F)``: :meth:`pairwise_proba`'s ``R``, and the pairs' log-odds ``F``
+        """``(R, F, dtype)``: :meth:`pairwise_proba`'s ``R``, the pairs' log-odds ``F``
         (n_samples, n_pairs), ``r_ij = sigmoid(F)``, where the estimator computes them
-        all at once (:class:`PairBatching`), else None."""
+        (:class:`PairBatching`), else None, and the dtype to return (``X``'s floating
+        dtype in an array API namespace, float64 on NumPy)."""
         check_is_fitted(self)
-        X = validate_data(
-            self, X, dtype=np.float64, reset=False, accept_sparse=_sparse_input(self.estimator)
-        )
+        fitted_xp = self.__sklearn_tags__().array_api_support
+        xp, is_xp = input_namespace(self, X, "pair_counts_") if fitted_xp else (np, False)
+        if is_xp:
+            X = validate_data(self, X, dtype=[xp.float64, xp.float32], reset=False)
+        else:
+            X = validate_data(
+                self, X, dtype=np.float64, reset=False, accept_sparse=_sparse_input(self.estimator)
+            )
         pairwise = _pairwise_input(self.estimator)
         if pairwise:
             check_precomputed(X, n_train=self.n_train_)
-        c = self.classes_.size
+        dtype = X.dtype
+        c = self.classes_.shape[0]
+        pairs = to_numpy(self.pairs_)
+        if is_xp:  # every pair's r_ij (or f_ij) in the namespace, from its own estimator
+            X = xp.astype(X, xp.float64)
+            batching = isinstance(self.estimators_[0], PairBatching)
+            columns = []
+            for est, idx in zip(self.estimators_, self.pair_index_):
+                Xp = xp.take(X, idx, axis=1) if pairwise else X
+                if batching:
+                    columns.append(est.decision_function(Xp))
+                else:
+                    one = list(to_numpy(est.classes_)).index(1)
+                    columns.append(est.predict_proba(Xp)[:, one])
+            out = xp.stack(columns, axis=1)
+            F = out if batching else None
+            r = _sigmoid(xp, F) if batching else out
+            return antisymmetric(xp, r, c, 0.5), F, dtype
         R = np.full((X.shape[0], c, c), 0.5)
         F = None
         first = self.estimators_[0]
         if isinstance(first, PairBatching) and getattr(self, "X_fit_", None) is not None:
             F = type(first)._pairs_decision(self.estimators_, self.X_fit_, X, self.pair_index_)
-        for p, ((i, j), est, idx) in enumerate(
-            zip(self.pairs_, self.estimators_, self.pair_index_)
-        ):
+        for p, ((i, j), est, idx) in enumerate(zip(pairs, self.estimators_, self.pair_index_)):
             if F is not None:
                 r = expit(F[:, p])
             else:
@@ -420,8 +542,9 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
                 r = proba[:, list(est.classes_).index(1)]
             R[:, i, j] = r
             R[:, j, i] = 1.0 - r
-        return R, F
+        return R, F, dtype
 
+    @same_namespace
     def pairwise_proba(self, X):
         """The pairs' probabilities ``r_ij(x) = P(i | x, i or j)`` of Eq. (10).
 
@@ -436,8 +559,11 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
             ``R[n, i, j] = r_ij(x_n)`` for ``i < j``, ``1 - r_ij`` below the diagonal,
             1/2 on it.
         """
-        return self._pair_outputs(X)[0]
+        R, _, dtype = self._pair_outputs(X)
+        xp, _ = get_namespace(R)
+        return xp.astype(R, dtype) if xp is not np else R
 
+    @same_namespace
     def predict_proba(self, X):
         """Class probabilities: the pairs' ``r_ij(x)`` coupled by :func:`couple`, the
         minimiser of the weighted divergence of Eq. (10) (score equations (11)).  With two
@@ -455,13 +581,18 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
         P : ndarray of shape (n_samples, n_classes)
             Columns in ``classes_`` order; rows sum to one.
         """
-        R, F = self._pair_outputs(X)  # (checks that it is fitted)
-        if self.classes_.size == 2:
+        R, F, dtype = self._pair_outputs(X)  # (checks that it is fitted)
+        xp, is_xp = get_namespace(R)
+        if self.classes_.shape[0] == 2:
             if F is not None:  # the pair's label 1 is class 0
-                return np.column_stack([expit(F[:, 0]), expit(-F[:, 0])])
-            return np.column_stack([R[:, 0, 1], R[:, 1, 0]])
-        return couple(R, self.pair_counts_, tol=self.tol, max_iter=self.max_iter)
+                P = xp.stack([_sigmoid(xp, F[:, 0]), _sigmoid(xp, -F[:, 0])], axis=1)
+            else:
+                P = xp.stack([R[:, 0, 1], R[:, 1, 0]], axis=1)
+        else:
+            P = couple(R, self.pair_counts_, tol=self.tol, max_iter=self.max_iter)
+        return xp.astype(P, dtype) if is_xp else P
 
+    @same_namespace
     def decision_function(self, X):
         """Scores ranked like :meth:`predict_proba`.
 
@@ -480,7 +611,15 @@ class PairwiseCoupling(ArgmaxPredictMixin, LogProbaMixin, ClassifierMixin, BaseE
             0 or 1).  More: the log-probabilities.
         """
         check_is_fitted(self)
-        if self.classes_.size == 2:
-            R, F = self._pair_outputs(X)
-            return -F[:, 0] if F is not None else log_odds(R[:, 1, 0])
+        if self.classes_.shape[0] == 2:
+            R, F, dtype = self._pair_outputs(X)
+            xp, is_xp = get_namespace(R)
+            if not is_xp:
+                return -F[:, 0] if F is not None else log_odds(R[:, 1, 0])
+            if F is None:  # the log-odds of the probability, -+CERTAIN_LOG_ODDS at 0 or 1
+                p = R[:, 1, 0]
+                bound = CERTAIN_LOG_ODDS
+                F = xp.clip(xp.log(p) - xp.log1p(-p), -bound, bound)
+                return xp.astype(F, dtype)
+            return xp.astype(-F[:, 0], dtype)
         return self.predict_log_proba(X)

@@ -32,11 +32,9 @@ stopped as converged far from the optimum (:class:`kclf.KernelLogisticRegression
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
-from .._array_api import device, to_numpy
+from .._array_api import compute_dtype, device, to_numpy
 from .._newton import NewtonProblem, conjugate_gradients, newton
 from ..kernels import gram
 from ..lspc._array_api_paths import FoldScores
@@ -417,20 +415,6 @@ def supported(estimator):
     """Whether the array API path implements the parameters of ``estimator`` (its tags'
     ``array_api_support``)."""
     return not callable(estimator.kernel)
-
-
-def compute_dtype(estimator, xp, X):
-    """``X`` in float64 (module docstring: float32 is upcast, with a ``UserWarning``)."""
-    if X.dtype == xp.float64:
-        return X
-    warnings.warn(
-        f"{type(estimator).__name__}: float32 inputs are fitted in float64 on their device "
-        "(the Newton solver's ascent test and tolerance are below float32's resolution); "
-        "its fitted arrays are float64, its probabilities float32",
-        UserWarning,
-        stacklevel=4,
-    )
-    return xp.astype(X, xp.float64)
 
 
 def fit_klr(est, xp, X, y, sample_weight):

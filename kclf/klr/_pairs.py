@@ -33,6 +33,8 @@ from ._solver import (
     irls_primal,
     nystroem_design,
     nystroem_map,
+    pair_chunks,
+    stack_pairs,
     warn_fit,
 )
 
@@ -95,29 +97,31 @@ def fit_pairs_shared_basis(estimator, X, yi, pairs, pair_index, sample_weight=No
         design = nystroem_design(X[rows], offset, scale, nystroem, estimator.fit_intercept)
         if shared:
             design = design.formed()
-        for p in group:
-            idx = pair_index[p]
-            y = (yi[idx] == pairs[p][0]).astype(float)[:, None]
-            w = None if sample_weight is None else sample_weight[idx]
-            train, basis = design.row_space(idx if shared else np.arange(idx.size))
+        index = [pair_index[p] if shared else np.arange(pair_index[p].size) for p in group]
+        for chunk in pair_chunks(np.array([idx.size for idx in index]), design.shape[1]):
+            members = [group[q] for q in chunk]
+            targets = [yi[pair_index[p]] == pairs[p][0] for p in members]
+            w = [None if sample_weight is None else sample_weight[pair_index[p]] for p in members]
+            train, Y, c, basis = stack_pairs(design, [index[q] for q in chunk], targets, w)
             coef, n_iter, conv = irls_primal(
-                train, y, float(estimator.lam), estimator.tol, estimator.max_iter, weights=w
+                train, Y, float(estimator.lam), estimator.tol, estimator.max_iter, weights=c
             )
             if basis is not None:
                 coef = basis @ coef
-            fitted[p] = type(estimator)._from_pair_fit(
-                params,
-                n_features_in=X.shape[1],
-                sigma=width,
-                n_iter=n_iter[0],
-                converged=conv[0],
-                coef_=coef[:, 0],
-                nystroem_offset_=offset,
-                nystroem_scale_=scale,
-                nystroem_=nystroem,
-            )
-            if not conv[0]:
-                warn_pair(estimator)
+            for q, p in enumerate(members):
+                fitted[p] = type(estimator)._from_pair_fit(
+                    params,
+                    n_features_in=X.shape[1],
+                    sigma=width,
+                    n_iter=n_iter[q],
+                    converged=conv[q],
+                    coef_=coef[:, q].copy(),
+                    nystroem_offset_=offset,
+                    nystroem_scale_=scale,
+                    nystroem_=nystroem,
+                )
+                if not conv[q]:
+                    warn_pair(estimator)
     return fitted
 
 

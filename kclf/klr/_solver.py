@@ -91,6 +91,14 @@ def _spd_solve_stack(M, B):
     return X
 
 
+def column_weights(weights, cols):
+    """The sample weights of the columns ``cols``: ``weights`` None, one column shared by
+    all (n, 1), or one per column (n, T)."""
+    if weights is None or weights.shape[1] == 1:
+        return weights
+    return weights[:, cols]
+
+
 class DualProblem(NewtonProblem):
     """kLOGREG's objective ``Phi`` in ``alpha`` for :func:`kclf._newton.newton`: one
     problem per column of ``Y`` (n, T), with one shared kernel ``K`` (n, n) or one per
@@ -133,11 +141,6 @@ class DualProblem(NewtonProblem):
         # columns solved directly (all of them, or those whose CG hit its cap)
         self.direct = np.full(T, solver != "cg")
 
-    def _weights(self, cols):
-        if self.weights is None or self.weights.shape[1] == 1:
-            return self.weights
-        return self.weights[:, cols]
-
     def kernels(self, cols):
         """The kernel of the columns ``cols``: the shared one, or their stack."""
         if self.K.ndim == 2 or cols.size == self.K.shape[0]:
@@ -152,10 +155,12 @@ class DualProblem(NewtonProblem):
         return np.matmul(K, V.T[:, :, None])[:, :, 0].T
 
     def objective(self, A, F, cols):
-        return penalised_loglik(F, A, self.Y[:, cols], self.lam[cols], self._weights(cols))
+        return penalised_loglik(
+            F, A, self.Y[:, cols], self.lam[cols], column_weights(self.weights, cols)
+        )
 
     def direction(self, A, F, cols):
-        la, c = self.lam[cols], self._weights(cols)
+        la, c = self.lam[cols], column_weights(self.weights, cols)
         P = expit(F)
         D = P * (1.0 - P)
         G = self.Y[:, cols] - P
@@ -300,11 +305,15 @@ class Design:
         """The design of the rows ``idx``."""
         return Design(self.C[idx], self.N)
 
-    def forward(self, V):
-        """``Phi V``."""
+    def hessian_cache(self):
+        """An empty :class:`HessianCache` for fits on this design."""
+        return HessianCache()
+
+    def forward(self, V, cols=None):
+        """``Phi V`` (``cols``: the columns of ``V``, unused: one design for all)."""
         return self.C @ (V if self.N is None else self.N.T @ V)
 
-    def backward(self, R):
+    def backward(self, R, cols=None):
         """``Phi^T R``."""
         out = self.C.T @ R
         return out if self.N is None else self.N @ out
@@ -327,22 +336,179 @@ class HessianCache:
     def __init__(self):
         self.grams, self.factors = {}, {}
 
-    def has(self, t):
-        return t in self.grams
+    def has(self, cols):
+        """Whether each column of ``cols`` has a Gram matrix."""
+        return np.array([t in self.grams for t in cols], dtype=bool)
 
-    def refresh(self, design, t, d):
-        self.grams[t] = design.gram(d)
-        self.factors.pop(t, None)
+    def refresh(self, design, cols, D):
+        """The Gram matrices of the columns ``cols`` at the weights ``D[:, k]``."""
+        for k, t in enumerate(cols):
+            self.grams[t] = design.gram(D[:, k])
+            self.factors.pop(t, None)
 
-    def solve(self, t, lam, r):
-        """``(G_t + lam I)^{-1} r`` (Cholesky on one BLAS thread up to
+    def solve(self, cols, lam, R):
+        """``(G_t + lam_t I)^{-1} r_t`` per column (Cholesky on one BLAS thread up to
         ``SERIAL_FACTOR_MAX`` features)."""
-        with serial_blas(r.shape[0] <= SERIAL_FACTOR_MAX):
-            if self.factors.get(t, (None,))[0] != lam:
-                H = self.grams[t].copy()
-                H[np.diag_indices_from(H)] += lam
-                self.factors[t] = (lam, scipy.linalg.cho_factor(H))
-            return scipy.linalg.cho_solve(self.factors[t][1], r, check_finite=False)
+        out = np.empty_like(R)
+        with serial_blas(R.shape[0] <= SERIAL_FACTOR_MAX):
+            for k, t in enumerate(cols):
+                if self.factors.get(t, (None,))[0] != lam[k]:
+                    H = self.grams[t].copy()
+                    H[np.diag_indices_from(H)] += lam[k]
+                    self.factors[t] = (lam[k], scipy.linalg.cho_factor(H))
+                out[:, k] = scipy.linalg.cho_solve(self.factors[t][1], R[:, k], check_finite=False)
+        return out
+
+
+def stacked_product(M, V, cols, transpose=False):
+    """``M[t] v`` (``M[t]^T v`` with ``transpose``) for each column ``v`` of ``V`` and its
+    ``t`` in ``cols`` (increasing), from the stack ``M`` (T, a, b).  Products are bound by
+    reading ``M``, and gathering ``M[cols]`` costs more than reading all of it: the
+    products of every column are formed unless few are asked for."""
+    T = M.shape[0]
+    if cols.size * 4 <= T:
+        M, full = M[cols], V
+    else:
+        full = V
+        if cols.size < T:
+            full = np.zeros(V.shape[:1] + (T,))
+            full[:, cols] = V
+    if transpose:
+        out = np.matmul(full.T[:, None, :], M)[:, 0, :].T
+    else:
+        out = np.matmul(M, full.T[:, :, None])[:, :, 0].T
+    return out if out.shape[1] == cols.size else out[:, cols]
+
+
+class StackedDesigns:
+    """One design per column (``A[t]``, shape (T, n, k)), as a :class:`Design` for
+    :class:`PrimalProblem`: many small fits (pairwise coupling's pairs) in one Newton
+    loop, each pass over all of them one batched product.  Designs with fewer rows or
+    features are padded with zeros: a row of weight 0 (the fit's ``weights``) and a
+    feature that is 0 on every row (its weight stays 0, the penalty's maximiser) change
+    no fit."""
+
+    def __init__(self, A):
+        self.A = A
+
+    @property
+    def shape(self):
+        return self.A.shape[1:]
+
+    def hessian_cache(self):
+        return StackedHessianCache(self.A.shape[0], self.A.shape[2])
+
+    def stack(self, cols):
+        """The designs of the columns ``cols`` (increasing)."""
+        return self.A if cols.size == self.A.shape[0] else self.A[cols]
+
+    def forward(self, V, cols):
+        return stacked_product(self.A, V, cols)
+
+    def backward(self, R, cols):
+        return stacked_product(self.A, R, cols, transpose=True)
+
+    def gram(self, D, cols):
+        """The upper triangles of ``Phi_t^T diag(d_t) Phi_t`` of the columns ``cols``,
+        shape (len(cols), k, k) (one symmetric rank-k update each; the lower triangles
+        0)."""
+        out = np.empty((cols.size,) + self.A.shape[2:] * 2)
+        for j, t in enumerate(cols):
+            S = np.sqrt(D[:, j])[:, None] * self.A[t]
+            out[j] = scipy.linalg.blas.dsyrk(1.0, S.T, trans=0)
+        return out
+
+
+class StackedHessianCache:
+    """:class:`HessianCache` of :class:`StackedDesigns` (``T`` columns of ``k``
+    features): the Gram matrices and the inverses of ``G_t + lam_t I`` (by their
+    Cholesky factors) in stacks, every column's update and solve one batched call."""
+
+    def __init__(self, T, k):
+        self.grams, self.inverses = np.empty((T, k, k)), np.empty((T, k, k))
+        self.known, self.lam = np.zeros(T, dtype=bool), np.full(T, np.nan)
+
+    def has(self, cols):
+        return self.known[cols]
+
+    def refresh(self, design, cols, D):
+        self.grams[cols] = design.gram(D, cols)
+        self.known[cols], self.lam[cols] = True, np.nan
+
+    def solve(self, cols, lam, R):
+        stale = self.lam[cols] != lam
+        if stale.any():
+            with serial_blas(R.shape[0] <= SERIAL_FACTOR_MAX):
+                for t, la in zip(cols[stale], lam[stale], strict=True):
+                    self.inverses[t] = spd_inverse(self.grams[t], la)
+                    self.lam[t] = la
+        return stacked_product(self.inverses, R, cols)
+
+
+def spd_inverse(G, lam):
+    """``(G + lam I)^{-1}`` for a symmetric positive semi-definite ``G`` given by its
+    upper triangle (the lower one 0) and ``lam > 0``: LAPACK ``dpotrf`` and ``dpotri``,
+    from the Cholesky factor, ``m^3`` flops."""
+    H = G.copy()
+    k = np.arange(H.shape[0])
+    H[k, k] += lam
+    L, info = scipy.linalg.lapack.dpotrf(H, lower=False, clean=True, overwrite_a=True)
+    if info == 0:
+        inv, info = scipy.linalg.lapack.dpotri(L, lower=False, overwrite_c=True)
+    if info != 0:  # not positive definite in floating point
+        H = G + np.triu(G, 1).T
+        H[k, k] += lam
+        return np.linalg.inv(H)
+    inv += inv.T  # the upper triangle mirrored, its diagonal doubled
+    inv[k, k] *= 0.5
+    return inv
+
+
+class PairBases:
+    """The orthonormal bases ``Q_t`` (T, m, k) of :func:`stack_pairs`' row spaces:
+    ``bases @ W`` is every column's weights ``Q_t w_t`` in the shared features."""
+
+    def __init__(self, Q):
+        self.Q = Q
+
+    def __matmul__(self, W):
+        return np.matmul(self.Q, W.T[:, :, None])[:, :, 0].T
+
+
+def pair_chunks(sizes, m):
+    """The fits of ``sizes`` rows each on ``m`` shared features in groups for
+    :func:`stack_pairs`, by increasing size (little padding), each stack of designs at most
+    ``CHOLESKY_BATCH_ENTRIES`` entries."""
+    order = np.argsort(sizes, kind="stable")
+    chunks, start = [], 0
+    for end in range(1, order.size + 1):
+        n = sizes[order[end - 1]]
+        if end > start + 1 and (end - start) * n * min(n, m) > CHOLESKY_BATCH_ENTRIES:
+            chunks.append(order[start : end - 1])
+            start = end - 1
+    chunks.append(order[start:])
+    return chunks
+
+
+def stack_pairs(design, index, targets, weights):
+    """``(train, Y, c, bases)``: the fits on the rows ``index[t]`` of ``design`` with
+    0/1 ``targets[t]`` and sample weights ``weights[t]`` (or None) as one
+    :class:`StackedDesigns` (each in the coordinates of its row space,
+    :meth:`Design.row_space`), padded with rows of weight 0; ``bases`` their
+    :class:`PairBases`, or None where every fit is in the shared features."""
+    spaces = [design.row_space(idx) for idx in index]
+    n = max(idx.size for idx in index)
+    k = max(sub.shape[1] for sub, _ in spaces)
+    T, m = len(index), design.shape[1]
+    A, Y, c = np.zeros((T, n, k)), np.zeros((n, T)), np.zeros((n, T))
+    Q = None if all(q is None for _, q in spaces) else np.zeros((T, m, k))
+    for t, ((sub, q), idx) in enumerate(zip(spaces, index, strict=True)):
+        A[t, : idx.size, : sub.shape[1]] = sub.C if sub.N is None else sub.forward(np.eye(m))
+        Y[: idx.size, t] = targets[t]
+        c[: idx.size, t] = 1.0 if weights[t] is None else weights[t]
+        if Q is not None:
+            Q[t, :, : sub.shape[1]] = np.eye(m) if q is None else q
+    return StackedDesigns(A), Y, c, None if Q is None else PairBases(Q)
 
 
 class PrimalProblem(NewtonProblem):
@@ -374,60 +540,57 @@ class PrimalProblem(NewtonProblem):
         T = Y.shape[1]
         self.design, self.Y = design, Y
         self.lam = np.broadcast_to(np.asarray(lam, dtype=float), (T,)).copy()
-        self.weights = None if weights is None else np.asarray(weights, dtype=float)[:, None]
-        self.cache = HessianCache() if cache is None else cache
+        self.weights = None if weights is None else np.asarray(weights, dtype=float)
+        if self.weights is not None and self.weights.ndim == 1:
+            self.weights = self.weights[:, None]
+        self.cache = design.hessian_cache() if cache is None else cache
         self.eta, self.cg_max_iter = eta, cg_max_iter
 
     def objective(self, W, F, cols):
         loglik = self.Y[:, cols] * F - np.logaddexp(0.0, F)
-        if self.weights is not None:
-            loglik = self.weights * loglik
+        c = column_weights(self.weights, cols)
+        if c is not None:
+            loglik = c * loglik
         return np.sum(loglik, axis=0) - 0.5 * self.lam[cols] * np.sum(W * W, axis=0)
 
     def direction(self, W, F, cols):
         P = expit(F)
         D = P * (1.0 - P)
         R = self.Y[:, cols] - P
-        if self.weights is not None:
-            D, R = self.weights * D, self.weights * R
+        c = column_weights(self.weights, cols)
+        if c is not None:
+            D, R = c * D, c * R
         lam = self.lam[cols]
-        G = self.design.backward(R) - lam * W
-        exact = np.array([not self.cache.has(t) for t in cols])
-        for k in np.flatnonzero(exact):
-            self.cache.refresh(self.design, cols[k], D[:, k])
-
-        def precondition(Rs, sub):
-            out = np.empty_like(Rs)
-            for j, k in enumerate(sub):
-                out[:, j] = self.cache.solve(cols[k], lam[k], Rs[:, j])
-            return out
-
-        all_cols = np.arange(cols.size)
-        dW = precondition(G, all_cols)
+        G = self.design.backward(R, cols) - lam * W
+        exact = ~self.cache.has(cols)
+        if exact.any():
+            self.cache.refresh(self.design, cols[exact], D[:, exact])
+        dW = self.cache.solve(cols, lam, G)
         dF = np.empty_like(F)
         inexact = np.flatnonzero(~exact)
         if inexact.size:
+            Dc, lam_c, cols_c = D[:, inexact], lam[inexact], cols[inexact]
 
             def matvec(V, sub):
-                FV = self.design.forward(V)
-                return self.design.backward(Dc[:, sub] * FV) + lam_c[sub] * V, FV
+                FV = self.design.forward(V, cols_c[sub])
+                return self.design.backward(Dc[:, sub] * FV, cols_c[sub]) + lam_c[sub] * V, FV
 
-            Dc, lam_c = D[:, inexact], lam[inexact]
             dW[:, inexact], dF[:, inexact], _, ok = conjugate_gradients(
                 matvec,
                 G[:, inexact],
                 dW[:, inexact],
                 self.eta,
                 self.cg_max_iter,
-                lambda Rs, sub: precondition(Rs, inexact[sub]),
+                lambda Rs, sub: self.cache.solve(cols_c[sub], lam_c[sub], Rs),
                 track=True,
             )
-            for k in inexact[~ok]:  # the preconditioner has gone stale: refresh it
-                self.cache.refresh(self.design, cols[k], D[:, k])
-                dW[:, k] = self.cache.solve(cols[k], lam[k], G[:, k])
-                exact[k] = True
+            stale = inexact[~ok]  # the preconditioner has gone stale: refresh it
+            if stale.size:
+                self.cache.refresh(self.design, cols[stale], D[:, stale])
+                dW[:, stale] = self.cache.solve(cols[stale], lam[stale], G[:, stale])
+                exact[stale] = True
         if exact.any():
-            dF[:, exact] = self.design.forward(dW[:, exact])
+            dF[:, exact] = self.design.forward(dW[:, exact], cols[exact])
         return dW, dF
 
 
@@ -435,10 +598,12 @@ def irls_primal(design, Y, lam, tol=1e-6, max_iter=100, W0=None, weights=None, c
     """kLOGREG in Nystroem features (:class:`PrimalProblem` on a :class:`Design`, or a
     plain design matrix) for every column of ``Y``.  Returns ``(Wt, n_iter, converged)``,
     ``Wt`` of shape (n_components, T)."""
-    design = design if isinstance(design, Design) else Design(np.asarray(design, dtype=float))
+    if not isinstance(design, Design | StackedDesigns):
+        design = Design(np.asarray(design, dtype=float))
     problem = PrimalProblem(design, Y, lam, weights=weights, cache=cache)
     W = np.zeros((design.shape[1], Y.shape[1])) if W0 is None else np.array(W0, dtype=float)
-    r = newton(problem, W, design.forward(W), tol=tol, max_iter=max_iter)
+    F = design.forward(W, np.arange(Y.shape[1]))
+    r = newton(problem, W, F, tol=tol, max_iter=max_iter)
     return r.x, r.n_iter, r.converged
 
 
@@ -548,7 +713,7 @@ class IRLSPaths:
         largest to the smallest, each fit (all tasks at once) started from the previous
         one's solution and preconditioned by its Hessians (:class:`HessianCache`)."""
         T, L = Ytr.shape[1], lams.size
-        cache = HessianCache()
+        cache = train.hessian_cache()
         W = np.zeros((train.shape[1], T))
         F = np.zeros((train.shape[0], T))
         out = np.empty((L, valid.shape[0], T))
@@ -584,27 +749,33 @@ class IRLSPaths:
         L = lams.size
         R = np.full((L, va.size, c, c), 0.5)
         counts = np.bincount(yi_tr, weights=w_tr, minlength=c)
-        valid = K.rows(va) if self.n_components is not None else None
-        for i in range(c):
-            for j in range(i + 1, c):
-                in_pair = (yi_tr == i) | (yi_tr == j)
-                idx = tr[in_pair]
-                y = (yi_tr[in_pair] == i).astype(float)[:, None]
-                w = None if w_tr is None else w_tr[in_pair]
-                if self.n_components is not None:  # K: the design shared by the pairs
-                    train, basis = K.row_space(idx)
-                    r = self.primal_path(train, valid, y, lams, conv, w, basis)[:, :, 0]
-                else:
-                    Kp = K[np.ix_(idx, idx)]
-                    if self.fit_intercept:
-                        Kp += 1.0
-                    A = self.irls(Kp, np.repeat(y, L, axis=1), lams, conv, w)
-                    F = K[np.ix_(va, idx)] @ A
-                    if self.fit_intercept:
-                        F += A.sum(axis=0)
-                    r = expit(F).T
-                R[:, :, i, j] = r
-                R[:, :, j, i] = 1.0 - r
+        iu, ju = np.triu_indices(c, k=1)
+        index = [tr[(yi_tr == i) | (yi_tr == j)] for i, j in zip(iu, ju, strict=True)]
+        if self.n_components is not None:  # K: the design shared by the pairs
+            valid = K.rows(va)
+            for chunk in pair_chunks(np.array([idx.size for idx in index]), K.shape[1]):
+                parts = [(yi_tr == iu[p]) | (yi_tr == ju[p]) for p in chunk]
+                targets = [yi_tr[in_pair] == iu[p] for p, in_pair in zip(chunk, parts)]
+                w = [None if w_tr is None else w_tr[in_pair] for in_pair in parts]
+                train, Y, cw, basis = stack_pairs(K, [index[p] for p in chunk], targets, w)
+                r = self.primal_path(train, valid, Y, lams, conv, cw, basis)
+                R[:, :, iu[chunk], ju[chunk]] = r
+                R[:, :, ju[chunk], iu[chunk]] = 1.0 - r
+        for p, (i, j) in enumerate(zip(iu, ju, strict=True)):
+            if self.n_components is not None:
+                break  # fitted above
+            idx, in_pair = index[p], (yi_tr == i) | (yi_tr == j)
+            y = (yi_tr[in_pair] == i).astype(float)[:, None]
+            w = None if w_tr is None else w_tr[in_pair]
+            Kp = K[np.ix_(idx, idx)]
+            if self.fit_intercept:
+                Kp += 1.0
+            A = self.irls(Kp, np.repeat(y, L, axis=1), lams, conv, w)
+            F = K[np.ix_(va, idx)] @ A
+            if self.fit_intercept:
+                F += A.sum(axis=0)
+            R[:, :, i, j] = expit(F).T
+            R[:, :, j, i] = 1.0 - R[:, :, i, j]
         N = counts[:, None] + counts[None, :]
         return np.stack([couple(R[li], N) for li in range(L)])
 

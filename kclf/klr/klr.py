@@ -39,9 +39,10 @@ from .._validation import (
     reject_with_precomputed,
     validate_data,
 )
-from ..coupling import PairBatching, PairwiseCoupling
+from ..coupling import PairBatching, PairwiseCoupling, fit_each_pair
 from ..kernels import median_sigma
 from . import _array_api_paths as xpaths
+from ._array_api_pairs import coupling_inputs, fit_pairs_shared_basis
 from ._multinomial import check_multinomial, fit_multinomial
 from ._pairs import fit_pairs, pairs_decision
 from ._solver import (
@@ -150,17 +151,16 @@ class KernelLogisticRegression(
 
     **Array API.**  Under ``sklearn.config_context(array_api_dispatch=True)`` PyTorch
     tensors, CuPy and ``array-api-strict`` arrays are computed in their namespace and on
-    their device (the kernel or the Nystroem design, every Newton step with its CG or
-    direct solves), the fitted arrays kept there and the
-    probabilities returned there (``pip install kclf[array-api]``; the user guide's "GPU
-    and many cores").  Two classes and ``multi_class="ovr"``; pairwise coupling of more
-    than two classes is refused in one line, and a callable kernel is NumPy only (the tags
-    then declare no ``array_api_support``).  Float32 inputs are fitted in float64 on their
-    device, with a ``UserWarning``: the Newton loop is not stable in float32 (a fit at
-    ``lam=1e-5`` stopped as converged with probabilities 0.97 from float64's, measured in
-    the user guide); the probabilities are returned in float32, so scikit-learn's
-    ``check_array_api_input``, which expects the NumPy fit's float64, fails on float32 by
-    design.
+    their device (the kernel or the Nystroem design, every Newton step with its CG or direct
+    solves), the fitted arrays kept there and the probabilities returned there (``pip
+    install kclf[array-api]``; the user guide's "GPU and many cores"): two classes,
+    ``multi_class="ovr"`` and pairwise coupling (its pairs and coupling in the namespace,
+    :class:`kclf.PairwiseCoupling`); a callable kernel is NumPy only (the tags then declare
+    no ``array_api_support``).  Float32 inputs are fitted in float64 on their device, with a
+    ``UserWarning``: the Newton loop is not stable in float32 (a fit at ``lam=1e-5`` stopped
+    as converged with probabilities 0.97 from float64's, measured in the user guide); the
+    probabilities are returned in float32, so scikit-learn's ``check_array_api_input``,
+    which expects the NumPy fit's float64, fails on float32 by design.
 
     References
     ----------
@@ -283,6 +283,9 @@ class KernelLogisticRegression(
         xp, is_xp = get_namespace(X)
         check_multinomial(self, is_xp)
         if is_xp and xpaths.supported(self):
+            coupled = coupling_inputs(self, xp, X, y, sample_weight)
+            if coupled is not None:
+                return self._fit_coupling(*coupled)
             self.n_iter_, conv = xpaths.fit_klr(self, xp, X, y, sample_weight)
             return self._report(conv)
         X, y = validate_data(self, X, y, dtype=np.float64, accept_sparse=self._accept_sparse())
@@ -294,16 +297,9 @@ class KernelLogisticRegression(
             )
         self.classes_, yi = class_labels(y, "KernelLogisticRegression")
         c = self.classes_.size
-        self.sigma_ = self._fit_width(X, sample_weight)
         if self._coupled():
-            base = self.get_params()
-            base.update(sigma=self.sigma_, multi_class="ovr")
-            weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
-            self.coupling_ = PairwiseCoupling(KernelLogisticRegression(**base))
-            self.coupling_.fit(X, y, **weighted)
-            self.n_iter_ = np.concatenate([e.n_iter_ for e in self.coupling_.estimators_])
-            self.converged_ = self.coupling_.converged_  # each pair warned for itself
-            return self
+            return self._fit_coupling(X, y, sample_weight)
+        self.sigma_ = self._fit_width(X, sample_weight)
         Y = (yi == 1)[:, None].astype(float) if c == 2 else np.eye(c)[yi]
         lam = float(self.lam)
         if self.n_components is not None:
@@ -342,6 +338,22 @@ class KernelLogisticRegression(
             self.X_fit_ = X if self.kernel == "precomputed" else X.copy()
         return self._report(conv)
 
+    def _fit_coupling(self, X, y, sample_weight):
+        """The pairwise fit (more than two classes): one width for all pairs (``sigma`` or
+        the median distance of all of ``X``), the pairs fitted and coupled by
+        :class:`kclf.PairwiseCoupling`, in ``X``'s namespace."""
+        self.sigma_ = self._fit_width(X, sample_weight)
+        base = self.get_params()
+        base.update(sigma=self.sigma_, multi_class="ovr")
+        weighted = {} if sample_weight is None else {"sample_weight": sample_weight}
+        self.coupling_ = PairwiseCoupling(KernelLogisticRegression(**base))
+        self.coupling_.fit(X, y, **weighted)
+        self.classes_ = self.coupling_.classes_
+        xp, _ = get_namespace(self.classes_)
+        self.n_iter_ = xp.concat([e.n_iter_ for e in self.coupling_.estimators_])
+        self.converged_ = self.coupling_.converged_  # each pair warned for itself
+        return self
+
     def _report(self, conv):
         """Set ``converged_`` from the binary problems' flags ``conv``; warn if one did not
         converge."""
@@ -358,10 +370,17 @@ class KernelLogisticRegression(
     def _fit_pairs(self, X, yi, pairs, pair_index, sample_weight=None):
         """:class:`kclf.coupling.PairBatching`: every pair by
         :func:`kclf.klr._pairs.fit_pairs` (stacked IRLS where the pair's own fit would take
-        direct steps; with ``n_components`` every pair in one shared Nystroem basis)."""
+        direct steps; with ``n_components`` every pair in one shared Nystroem basis).  On
+        array API inputs each pair's own fit in their namespace, or with ``n_components``
+        :func:`kclf.klr._array_api_pairs.fit_pairs_shared_basis`."""
         self._validate_params()
         self._check_params()
-        return fit_pairs(self, X, yi, pairs, pair_index, sample_weight)
+        xp, is_xp = get_namespace(X)
+        if not is_xp:
+            return fit_pairs(self, X, yi, pairs, pair_index, sample_weight)
+        if self.n_components is None:  # the exact kernel: each pair's own fit in xp
+            return fit_each_pair(self, X, yi, pairs, pair_index, sample_weight)
+        return fit_pairs_shared_basis(self, xp, X, yi, pairs, pair_index, sample_weight)
 
     @classmethod
     def _pairs_decision(cls, estimators, X_train, X, pair_index):

@@ -195,7 +195,7 @@ def test_tags_deny_array_api_support_where_a_parameter_is_not_implemented(est):
 
 
 NUMPY_ONLY = [
-    PairwiseCoupling(KernelLogisticRegression()),
+    PairwiseCoupling(KernelLogisticRegression(kernel=lambda A, B: A @ B.T)),
     KernelLogisticRegression(kernel=lambda A, B: A @ B.T),
     MAPLP(),
     ManifoldGPC(),
@@ -244,8 +244,11 @@ KLR_CASES = [
 ]
 
 
-@over_namespaces(KLR_CASES)
-def test_klr_namespace_fit_equals_numpy(kind, est, name, dtype, weighted):
+def fit_in_namespace(est, kind, name, dtype, weighted):
+    """``(xp, X, ref, fitted, (P, scores, labels), caught)``: ``est`` fitted on NumPy in
+    float64 (the reference) and on the namespace's ``dtype`` arrays of the same values
+    under dispatch, its outputs there and the fit's warnings; checks that the outputs are
+    of the namespace and that float32, only, was upcast with a warning."""
     xp, to = namespace(name)
     X, y = data(kind)
     X = X.astype(dtype)
@@ -256,20 +259,29 @@ def test_klr_namespace_fit_equals_numpy(kind, est, name, dtype, weighted):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             fitted = sklearn.clone(est).fit(Xa, to(y), sample_weight=None if w is None else to(w))
-        P = fitted.predict_proba(Xa)
-        scores = fitted.decision_function(Xa)
-        labels = fitted.predict(Xa)
+        outputs = fitted.predict_proba(Xa), fitted.decision_function(Xa), fitted.predict(Xa)
     upcast = [c for c in caught if "fitted in float64" in str(c.message)]
     assert bool(upcast) == (dtype == "float32")
-    for out in (P, scores, labels):
+    for out in outputs:
         assert array_api_compat.array_namespace(out).__name__ == xp.__name__
-    assert str(P.dtype).endswith(dtype)
-    models = getattr(fitted, "estimators_", None) or [getattr(fitted, "best_estimator_", fitted)]
+    assert str(outputs[0].dtype).endswith(dtype)
+    return xp, X, ref, fitted, outputs, caught
+
+
+def assert_klr_arrays_in(xp, models):
+    """The fitted coefficients, classes and iteration counts of KLR ``models`` in ``xp``."""
     for inner in models:
         coef = "coef_" if inner.n_components is not None else "dual_coef_"
         for attr in (coef, "classes_", "n_iter_"):
             value = getattr(inner, attr)
             assert array_api_compat.array_namespace(value).__name__ == xp.__name__, attr
+
+
+@over_namespaces(KLR_CASES)
+def test_klr_namespace_fit_equals_numpy(kind, est, name, dtype, weighted):
+    xp, X, ref, fitted, (P, _, _), _ = fit_in_namespace(est, kind, name, dtype, weighted)
+    models = getattr(fitted, "estimators_", None) or [getattr(fitted, "best_estimator_", fitted)]
+    assert_klr_arrays_in(xp, models)
     tol = 1e-4 if est.n_components is not None else 1e-7
     if dtype == "float32":
         tol += float(np.finfo(np.float32).eps)
@@ -282,12 +294,8 @@ def test_klr_namespace_fit_equals_numpy(kind, est, name, dtype, weighted):
         )
 
 
-@pytest.mark.parametrize(
-    "est",
-    [KernelLogisticRegression(), KernelLogisticRegressionCV(lams=[1.0], sigma_factors=[1.0])],
-    ids=lambda e: type(e).__name__,
-)
-def test_klr_pairwise_coupling_under_dispatch_says_so_in_one_line(est):
+def test_klr_cv_pairwise_coupling_under_dispatch_says_so_in_one_line():
+    est = KernelLogisticRegressionCV(lams=[1.0], sigma_factors=[1.0])
     X, y = data("multi-class", 60)
     with sklearn.config_context(array_api_dispatch=True):
         with pytest.raises(ValueError, match="array API") as info:
@@ -303,6 +311,8 @@ def test_klr_pairwise_coupling_under_dispatch_says_so_in_one_line(est):
         KernelLogisticRegression(n_components=5),
         KernelLogisticRegressionCV(),
         KernelLogisticRegressionCV(n_components=5),
+        PairwiseCoupling(KernelLogisticRegression()),
+        PairwiseCoupling(KernelLogisticRegression(n_components=5)),
     ],
 )
 def test_klr_tags_declare_array_api_support(est):
@@ -317,3 +327,84 @@ def test_klr_predicting_in_another_namespace_is_refused():
         )
     with pytest.raises(ValueError, match="fitted on array_api_strict arrays"):
         fitted.predict_proba(X)
+
+
+# Pairwise coupling (Roth 2001, Section 3) on the array API: the pairs fitted in the
+# namespace (the exact kernel by each pair's own fit; Nystroem pairs of one width in one
+# Newton loop on the shared design) and coupled there by the one Newton loop
+# (kclf._newton).  The pairs agree with NumPy's as KLR's fits do (1e-7); the Nystroem
+# cases stop at tol=1e-12, where the NumPy path's inexact steps (within 1e-4 of the
+# optimum's probabilities at the default tol) have reached it too.  The coupling's
+# Jacobian in r_ij is bounded by a few units on these data (4x asked), and its tolerance
+# is 1e-10.
+PAIR_CASES = [
+    ("multi-class", PairwiseCoupling(KernelLogisticRegression())),
+    ("multi-class", PairwiseCoupling(KernelLogisticRegression(solver="direct", lam=0.01))),
+    (
+        "multi-class",
+        PairwiseCoupling(KernelLogisticRegression(n_components=40, random_state=0, tol=1e-12)),
+    ),
+    (
+        "multi-class",
+        PairwiseCoupling(
+            KernelLogisticRegression(sigma=2.0, n_components=40, random_state=1, tol=1e-12)
+        ),
+    ),
+    ("binary", PairwiseCoupling(KernelLogisticRegression())),
+    ("multi-class", KernelLogisticRegression(lam=0.05)),
+    ("multi-class", KernelLogisticRegression(n_components=30, random_state=0, tol=1e-12)),
+]
+
+
+@over_namespaces(PAIR_CASES)
+def test_pairwise_coupling_namespace_fit_equals_numpy(kind, est, name, dtype, weighted):
+    xp, X, ref, fitted, (P, scores, labels), caught = fit_in_namespace(
+        est, kind, name, dtype, weighted
+    )
+    assert len([c for c in caught if "fitted in float64" in str(c.message)]) <= 1
+    assert not [c for c in caught if "computes with NumPy only" in str(c.message)]
+    coupling = getattr(fitted, "coupling_", fitted)
+    with sklearn.config_context(array_api_dispatch=True):
+        R = coupling.pairwise_proba(namespace(name)[1](X))
+    assert array_api_compat.array_namespace(R).__name__ == xp.__name__
+    assert str(R.dtype).endswith(dtype) and str(scores.dtype).endswith(dtype)
+    for attr in ("classes_", "pair_counts_", "pairs_", "n_iter_"):
+        value = getattr(coupling, attr)
+        assert array_api_compat.array_namespace(value).__name__ == xp.__name__, attr
+    assert_klr_arrays_in(xp, coupling.estimators_)
+    nystroem = getattr(est, "estimator", est).n_components is not None
+    tol = 1e-7
+    if dtype == "float32":
+        tol += float(np.finfo(np.float32).eps)
+    ref_coupling = getattr(ref, "coupling_", ref)
+    np.testing.assert_allclose(to_numpy(R), ref_coupling.pairwise_proba(X), rtol=0, atol=tol)
+    np.testing.assert_allclose(to_numpy(P), ref.predict_proba(X), rtol=0, atol=4 * tol)
+    if dtype == "float64" and not nystroem:
+        np.testing.assert_array_equal(to_numpy(labels), ref.predict(X))
+        np.testing.assert_allclose(to_numpy(scores), ref.decision_function(X), rtol=0, atol=1e-5)
+
+
+def test_coupling_in_a_namespace_equals_numpy():
+    """:func:`kclf.couple` on array-api-strict arrays: the same Newton steps as on NumPy."""
+    from kclf import couple
+
+    rng = np.random.default_rng(0)
+    c = 5
+    P = rng.dirichlet(np.ones(c), size=50)
+    R = np.clip(
+        P[:, :, None] / (P[:, :, None] + P[:, None, :]) + 0.05 * rng.normal(size=(50, c, c)),
+        0.01,
+        0.99,
+    )
+    N = rng.integers(10, 40, size=(c, c)).astype(float)
+    N = N + N.T
+    expected, it = couple(R, N, return_n_iter=True)
+    with sklearn.config_context(array_api_dispatch=True):
+        got, it_xp = couple(
+            array_api_strict.asarray(R), array_api_strict.asarray(N), return_n_iter=True
+        )
+        with pytest.raises(ValueError, match="method='iteration' is NumPy only"):
+            couple(array_api_strict.asarray(R), method="iteration")
+    assert array_api_compat.array_namespace(got).__name__ == "array_api_strict"
+    assert it_xp == it
+    np.testing.assert_allclose(to_numpy(got), expected, rtol=0, atol=1e-15)

@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 import pytest
+from array_api_checks import xfail_float32_array_api
 from scipy.optimize import minimize
 from scipy.special import softmax
 from sklearn.datasets import load_iris
@@ -184,6 +185,7 @@ def test_pairwise_coupling_errors():
     ]
 )
 def test_sklearn_compatible(estimator, check):
+    xfail_float32_array_api(check)  # KLR's float32: fitted in float64, float32 returned
     check(estimator)
 
 

@@ -31,6 +31,7 @@ from newton_fingerprints import (
 )
 from scipy.special import expit
 
+from kclf.coupling import couple
 from kclf.kernels import rbf_kernel
 
 RECORDED = np.load(FIXTURE)
@@ -134,6 +135,11 @@ def test_pairwise_equals_recorded(name, tight):
     coupling = getattr(est, "coupling_", est)
     check_pairs(coupling, X, np.searchsorted(coupling.classes_, y), old, X_test)
     np.testing.assert_array_equal(est.predict(X_test), est.classes_[old["proba"].argmax(1)])
+    # the coupling (now a problem of kclf._newton's loop) of the recorded pairs'
+    # probabilities: the recorded coupled probabilities, within its tol = 1e-10 (the
+    # coupled map's Lipschitz constant on these rows is a few units)
+    coupled = couple(old["pair_proba"], coupling.pair_counts_, tol=coupling.tol)
+    np.testing.assert_allclose(coupled, old["proba"], rtol=0, atol=1e-9)
 
 
 @pytest.mark.parametrize("tight", [False, True], ids=["default_tol", "tight_tol"])

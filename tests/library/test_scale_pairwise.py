@@ -9,7 +9,8 @@ import pytest
 from kclf.coupling import PairwiseCoupling
 from kclf.kernels import rbf_kernel
 from kclf.klr import KernelLogisticRegression
-from kclf.klr._solver import irls
+from kclf.klr import _solver as solver
+from kclf.klr._solver import Design, IRLSPaths, irls, irls_primal, stack_pairs
 
 
 class PerPairKLR(KernelLogisticRegression):
@@ -163,3 +164,51 @@ def test_shared_basis_of_every_row_equals_the_exact_pairs(kwargs, weighted):
         scale = np.abs(design.C) @ (np.abs(design.N.T) @ np.abs(e.coef_))
         m = design.shape[1]
         assert np.all(np.abs(F[:, p] - e.decision_function(X_test)) <= 4 * m * EPS * scale)
+
+
+def test_stacked_pairs_equal_one_fit_at_a_time():
+    """Many pairs in one Newton loop (:func:`stack_pairs`: padded designs, rows of weight
+    0, each pair in its row space or, where it has more rows than features, in the shared
+    features) equal one fit per pair, alone and along a warm lambda path, within the
+    strong-concavity bound above (in the weights: a prediction moves by ``||phi(x)||``
+    times the weights' distance)."""
+    rng = np.random.default_rng(5)
+    n, m = 150, 24
+    design = Design(rng.normal(size=(n, m)) / np.sqrt(m))
+    sizes = (10, 17, 30, 24, 57, 8, 41, 23, 33)
+    index = [np.sort(rng.choice(n, s, replace=False)) for s in sizes]
+    targets = [rng.random(s) < 0.4 for s in sizes]
+    weights = [None if p % 3 else rng.integers(0, 3, s).astype(float) for p, s in enumerate(sizes)]
+    train, Y, c, basis = stack_pairs(design, index, targets, weights)
+    assert basis is not None and train.shape == (max(sizes), m)
+    lams = np.array([1.0, 0.1, 0.01])
+    paths = IRLSPaths("rbf", "pairwise", "error", SHARED_TOL, 100, 1e-6, "auto", True)
+    stacked = paths.primal_path(train, design, Y, lams, [], c, basis)
+    coef, _, conv = irls_primal(train, Y, 0.05, SHARED_TOL, weights=c)
+    assert conv.all()
+    coef = basis @ coef
+    norm = np.sqrt(np.max(np.sum(design.C**2, axis=1)))
+    for p, idx in enumerate(index):
+        sub, q = design.row_space(idx)
+        y = targets[p].astype(float)[:, None]
+        one = paths.primal_path(sub, design, y, lams, [], weights[p], q)[:, :, 0]
+        top = (idx.size if weights[p] is None else weights[p].sum()) * np.log(2.0)
+        gap = 2.0 * np.sqrt(2.0 * SHARED_TOL * top / lams)
+        assert np.all(np.abs(stacked[:, :, p] - one) <= 0.25 * norm * gap[:, None])
+        w1, _, _ = irls_primal(sub, y, 0.05, SHARED_TOL, weights=weights[p])
+        w1 = w1[:, 0] if q is None else q @ w1[:, 0]
+        assert np.linalg.norm(coef[:, p] - w1) <= 2.0 * np.sqrt(2.0 * SHARED_TOL * top / 0.05)
+
+
+def test_shared_basis_pairs_in_chunks(monkeypatch):
+    """The pairs stacked in groups (a small memory cap) fit what one stack fits."""
+    X, y = unbalanced(sizes=(20, 14, 25, 11))
+    kw = {"sigma": 1.5, "lam": 0.05, "tol": SHARED_TOL, "n_components": 30, "random_state": 0}
+    one = PairwiseCoupling(KernelLogisticRegression(**kw)).fit(X, y)
+    sizes = np.array([idx.size for idx in one.pair_index_])
+    monkeypatch.setattr(solver, "CHOLESKY_BATCH_ENTRIES", 3000)
+    chunks = solver.pair_chunks(sizes, 31)
+    assert len(chunks) > 2 and np.array_equal(np.sort(np.concatenate(chunks)), np.arange(6))
+    split = PairwiseCoupling(KernelLogisticRegression(**kw)).fit(X, y)
+    bound = pair_bound(one.pair_counts_.max(), kw["lam"])
+    assert np.abs(split.pairwise_proba(X) - one.pairwise_proba(X)).max() <= bound
