@@ -22,7 +22,7 @@ import numpy as np
 
 from .._array_api import compute_dtype, device, from_numpy, to_numpy
 from .._newton import newton
-from ._array_api_paths import PrimalProblem, nystroem_map_of_rows
+from ._array_api_paths import PrimalProblem, landmark_rows_of, nystroem_map_of_rows
 from ._pairs import warn_pair
 
 
@@ -81,6 +81,7 @@ def fit_pairs_shared_basis(estimator, xp, X, yi, pairs, pair_index, sample_weigh
         w = None if sample_weight is None else sample_weight[idx]
         widths.append(estimator._fit_width(xp.take(X, from_numpy(idx, xp, dev), axis=0), w))
     fitted = [None] * len(pairs)
+    rows = landmark_rows_of(xp, X, sample_weight)
     for width in dict.fromkeys(widths):  # in order of first use
         group = [p for p, s in enumerate(widths) if s == width]
         offset, scale, nystroem, Phi = nystroem_map_of_rows(
@@ -90,7 +91,7 @@ def fit_pairs_shared_basis(estimator, xp, X, yi, pairs, pair_index, sample_weigh
             width,
             estimator.n_components,
             estimator.random_state,
-            sample_weight,
+            rows,
             estimator.fit_intercept,
         )
         Y, C = np.zeros((n, len(group))), np.zeros((n, len(group)))

@@ -148,18 +148,24 @@ class MultinomialProblem(NewtonProblem):
     def _refresh(self, t, P):
         for k in range(P.shape[1]):
             d = P[:, k] * (1.0 - P[:, k])
-            self.cache.refresh(self.design, (t, k), d if self.weights is None else self.weights * d)
+            d = d if self.weights is None else self.weights * d
+            self.cache.refresh(self.design, [(t, k)], d[:, None])
+
+    def solve_block(self, key, lam, R):
+        """``(G_key + lam I)^{-1} R`` for every column of ``R`` (one factorisation)."""
+        r = R.shape[1]
+        return self.cache.solve([key] * r, np.full(r, lam), R)
 
     def _cg_step(self, P, G, lam, t):
         """The preconditioned CG step of one column (module docstring)."""
         m, c = G.shape
-        if not self.cache.has((t, 0)):
+        if not self.cache.has([(t, 0)])[0]:
             self._refresh(t, P)
 
         def precondition(Rs, sub):
             Rs = Rs.reshape(m, c, -1)
             return np.stack(
-                [self.cache.solve((t, k), lam, Rs[:, k]) for k in range(c)], axis=1
+                [self.solve_block((t, k), lam, Rs[:, k]) for k in range(c)], axis=1
             ).reshape(m * c, -1)
 
         def matvec(V, sub):
