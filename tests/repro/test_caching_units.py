@@ -174,6 +174,9 @@ def test_rule_log_holds_warnings_c_level_output_and_the_traceback(tmp_path):
             log.info("started")
             warnings.warn("grid too coarse")
             os.write(2, b"C-level stderr line\\n")
+            # a stream library that asks whether the stream is closed (PyStan's build output)
+            from clikit.io.output_stream import StreamOutputStream
+            StreamOutputStream(sys.stderr).write("Building: found in cache\\n")
             raise ValueError("fold 3 has one class only")
             """
         )
@@ -185,6 +188,7 @@ def test_rule_log_holds_warnings_c_level_output_and_the_traceback(tmp_path):
         "INFO fit: started",
         "UserWarning: grid too coarse",
         "C-level stderr line",
+        "Building: found in cache",
         "Traceback (most recent call last)",
         "ValueError: fold 3 has one class only",
     ):

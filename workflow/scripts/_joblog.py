@@ -39,6 +39,13 @@ class _Tee:
         return False
 
     @property
+    def closed(self):  # libraries check it before writing (PyStan's clikit output)
+        return any(s.closed for s in self._streams)
+
+    def writable(self):
+        return True
+
+    @property
     def encoding(self):
         return self._streams[0].encoding
 
