@@ -109,7 +109,19 @@ class PlattSVC(ClassifierMixin, BaseEstimator):
         return self.platt_.predict_proba(X)
 
 
-class MedianWidths(ClassifierMixin, BaseEstimator):
+class _PredictsByItsFit(ClassifierMixin, BaseEstimator):
+    """Predictions of the fitted estimator the attribute ``_fitted`` names."""
+
+    _fitted = "estimator_"
+
+    def predict(self, X):
+        return getattr(self, self._fitted).predict(X)
+
+    def predict_proba(self, X):
+        return getattr(self, self._fitted).predict_proba(X)
+
+
+class MedianWidths(_PredictsByItsFit):
     """An estimator whose Gaussian widths are multiples of the median distance of the
     inputs it is fitted on (a preprocessed training fold): ``build(widths)`` makes the
     estimator of the widths :func:`kclf.model_selection.sigma_grid` of ``factors``;
@@ -124,12 +136,6 @@ class MedianWidths(ClassifierMixin, BaseEstimator):
         self.classes_ = self.estimator_.classes_
         return self
 
-    def predict(self, X):
-        return self.estimator_.predict(X)
-
-    def predict_proba(self, X):
-        return self.estimator_.predict_proba(X)
-
 
 def oob_accuracy(forest):
     """A fitted ``RandomForestClassifier(oob_score=True)``'s out-of-bag accuracy: the share
@@ -137,13 +143,15 @@ def oob_accuracy(forest):
     return forest.oob_score_
 
 
-class OwnCriterionSearch(ClassifierMixin, BaseEstimator):
+class OwnCriterionSearch(_PredictsByItsFit):
     """``estimator`` at each point of ``param_grid``, fitted once on all the rows it is
     given, and the point of the highest ``criterion(fitted)`` kept (ties: the first point
     in ``ParameterGrid`` order, as ``GridSearchCV`` breaks them): a search with no inner
     CV, by a criterion the estimator computes from its own fit (:func:`oob_accuracy`).
     ``best_params_``, ``best_score_``, ``best_estimator_`` (the
     kept fit, not refitted) and ``scores_`` (every point's, in grid order)."""
+
+    _fitted = "best_estimator_"
 
     def __init__(self, estimator, param_grid, criterion):
         self.estimator, self.param_grid, self.criterion = estimator, param_grid, criterion
@@ -159,12 +167,6 @@ class OwnCriterionSearch(ClassifierMixin, BaseEstimator):
         self.best_score_, self.best_params_, self.best_estimator_ = best
         self.classes_ = self.best_estimator_.classes_
         return self
-
-    def predict(self, X):
-        return self.best_estimator_.predict(X)
-
-    def predict_proba(self, X):
-        return self.best_estimator_.predict_proba(X)
 
 
 def gpy_missing():
