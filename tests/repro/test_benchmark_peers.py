@@ -235,3 +235,16 @@ def test_rf_is_chosen_by_its_out_of_bag_accuracy_with_no_inner_cv(monkeypatch):
     assert bm.chosen(runs[0][0], "RF") == {
         k: v for k, v in search.best_params_.items() if k in specs.RF_SEARCHED
     }
+
+
+def test_rf_selection_inner_cv_is_the_grid_search_and_part_of_the_grid():
+    """`benchmark.grids.RF.selection: inner_cv` chooses by GridSearchCV on the inner folds;
+    the key is one of RF's grid keys, so switching it changes the fit's params (its jobs
+    rerun rather than keep forests chosen the other way)."""
+    X, y = _set(120)
+    grid = {"max_features": [0.5, 1.0], "min_samples_leaf": [1, 10], "n_estimators": 20}
+    cfg = dict(CFG, grids={"RF": dict(grid, selection="inner_cv")})
+    fold = bm.outer_folds(y, "cv", seed=3, k=3)[0]
+    model = bm.fit_fold(X, y, fold, [], "cv", "RF", 0, cfg, seed=3)[0]
+    assert isinstance(bm.fitted_estimator(model), GridSearchCV)
+    assert bm.method_grid(CFG, "RF")["selection"] == "out_of_bag"

@@ -215,12 +215,13 @@ def _hgb(grid, cfg, path, random_state):
 def _rf(grid, cfg, path, random_state):
     # chosen by the forest's own out-of-bag accuracy: one forest per setting on the
     # training rows, each row voted on by the trees that did not draw it
+    oob = grid["selection"] == "out_of_bag"
     return grid_search(
-        RandomForestClassifier(oob_score=True, random_state=random_state),
+        RandomForestClassifier(oob_score=oob, random_state=random_state),
         {**_lists(grid, RF_SEARCHED), "n_estimators": int(grid["n_estimators"])},
         cfg,
         random_state,
-        criterion=estimators.oob_accuracy,
+        criterion=estimators.oob_accuracy if oob else None,
     )
 
 
@@ -334,11 +335,12 @@ register(
         "RF",
         "RF",
         build=_rf,
-        grid=(*RF_SEARCHED, "n_estimators"),
+        grid=(*RF_SEARCHED, "n_estimators", "selection"),
         defaults={
             "max_features": ("sqrt", 0.25, 0.5, 1.0),
             "min_samples_leaf": (1, 2, 5, 10),
             "n_estimators": 100,
+            "selection": "out_of_bag",
         },
         chosen=partial(search_chosen, RF_SEARCHED),
         size=SUBSAMPLED,
