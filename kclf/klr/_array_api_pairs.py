@@ -22,7 +22,14 @@ import numpy as np
 
 from .._array_api import compute_dtype, device, from_numpy, to_numpy
 from .._newton import newton
-from ._array_api_paths import PrimalProblem, landmark_rows_of, nystroem_map_of_rows
+from ..coupling import antisymmetric, couple
+from ._array_api_paths import (
+    PrimalProblem,
+    _dual_path,
+    _primal_path,
+    landmark_rows_of,
+    nystroem_map_of_rows,
+)
 from ._pairs import warn_pair
 
 
@@ -31,8 +38,8 @@ class PairColumnsProblem(PrimalProblem):
     problem (``weights`` (n, T), 0 on the rows outside a pair): the weights of the columns
     the loop passes are selected before each objective and step."""
 
-    def __init__(self, xp, Phi, Y, lam, *, weights):
-        super().__init__(xp, Phi, Y, lam)
+    def __init__(self, xp, Phi, Y, lam, *, weights, cache=None):
+        super().__init__(xp, Phi, Y, lam, cache=cache)
         self.column_weights = weights
 
     def _select(self, cols):
@@ -122,3 +129,44 @@ def fit_pairs_shared_basis(estimator, xp, X, yi, pairs, pair_index, sample_weigh
             if not conv[q]:
                 warn_pair(estimator)
     return fitted
+
+
+def pairwise_path(paths, xp, K, tr, va, yi_tr, c, lams, conv, w_tr=None):
+    """:meth:`kclf.klr._solver.IRLSPaths.pairwise_path` on arrays of ``xp``: the coupled
+    class posteriors of the validation rows ``va`` for every lambda, (n_va, n_lams, c).
+
+    ``K`` is the kernel of all rows, or with ``n_components`` the Nystroem design of all
+    rows (shared by the folds and pairs, as on NumPy).  Exact kernel: each pair's lambdas
+    by one IRLS call on its training rows' kernel
+    (:func:`kclf.klr._array_api_paths._dual_path`).  Nystroem: every pair is one column of
+    one warm-started lambda path on the training rows' design, the rows outside the pair
+    weighing 0 (:class:`PairColumnsProblem`; the same maximiser as the NumPy path's fit on
+    the pair's rows, whose ``w`` the penalty keeps in their row space).  The pairs'
+    ``r_ij`` are coupled by Eq. (10) with ``n_ij`` the pairs' (weighted) training counts
+    (:func:`kclf.coupling.couple`, in ``xp``), all lambdas in one call.  ``tr``, ``va``,
+    ``yi_tr`` (the training rows' class indices) and ``w_tr`` are NumPy; appends the fits'
+    converged flags to ``conv``."""
+    dev = device(K)
+    iu, ju = np.triu_indices(c, k=1)
+    in_pair = (yi_tr[:, None] == iu) | (yi_tr[:, None] == ju)  # (n_tr, n_pairs)
+    first = (yi_tr[:, None] == iu).astype(float)  # label 1 <=> class i
+    vax = from_numpy(va, xp, dev)
+    if paths.n_components is not None:
+        C = in_pair * (1.0 if w_tr is None else w_tr[:, None])
+        trx, Y, C = (from_numpy(a, xp, dev) for a in (tr, first, C))
+        r = _primal_path(paths, xp, K, trx, vax, Y, lams, conv, C, problem=PairColumnsProblem)
+    else:
+        parts = []
+        for p in range(iu.size):
+            rows = in_pair[:, p]
+            y = from_numpy(first[rows, p : p + 1], xp, dev)
+            w = None if w_tr is None else from_numpy(w_tr[rows][:, None], xp, dev)
+            trx = from_numpy(tr[rows], xp, dev)
+            parts.append(_dual_path(paths, xp, K, trx, vax, y, lams, conv, w))
+        r = xp.concat(parts, axis=2)
+    # r: (n_va, n_lams, n_pairs); every (row, lambda) one coupling problem
+    n_va, L = va.size, lams.size
+    R = antisymmetric(xp, xp.reshape(r, (n_va * L, iu.size)), c, 0.5)
+    counts = np.bincount(yi_tr, weights=w_tr, minlength=c)
+    P = couple(R, counts[:, None] + counts[None, :])
+    return xp.reshape(P, (n_va, L, c))

@@ -38,7 +38,13 @@ from .._array_api import compute_dtype, device, to_numpy
 from .._newton import NewtonProblem, conjugate_gradients, newton
 from ..kernels import gram
 from ..lspc._array_api_paths import FoldScores
-from ._solver import AUTO_CG_MIN_N, CG_TOL_FLOOR, CHOLESKY_BATCH_ENTRIES, landmark_rows
+from ._solver import (
+    AUTO_CG_MIN_N,
+    CG_TOL_FLOOR,
+    CHOLESKY_BATCH_ENTRIES,
+    check_pair_folds,
+    landmark_rows,
+)
 
 # the seed of the row hash of landmark_rows_of (any: the rows chosen do not depend on it)
 ROW_HASH_SEED = 0
@@ -395,20 +401,14 @@ def finite(xp, K):
     return K
 
 
-def unsupported(estimator, n_classes=2):
+def unsupported(estimator):
     """``ValueError`` naming the first parameter of a kernel logistic regression (or its
-    search) that the array API path does not implement: a callable kernel, or pairwise
-    coupling of more than two classes (``multi_class="ovr"`` is implemented)."""
+    search) that the array API path does not implement: a callable kernel."""
     if callable(estimator.kernel):
-        what = "a callable kernel"
-    elif n_classes > 2 and estimator.multi_class == "pairwise":
-        what = f"multi_class='pairwise' with {n_classes} classes (use multi_class='ovr')"
-    else:
-        return
-    raise ValueError(
-        f"{type(estimator).__name__}: {what} is not supported for array API inputs "
-        "(array_api_dispatch=True); pass NumPy arrays for it"
-    )
+        raise ValueError(
+            f"{type(estimator).__name__}: a callable kernel is not supported for array API "
+            "inputs (array_api_dispatch=True); pass NumPy arrays for it"
+        )
 
 
 def supported(estimator):
@@ -429,7 +429,7 @@ def fit_klr(est, xp, X, y, sample_weight):
         check_precomputed(X)
     classes, yi = class_labels(to_numpy(y, xp), "KernelLogisticRegression")
     c = classes.size
-    unsupported(est, c)
+    unsupported(est)
     X = compute_dtype(est, xp, X)
     dev = device(X)
     sw = None if sample_weight is None else host_weights(sample_weight, X.shape[0])
@@ -493,12 +493,18 @@ def class_probabilities(xp, F, dtype):
 
 
 def search(paths, xp, X, labels, folds, table, classes, sample_weight):
-    """:meth:`kclf.klr._solver.IRLSPaths.search` on arrays of ``xp`` (binary tasks or
-    one-vs-rest): per width the kernel (or the Nystroem design) once, per fold every
-    lambda and task by one IRLS call (Nystroem: along the lambda path, warm-started), the
-    scores in ``xp``; returns the converged flags."""
+    """:meth:`kclf.klr._solver.IRLSPaths.search` on arrays of ``xp`` (binary tasks,
+    one-vs-rest or pairwise coupling): per width the kernel (or the Nystroem design) once,
+    per fold every lambda and task by one IRLS call (Nystroem: along the lambda path,
+    warm-started; pairwise: :func:`kclf.klr._array_api_pairs.pairwise_path`), the scores in
+    ``xp``; returns the converged flags."""
+    from ._array_api_pairs import pairwise_path  # that module builds on this one
+
     dev = device(X)
     c, n_tasks = classes.size, labels.shape[1]
+    pairwise = c > 2 and paths.multi_class == "pairwise"
+    if pairwise:
+        check_pair_folds(labels, folds, classes)
     sw = sample_weight
     L = table.lams.size
     labels_x = xp.asarray(labels, device=dev)
@@ -518,8 +524,8 @@ def search(paths, xp, X, labels, folds, table, classes, sample_weight):
         sigma = table.sigmas[si]
         sigma = None if np.isnan(sigma) else float(sigma)
         conv, scores = [], []
-        if paths.n_components is not None:
-            Phi = nystroem_map_of_rows(
+        if paths.n_components is not None:  # the design of all rows, not a kernel
+            K = nystroem_map_of_rows(
                 xp,
                 X,
                 paths.kernel,
@@ -535,13 +541,18 @@ def search(paths, xp, X, labels, folds, table, classes, sample_weight):
             trx, vax = _index(xp, tr, X), _index(xp, va, X)
             Ytr = xp.take(targets, trx, axis=0)
             w_tr = None if sw is None else xp.asarray(sw[tr][:, None], dtype=X.dtype, device=dev)
-            if paths.n_components is not None:
-                P1 = _primal_path(paths, xp, Phi, trx, vax, Ytr, table.lams, conv, w_tr)
+            if pairwise:
+                w = None if sw is None else sw[tr]
+                P1 = pairwise_path(paths, xp, K, tr, va, labels[tr, 0], c, table.lams, conv, w)
+            elif paths.n_components is not None:
+                P1 = _primal_path(paths, xp, K, trx, vax, Ytr, table.lams, conv, w_tr)
             else:
                 P1 = _dual_path(paths, xp, K, trx, vax, Ytr, table.lams, conv, w_tr)
-            # P1: (n_va, n_lams, T); T = tasks (binary) or classes (one-vs-rest)
+            # P1: (n_va, n_lams, T); T = tasks (binary), classes (one-vs-rest, pairwise)
             if c == 2:
                 P = xp.stack([1.0 - P1, P1], axis=3)
+            elif pairwise:  # coupled: rows of class probabilities
+                P = P1[:, :, None, :]
             else:
                 P = (P1 / xp.sum(P1, axis=2, keepdims=True))[:, :, None, :]
             acc = FoldScores(xp, L, n_tasks, paths.scoring)
@@ -583,18 +594,20 @@ def _dual_path(paths, xp, K, trx, vax, Ytr, lams, conv, w_tr):
     return xp.permute_dims(P, (0, 2, 1))
 
 
-def _primal_path(paths, xp, Phi, trx, vax, Ytr, lams, conv, w_tr):
+def _primal_path(paths, xp, Phi, trx, vax, Ytr, lams, conv, w_tr, problem=PrimalProblem):
     """The lambdas from the largest to the smallest, each fit (all tasks at once)
     started from the previous one's solution and preconditioned by its Hessians
-    (:class:`HessianCache`): (n_va, n_lams, T)."""
+    (:class:`HessianCache`): (n_va, n_lams, T).  ``problem``: the Newton problem's class
+    (:class:`kclf.klr._array_api_pairs.PairColumnsProblem` for pairs: ``w_tr`` then one
+    column of row weights per column of ``Ytr``)."""
     train, valid = xp.take(Phi, trx, axis=0), xp.take(Phi, vax, axis=0)
     cache = HessianCache(xp, train)
     W = xp.zeros((Phi.shape[1], Ytr.shape[1]), dtype=Phi.dtype, device=device(Phi))
     F = train @ W
     out = [None] * lams.size
     for li in np.argsort(-lams, kind="stable"):
-        problem = PrimalProblem(xp, train, Ytr, float(lams[li]), weights=w_tr, cache=cache)
-        r = newton(problem, W, F, tol=paths.tol, max_iter=paths.max_iter)
+        problem_li = problem(xp, train, Ytr, float(lams[li]), weights=w_tr, cache=cache)
+        r = newton(problem_li, W, F, tol=paths.tol, max_iter=paths.max_iter)
         W, F = r.x, r.z
         conv.append(to_numpy(r.converged, xp))
         out[li] = expit(xp, valid @ W)

@@ -668,6 +668,20 @@ def nystroem_design(X, offset, scale, nystroem, fit_intercept):
     return Design(C, N)
 
 
+def check_pair_folds(labels, folds, classes):
+    """A one-line ``ValueError`` where the training part of a fold lacks a class (the
+    pairwise search needs every pair in every fold); ``labels`` (n, 1) class indices."""
+    for k, (tr, _) in enumerate(folds):
+        missing = np.setdiff1d(np.arange(classes.size), labels[tr, 0])
+        if missing.size:
+            raise ValueError(
+                f"KernelLogisticRegressionCV: the training part of fold {k} holds no "
+                f"example of class {classes[missing[0]].item()!r}; pairwise coupling "
+                "needs every class in every fold (give at least cv examples of each "
+                "class, or multi_class='ovr')"
+            )
+
+
 @dataclass(frozen=True)
 class IRLSPaths:
     """:class:`kclf.KernelLogisticRegressionCV`'s search over a sigma x lambda grid for
@@ -787,17 +801,8 @@ class IRLSPaths:
         weights and scored with its validation rows' weights."""
         sigmas, lams = table.sigmas, table.lams
         c, n_tasks = classes.size, labels.shape[1]
-        pairwise = c > 2 and self.multi_class == "pairwise"
-        if pairwise:
-            for k, (tr, _) in enumerate(folds):
-                missing = np.setdiff1d(np.arange(c), labels[tr, 0])
-                if missing.size:
-                    raise ValueError(
-                        f"KernelLogisticRegressionCV: the training part of fold {k} holds no "
-                        f"example of class {classes[missing[0]].item()!r}; pairwise coupling "
-                        "needs every class in every fold (give at least cv examples of each "
-                        "class, or multi_class='ovr')"
-                    )
+        if c > 2 and self.multi_class == "pairwise":
+            check_pair_folds(labels, folds, classes)
         sw = sample_weight
 
         def width(si):

@@ -223,7 +223,7 @@ class KernelLogisticRegressionCV(KernelGridSearch):
         ``max_iter``."""
         xp, is_xp = get_namespace(X)
         if is_xp:
-            xpaths.unsupported(self, self.classes_.size)
+            xpaths.unsupported(self)
             X = xpaths.compute_dtype(self, xp, X)
             conv = xpaths.search(
                 self._paths(), xp, X, labels, folds, table, self.classes_, sample_weight
