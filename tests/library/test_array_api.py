@@ -58,7 +58,7 @@ def data(kind, n=160):
     if kind == "multi-task":
         X, Y = make_multilabel_classification(n, 6, n_classes=3, random_state=0)
         return X, Y
-    classes = 3 if kind == "multi-class" else 2
+    classes = {"multi-class": 3, "four-class": 4}.get(kind, 2)
     return make_classification(n, 6, n_informative=4, n_classes=classes, random_state=0)
 
 
@@ -244,13 +244,13 @@ KLR_CASES = [
 ]
 
 
-def fit_in_namespace(est, kind, name, dtype, weighted):
+def fit_in_namespace(est, kind, name, dtype, weighted, n=160):
     """``(xp, X, ref, fitted, (P, scores, labels), caught)``: ``est`` fitted on NumPy in
     float64 (the reference) and on the namespace's ``dtype`` arrays of the same values
-    under dispatch, its outputs there and the fit's warnings; checks that the outputs are
-    of the namespace and that float32, only, was upcast with a warning."""
+    (``n`` rows) under dispatch, its outputs there and the fit's warnings; checks that the
+    outputs are of the namespace and that float32, only, was upcast with a warning."""
     xp, to = namespace(name)
-    X, y = data(kind)
+    X, y = data(kind, n)
     X = X.astype(dtype)
     w = np.random.default_rng(1).integers(0, 3, X.shape[0]).astype(float) if weighted else None
     ref = sklearn.clone(est).fit(X.astype(float), y, sample_weight=w)
@@ -294,14 +294,99 @@ def test_klr_namespace_fit_equals_numpy(kind, est, name, dtype, weighted):
         )
 
 
-def test_klr_cv_pairwise_coupling_under_dispatch_says_so_in_one_line():
-    est = KernelLogisticRegressionCV(lams=[1.0], sigma_factors=[1.0])
+# KernelLogisticRegressionCV's pairwise multi-class search (Roth 2001, Section 3) in the
+# namespace: every pair's lambda path on the exact kernel or the shared Nystroem design,
+# the validation rows' r_ij coupled by Eq. (10) per lambda there.  The search's fits and
+# the refit (PairwiseCoupling) stop where NumPy's do (tol=1e-6 on the relative change of
+# Phi); tolerances as KLR_CASES': exact kernel 1e-7, Nystroem 1e-4 (the NumPy path's
+# inexact Newton steps), float32 plus its epsilon; the mean scores as KLR_CASES'.
+PAIRWISE_CV_CASES = [
+    ("multi-class", KernelLogisticRegressionCV(**GRID, scoring="log_loss")),
+    ("four-class", KernelLogisticRegressionCV(**GRID)),
+    (
+        "four-class",
+        KernelLogisticRegressionCV(**GRID, n_components=30, random_state=0, scoring="log_loss"),
+    ),
+]
+
+
+@over_namespaces(PAIRWISE_CV_CASES)
+def test_klr_cv_pairwise_search_in_namespace_equals_numpy(kind, est, name, dtype, weighted):
+    xp, X, ref, fitted, (P, _, _), caught = fit_in_namespace(
+        est, kind, name, dtype, weighted, n=100
+    )
+    assert not [c for c in caught if "computes with NumPy only" in str(c.message)]
+    # the same setting: float32's widths are medians of the float32 distances
+    rel = 1e-12 if dtype == "float64" else float(np.finfo(np.float32).eps)
+    assert fitted.lam_ == ref.lam_
+    assert fitted.sigma_ == pytest.approx(ref.sigma_, rel=rel)
+    coupling = fitted.best_estimator_.coupling_
+    for attr in ("classes_", "pair_counts_", "n_iter_"):
+        value = getattr(coupling, attr)
+        assert array_api_compat.array_namespace(value).__name__ == xp.__name__, attr
+    assert_klr_arrays_in(xp, coupling.estimators_)
+    nystroem = est.n_components is not None
+    tol = 1e-4 if nystroem else 1e-7
+    if dtype == "float32":
+        tol += float(np.finfo(np.float32).eps)
+    np.testing.assert_allclose(to_numpy(P), ref.predict_proba(X), rtol=0, atol=tol)
+    np.testing.assert_allclose(
+        np.asarray(fitted.cv_results_["mean_test_score"]),
+        ref.cv_results_["mean_test_score"],
+        rtol=1e-3 if nystroem else 1e-6,
+    )
+
+
+@pytest.mark.parametrize("n_components", [None, 20])
+def test_klr_cv_pairwise_search_computes_in_the_namespace(monkeypatch, n_components):
+    """The pairwise search's kernel (or design) and coupled posteriors are arrays of the
+    input's namespace: the search does not fall back to NumPy copies."""
+    from kclf.klr import _array_api_pairs
+
+    seen = []
+    path = _array_api_pairs.pairwise_path
+
+    def spy(paths, xp, K, *args, **kwargs):
+        P = path(paths, xp, K, *args, **kwargs)
+        seen.append((array_api_compat.array_namespace(K).__name__, xp.__name__))
+        seen.append((array_api_compat.array_namespace(P).__name__, xp.__name__))
+        return P
+
+    monkeypatch.setattr(_array_api_pairs, "pairwise_path", spy)
     X, y = data("multi-class", 60)
+    est = KernelLogisticRegressionCV(lams=[1.0], sigma_factors=[1.0], n_components=n_components)
     with sklearn.config_context(array_api_dispatch=True):
-        with pytest.raises(ValueError, match="array API") as info:
+        est.fit(array_api_strict.asarray(X), array_api_strict.asarray(y))
+    assert len(seen) == 4  # two folds
+    assert all(got == "array_api_strict" == want for got, want in seen)
+
+
+@pytest.mark.parametrize(
+    "est,what",
+    [
+        (KernelLogisticRegressionCV(kernel=lambda A, B: A @ B.T), "a callable kernel"),
+        (KernelLogisticRegressionCV(multi_class="multinomial", n_components=10), "multinomial"),
+    ],
+    ids=["callable-kernel", "multinomial"],
+)
+def test_klr_cv_unsupported_parameter_under_dispatch_says_so_in_one_line(est, what):
+    X, y = data("multi-class", 60)
+    est.set_params(lams=[1.0], sigma_factors=[1.0])
+    with sklearn.config_context(array_api_dispatch=True):
+        with pytest.raises(ValueError, match="not supported for array API") as info:
             est.fit(array_api_strict.asarray(X), array_api_strict.asarray(y))
     message = str(info.value)
-    assert "multi_class='pairwise'" in message and "\n" not in message
+    assert what in message and "\n" not in message
+
+
+def test_klr_cv_pairwise_fold_without_a_class_under_dispatch_says_so_in_one_line():
+    X, y = data("multi-class", 60)
+    folds = [(np.flatnonzero(y != 2), np.flatnonzero(y == 2))]
+    est = KernelLogisticRegressionCV(lams=[1.0], sigma_factors=[1.0], cv=folds)
+    with sklearn.config_context(array_api_dispatch=True):
+        with pytest.raises(ValueError, match="holds no example of class 2") as info:
+            est.fit(array_api_strict.asarray(X), array_api_strict.asarray(y))
+    assert "\n" not in str(info.value)
 
 
 @pytest.mark.parametrize(
