@@ -128,7 +128,11 @@ class KernelLogisticRegressionCV(KernelGridSearch):
     (Nystroem: warm-started along the lambda path, the NumPy path's preconditioned
     Newton-CG steps), the scores there;
     only the table of mean scores comes to the host.  Pairwise coupling of more than two
-    classes is refused in one line.
+    classes runs there too: per (width, fold) every pair's warm-started lambda path on its
+    training rows (Nystroem: all pairs one Newton loop on the shared design, the rows
+    outside a pair weighing 0; exact kernel: one IRLS call per pair), the validation
+    rows' pairwise probabilities coupled by Eq. (10) per lambda in the namespace.
+    ``multi_class="multinomial"`` and a callable kernel are refused in one line.
 
     ``decision_function`` is ``best_estimator_``'s (single task: the log-odds ``f(x)``,
     a strictly increasing function of ``predict_proba(X)[:, 1]`` that also orders the
