@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from sklearn.datasets import make_blobs
-from sklearn.model_selection import train_test_split
+from sklearn.model_selection import KFold, ShuffleSplit, train_test_split
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.utils.class_weight import compute_sample_weight
 
@@ -12,7 +12,7 @@ from kclf._folds import cv_folds
 from kclf._scoring import score_proba
 from kclf.kernels import rbf_kernel
 from kclf.lspc import LSPC
-from kclf.lspc._solver import balanced_weights, fit_alpha, round_outputs
+from kclf.lspc._solver import balanced_weights, fit_alpha, round_outputs, row_atoms
 
 
 def blobs(n=80, seed=0, d=3, c=2, prior=None):
@@ -200,3 +200,27 @@ def test_class_weighted_search_on_the_class_weight_check_equals_per_fold_fits():
     light_row = min(1e-4 / compute_sample_weight(cw, y[va]).sum() / 2 for _, va in folds)
     second, best = np.sort(naive)[1], naive.min()
     assert cv.best_score_ == best and second - best >= light_row * (1 - 1e-9)
+
+
+@pytest.mark.parametrize(
+    "splitter",
+    [
+        KFold(5, shuffle=True, random_state=0),
+        ShuffleSplit(7, test_size=0.3, random_state=1),  # rows in no validation part
+        KFold(70),  # more folds than an integer holds bits for: numpy.unique's rows
+    ],
+)
+def test_row_atoms_group_the_rows_as_unique_membership_rows_do(splitter):
+    """The low-rank search's row groups (by the set of folds whose training part holds
+    a row): the same groups, in the same order, as ``numpy.unique`` of the membership
+    rows gives, so the Gram matrices are summed in the same order."""
+    n = 140
+    folds = list(splitter.split(np.zeros(n)))
+    member = np.zeros((n, len(folds)), dtype=bool)
+    for k, (tr, _) in enumerate(folds):
+        member[tr, k] = True
+    masks, inverse = np.unique(member, axis=0, return_inverse=True)
+    order, bounds, got = row_atoms(n, folds)
+    np.testing.assert_array_equal(got, masks)
+    np.testing.assert_array_equal(order, np.argsort(inverse.ravel(), kind="stable"))
+    np.testing.assert_array_equal(np.diff(bounds), np.bincount(inverse.ravel()))
