@@ -23,10 +23,17 @@ from .kernels import median_sigma
 DEFAULT_SIGMA_FACTORS = 2.0 ** np.linspace(-3, 1, 9)
 #: Nine lambdas from 1e-3 to 10, by factors of sqrt(10).
 DEFAULT_LAMS = np.logspace(-3, 1, 9)
-#: Mean CV scores closer than this (relative) are ties: far above the round-off of a mean
-#: of fold scores (a few eps per fold), far below 1/n, the smallest real difference of two
-#: error rates.
-TIE_RTOL = 1e-12
+#: Mean CV scores closer than this (relative to the larger of the best score's magnitude
+#: and 1) are ties, one part in a million: far above the round-off of a mean of fold
+#: scores (a few eps per fold), below 1/n, the smallest difference of two unweighted error
+#: rates of n validation rows, for any n under a million (so no unweighted error decides
+#: otherwise than by exact ties), and far below the sampling error of a mean log loss or
+#: AUC (of order 1 / sqrt(n)).  Weighted rows are where it matters: with class weights
+#: 1000 : 0.0001 (scikit-learn's class-weight check) settings that differ only in light
+#: rows differ by ~1e-8 of the validation weight; such differences are ties, and the
+#: smoother setting wins rather than the one a few of the rows the weights declare
+#: nearly irrelevant happen to favour.
+TIE_RTOL = 1e-6
 
 
 def sigma_grid(X, factors=None, *, sample_weight=None):
@@ -53,9 +60,12 @@ def sigma_grid(X, factors=None, *, sample_weight=None):
 def best_index(scores, scoring, sigma, lam):
     """Index of the best setting, NaN scores ignored; ties go to the smoother model.
 
-    Scores within :data:`TIE_RTOL` (relative) of the best tie; among them the largest
-    ``sigma`` wins, then the largest ``lam``: the smoothest fit the data do not argue
-    against.
+    Scores within :data:`TIE_RTOL` (one part in a million, relative to the larger of
+    the best score's magnitude and 1) of the best tie; among them the largest ``sigma``
+    wins, then the largest ``lam``: the smoothest fit the data do not argue against.
+    Below a million unweighted validation rows two different error rates never tie;
+    weighted rows whose weights are below a millionth of the validation weight cannot
+    decide alone.
 
     Parameters
     ----------

@@ -20,6 +20,7 @@ import numpy as np
 
 from .._array_api import add_to_diagonal, device, rank_auc, symmetrize, to_numpy
 from ..kernels import gaussian, scaled_squared_distances
+from ._solver import row_atoms
 
 #: float64 entries of one row block of the design matrix (512 MB)
 BLOCK_ENTRIES = 2**26
@@ -53,6 +54,11 @@ class Kernel:
         return gaussian(D, sigma, self.unit) if self.kernel == "rbf" else D
 
 
+def on_device(xp, rows, step, dev):
+    """The NumPy row indices ``rows`` in blocks of ``step``, as index arrays on ``dev``."""
+    return [xp.asarray(rows[lo : lo + step], device=dev) for lo in range(0, rows.size, step)]
+
+
 def round_outputs(xp, F, rounding):
     """Class posteriors of the raw outputs ``F`` (..., c): Eq. (6) / (4) (``max(0, F)``
     normalised) or Eq. (5) (``F`` normalised); uniform where the sum is zero."""
@@ -76,6 +82,19 @@ def solved_columns(xp, ind, n_tasks, rounding):
     return xp.concat([ones, ind[:, 1::2]], axis=1), 2, True
 
 
+def rounded_argmax(xp, F, n_tasks, n_cls, ones):
+    """The class of the largest ``max(0, output)`` (the first where they tie), (...,
+    n_tasks), from the solved columns' outputs ``F`` (:func:`class_outputs`); for
+    ``[ones, positives]`` without forming the negative class's outputs."""
+    if not ones:
+        C = class_outputs(xp, F, n_tasks, n_cls, ones)
+        return xp.argmax(xp.maximum(C, xp.zeros_like(C)), axis=-1)
+    zero = xp.zeros_like(F[..., :1])
+    pos = xp.maximum(F[..., 1:], zero)
+    neg = xp.maximum(F[..., :1] - F[..., 1:], zero)
+    return xp.astype(pos > neg, xp.int64)
+
+
 def class_outputs(xp, F, n_tasks, n_cls, ones):
     """The outputs of the indicator columns (..., n_tasks, n_cls) from those of the
     solved columns ``F`` (..., p) (:func:`solved_columns`)."""
@@ -97,9 +116,28 @@ class FoldScores:
         self.total, self.weight = 0.0, 0.0
         self.parts = []
 
+    def add_decisions(self, pred, y, w):
+        """The error's part of :meth:`add`: ``pred`` (rows, n_lams, n_tasks) the decided
+        class indices."""
+        xp = self.xp
+        self._count(pred.shape[0], w)
+        wrong = xp.astype(pred != xp.broadcast_to(y[:, None, :], pred.shape), xp.float64)
+        if w is not None:
+            wrong = wrong * xp.astype(w, xp.float64)[:, None, None]
+        self.total = self.total + xp.sum(wrong, axis=0)
+
+    def _count(self, rows, w):
+        # the weights' sum stays on the device until scores(): no wait for it per block
+        xp = self.xp
+        self.weight = self.weight + (rows if w is None else xp.sum(xp.astype(w, xp.float64)))
+
     def add(self, P, y, w):
         xp = self.xp
         rows = P.shape[0]
+        if self.scoring == "error":
+            self.add_decisions(xp.argmax(P, axis=-1), y, w)
+            return
+        self._count(rows, w)
         w = (
             xp.ones(rows, dtype=xp.float64, device=device(P))
             if w is None
@@ -109,19 +147,14 @@ class FoldScores:
             self.parts.append((P[..., 1], y, w))
             return
         yb = xp.broadcast_to(y[:, None, :], P.shape[:-1])
-        if self.scoring == "error":
-            wrong = xp.astype(xp.argmax(P, axis=-1) != yb, xp.float64)
-            self.total = self.total + xp.sum(wrong * w[:, None, None], axis=0)
-        else:
-            p = xp.take_along_axis(P, xp.reshape(yb, yb.shape + (1,)), axis=-1)[..., 0]
-            p = xp.clip(xp.astype(p, xp.float64), LOG_EPS, 1.0)
-            self.total = self.total - xp.sum(xp.log(p) * w[:, None, None], axis=0)
-        self.weight = self.weight + float(xp.sum(w))
+        p = xp.take_along_axis(P, xp.reshape(yb, yb.shape + (1,)), axis=-1)[..., 0]
+        p = xp.clip(xp.astype(p, xp.float64), LOG_EPS, 1.0)
+        self.total = self.total - xp.sum(xp.log(p) * w[:, None, None], axis=0)
 
     def scores(self):
         xp = self.xp
         if self.scoring != "auc":
-            return to_numpy(self.total, xp) / self.weight
+            return to_numpy(self.total, xp) / float(self.weight)
         p1 = xp.concat([p for p, _, _ in self.parts], axis=0)
         y = xp.concat([y for _, y, _ in self.parts], axis=0)
         w = xp.concat([w for _, _, w in self.parts], axis=0)
@@ -188,21 +221,27 @@ class ArrayAPISearch:
 
     def _scores(self, outputs, va, labels, layout, step):
         """The (n_lams, n_tasks) scores of the validation rows ``va`` (NumPy indices):
-        ``outputs(lo, hi)`` gives the outputs of their rows ``lo:hi``, (rows, n_lams x p),
-        ``step`` rows at a time."""
+        ``outputs(lo, hi, rows)`` gives the outputs of their rows ``lo:hi`` (``rows``: those
+        indices on the device), (rows, n_lams x p), ``step`` rows at a time."""
         xp = self.xp
         n_tasks, n_cls, ones = layout
         p = n_tasks + 1 if ones else n_tasks * n_cls
         acc = None
-        for lo in range(0, va.size, step):
+        for lo, rows in zip(range(0, va.size, step), on_device(xp, va, step, device(labels))):
             hi = min(lo + step, va.size)
-            F = outputs(lo, hi)
+            F = outputs(lo, hi, rows)
             F = xp.reshape(F, (hi - lo, F.shape[1] // p, p))
             if acc is None:
                 acc = FoldScores(xp, F.shape[1], n_tasks, self.scoring)
+            y, w = xp.take(labels, rows, axis=0), self._weights(va[lo:hi], F)
+            if self.scoring == "error" and self.rounding != "none":
+                # the error needs the posteriors' argmax only: that of max(F, 0), which
+                # share the positive normaliser (or are all 0, the posteriors uniform:
+                # index 0 either way), as the NumPy path's BinaryFoldScores compares them
+                acc.add_decisions(rounded_argmax(xp, F, n_tasks, n_cls, ones), y, w)
+                continue
             P = round_outputs(xp, class_outputs(xp, F, n_tasks, n_cls, ones), self.rounding)
-            rows = xp.asarray(va[lo:hi], device=device(F))
-            acc.add(P, xp.take(labels, rows, axis=0), self._weights(va[lo:hi], F))
+            acc.add(P, y, w)
         return acc.scores()
 
     def search_exact(self, X, ind, labels, folds, table):
@@ -248,7 +287,7 @@ class ArrayAPISearch:
                 GB = xp.reshape(G.T[:, :, None] * B[:, None, :], (B.shape[0], -1))
                 A = self._path(V @ GB)
 
-                def outputs(lo, hi, Kva=Kva, A=A):
+                def outputs(lo, hi, rows, Kva=Kva, A=A):
                     return Kva[lo:hi, :] @ A
 
                 table.add(si, self._scores(outputs, va, labels, layout, row_block(A.shape[1])))
@@ -267,28 +306,26 @@ class ArrayAPISearch:
         w = self.sample_weight
         w_np = np.ones(n) if w is None else w
         col = None if scale is None else xp.asarray(scale, dtype=X.dtype, device=dev)
-        member = np.zeros((n, len(folds)), dtype=bool)
-        for k, (tr, _) in enumerate(folds):
-            member[tr, k] = True
-        atoms, inverse = np.unique(member, axis=0, return_inverse=True)
-        groups = [np.flatnonzero(inverse.ravel() == a) for a in range(atoms.shape[0])]
+        order, bounds, atoms = row_atoms(n, folds)
+        groups = [order[bounds[a] : bounds[a + 1]] for a in range(atoms.shape[0])]
         step = row_block(C.shape[0])
+        # every block's row indices moved to the device once, not once per width
+        group_blocks = [on_device(xp, rows, step, dev) for rows in groups]
 
         def design(sigma, rows):
-            K = kern.block(sigma, xp.asarray(rows, device=dev))
+            K = kern.block(sigma, rows)
             return K if col is None else K * col[None, :]
 
         systems = []
         for si, sigma in enumerate(table.sigmas):
             G, KS = [], []
-            for rows in groups:
+            for rows, blocks in zip(groups, group_blocks):
                 g = ks = 0.0
-                for lo in range(0, rows.size, step):
-                    part = rows[lo : lo + step]
+                for lo, part in zip(range(0, rows.size, step), blocks):
                     K = design(sigma, part)
-                    Kw = K if w is None else K * self._weights(part, K)[:, None]
+                    Kw = K if w is None else K * self._weights(rows[lo : lo + step], K)[:, None]
                     g = g + Kw.T @ K
-                    ks = ks + Kw.T @ xp.take(S, xp.asarray(part, device=dev), axis=0)
+                    ks = ks + Kw.T @ xp.take(S, part, axis=0)
                 G.append(g)
                 KS.append(ks)
             for k, (tr, va) in enumerate(folds):
@@ -298,8 +335,8 @@ class ArrayAPISearch:
                 h = sum(KS[a] for a in inside) / m
                 A = self._path(eigen_path(xp, H, h, table.lams))
 
-                def outputs(lo, hi, A=A, va=va, sigma=sigma):
-                    return design(sigma, va[lo:hi]) @ A
+                def outputs(lo, hi, rows, A=A, sigma=sigma):
+                    return design(sigma, rows) @ A
 
                 table.add(si, self._scores(outputs, va, labels, layout, step))
             systems.append((sum(G), sum(KS), float(w_np.sum())))

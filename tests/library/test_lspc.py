@@ -230,8 +230,8 @@ def test_lspccv_bad_grid_and_cv():
 @parametrize_with_checks(
     # the searches at their default widths (multiples of the median distance): the class
     # weight check's blobs have a spread of 20, at which a fixed width of 1 fails for
-    # LSPC itself (two thirds of its test points class 0)
-    [LSPC(), LSPC(basis="classwise"), LSPCCV(lams=[0.01, 0.1], random_state=0)],
+    # LSPC itself (two thirds of its test points class 0); LSPCCV at its default grid
+    [LSPC(), LSPC(basis="classwise"), LSPCCV(random_state=0), LSPCCV()],
 )
 def test_sklearn_compatible(estimator, check):
     xfail_float32_array_api(check)

@@ -121,7 +121,9 @@ def test_paper_config_dag_is_quick_and_coarse(tmp_path):
     fits = 4 * math.ceil(e["trials"] / e["trials_per_job"])
     # manifest, SURF and word counts per shard; bad-image list, vocabulary, dataset, table
     assert total == 3 * shards + fits + 4, out[-1500:]
-    assert seconds < 30, f"DAG of the paper config took {seconds:.1f} s"
+    # a guard against planning that grows with the shards' product (minutes), not a
+    # benchmark: ~10 s alone, 33 s once beside the rest of make test on 2 cores
+    assert seconds < 90, f"DAG of the paper config took {seconds:.1f} s"
     print(f"paper DAG: {total} jobs ({shards} shards, {fits} fit jobs) in {seconds:.1f} s")
 
 
