@@ -37,12 +37,10 @@ import numpy as np
 from .._array_api import compute_dtype, device, to_numpy
 from .._newton import NewtonProblem, conjugate_gradients, newton
 from ..kernels import gram
-from ..lspc._array_api_paths import FoldScores
 from ._solver import (
     AUTO_CG_MIN_N,
     CG_TOL_FLOOR,
     CHOLESKY_BATCH_ENTRIES,
-    check_pair_folds,
     landmark_rows,
 )
 
@@ -490,81 +488,6 @@ def class_probabilities(xp, F, dtype):
     else:
         P = P / xp.sum(P, axis=1, keepdims=True)
     return xp.astype(P, dtype)
-
-
-def search(paths, xp, X, labels, folds, table, classes, sample_weight):
-    """:meth:`kclf.klr._solver.IRLSPaths.search` on arrays of ``xp`` (binary tasks,
-    one-vs-rest or pairwise coupling): per width the kernel (or the Nystroem design) once,
-    per fold every lambda and task by one IRLS call (Nystroem: along the lambda path,
-    warm-started; pairwise: :func:`kclf.klr._array_api_pairs.pairwise_path`), the scores in
-    ``xp``; returns the converged flags."""
-    from ._array_api_pairs import pairwise_path  # that module builds on this one
-
-    dev = device(X)
-    c, n_tasks = classes.size, labels.shape[1]
-    pairwise = c > 2 and paths.multi_class == "pairwise"
-    if pairwise:
-        check_pair_folds(labels, folds, classes)
-    sw = sample_weight
-    L = table.lams.size
-    labels_x = xp.asarray(labels, device=dev)
-    if c == 2:
-        targets = labels.astype(float)
-    else:
-        targets = np.eye(c)[labels[:, 0]]
-    targets = xp.asarray(targets, dtype=X.dtype, device=dev)
-
-    def width(si):
-        import sklearn
-
-        with sklearn.config_context(array_api_dispatch=True):  # also on the workers' threads
-            return fold_scores(si)
-
-    def fold_scores(si):
-        sigma = table.sigmas[si]
-        sigma = None if np.isnan(sigma) else float(sigma)
-        conv, scores = [], []
-        if paths.n_components is not None:  # the design of all rows, not a kernel
-            K = nystroem_map_of_rows(
-                xp,
-                X,
-                paths.kernel,
-                sigma,
-                paths.n_components,
-                paths.random_state,
-                rows,
-                paths.fit_intercept,
-            )[3]
-        else:
-            K = finite(xp, gram(paths.kernel, X, None, sigma))
-        for tr, va in folds:
-            trx, vax = _index(xp, tr, X), _index(xp, va, X)
-            Ytr = xp.take(targets, trx, axis=0)
-            w_tr = None if sw is None else xp.asarray(sw[tr][:, None], dtype=X.dtype, device=dev)
-            if pairwise:
-                w = None if sw is None else sw[tr]
-                P1 = pairwise_path(paths, xp, K, tr, va, labels[tr, 0], c, table.lams, conv, w)
-            elif paths.n_components is not None:
-                P1 = _primal_path(paths, xp, K, trx, vax, Ytr, table.lams, conv, w_tr)
-            else:
-                P1 = _dual_path(paths, xp, K, trx, vax, Ytr, table.lams, conv, w_tr)
-            # P1: (n_va, n_lams, T); T = tasks (binary), classes (one-vs-rest, pairwise)
-            if c == 2:
-                P = xp.stack([1.0 - P1, P1], axis=3)
-            elif pairwise:  # coupled: rows of class probabilities
-                P = P1[:, :, None, :]
-            else:
-                P = (P1 / xp.sum(P1, axis=2, keepdims=True))[:, :, None, :]
-            acc = FoldScores(xp, L, n_tasks, paths.scoring)
-            w_va = None if sw is None else xp.asarray(sw[va], device=dev)
-            acc.add(P, xp.take(labels_x, vax, axis=0), w_va)
-            scores.append(acc.scores())
-        return scores, np.concatenate(conv)
-
-    # the landmarks' candidate rows do not depend on the width: found once
-    rows = landmark_rows_of(xp, X, sw) if paths.n_components is not None else None
-    conv = table.run(width) if n_tasks else []
-    return np.concatenate(conv) if conv else np.ones(0, dtype=bool)
 
 
 def _dual_path(paths, xp, K, trx, vax, Ytr, lams, conv, w_tr):

@@ -11,6 +11,7 @@ from .._base import log_odds
 from .._search import KernelGridSearch
 from .._validation import warn_convergence
 from . import _array_api_paths as xpaths
+from ._array_api_search import search as xp_search
 from ._multinomial import check_multinomial, multinomial_path
 from ._solver import IRLSPaths
 from .klr import KernelLogisticRegression
@@ -229,7 +230,7 @@ class KernelLogisticRegressionCV(KernelGridSearch):
         if is_xp:
             xpaths.unsupported(self)
             X = xpaths.compute_dtype(self, xp, X)
-            conv = xpaths.search(
+            conv = xp_search(
                 self._paths(), xp, X, labels, folds, table, self.classes_, sample_weight
             )
         else:

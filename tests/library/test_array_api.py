@@ -342,10 +342,10 @@ def test_klr_cv_pairwise_search_in_namespace_equals_numpy(kind, est, name, dtype
 def test_klr_cv_pairwise_search_computes_in_the_namespace(monkeypatch, n_components):
     """The pairwise search's kernel (or design) and coupled posteriors are arrays of the
     input's namespace: the search does not fall back to NumPy copies."""
-    from kclf.klr import _array_api_pairs
+    from kclf.klr import _array_api_search
 
     seen = []
-    path = _array_api_pairs.pairwise_path
+    path = _array_api_search.pairwise_path
 
     def spy(paths, xp, K, *args, **kwargs):
         P = path(paths, xp, K, *args, **kwargs)
@@ -353,7 +353,7 @@ def test_klr_cv_pairwise_search_computes_in_the_namespace(monkeypatch, n_compone
         seen.append((array_api_compat.array_namespace(P).__name__, xp.__name__))
         return P
 
-    monkeypatch.setattr(_array_api_pairs, "pairwise_path", spy)
+    monkeypatch.setattr(_array_api_search, "pairwise_path", spy)
     X, y = data("multi-class", 60)
     est = KernelLogisticRegressionCV(lams=[1.0], sigma_factors=[1.0], n_components=n_components)
     with sklearn.config_context(array_api_dispatch=True):
