@@ -54,9 +54,17 @@ def _iterate(P, target, W, tol, max_iter):
 
 
 def _sigmoid(xp, D):
-    """``1 / (1 + exp(-D))`` without overflow (``exp`` of ``-|D|`` only)."""
+    """``1 / (1 + exp(-D))`` without overflow (NumPy: scipy's ``expit``; otherwise ``exp``
+    of ``-|D|`` only)."""
+    if xp is np:
+        return expit(D)
     e = xp.exp(-xp.abs(D))
     return xp.where(D >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+def _softplus(xp, D):
+    """``log(1 + exp(D))`` without overflow."""
+    return xp.log1p(xp.exp(-xp.abs(D))) + xp.clip(D, 0.0, None)
 
 
 def _softmax(xp, Z):
@@ -74,8 +82,7 @@ def _kl_terms(xp, Z, r, w, iu, ju):
     ``sum_{i<j} n_ij [softplus(-d_ij) + (1 - r_ij) d_ij]``, ``r`` (n, n_pairs) and ``w``
     (n_pairs,) the ``r_ij`` and ``n_ij`` of those pairs."""
     D = xp.take(Z, iu, axis=1) - xp.take(Z, ju, axis=1)
-    sp = xp.log1p(xp.exp(-xp.abs(D))) + xp.clip(-D, 0.0, None)
-    return xp.sum((sp + (1.0 - r) * D) * w, axis=1)
+    return xp.sum((_softplus(xp, -D) + (1.0 - r) * D) * w, axis=1)
 
 
 class CouplingProblem(NewtonProblem):
@@ -89,17 +96,34 @@ class CouplingProblem(NewtonProblem):
     constant): the loop's ascent test, a relative 1e-12, then allows the absolute
     round-off of 1e-10 of the divergence's terms, which cancel where some ``r_ij`` is
     near 0 or 1.  A row is done when none of its probabilities moved by more than ``tol``
-    in a step (:meth:`converged`).  Every array is of the namespace ``xp``."""
+    in a step (:meth:`converged`).  Every array is of the namespace ``xp``.
+
+    Only the pairs ``i < j`` are computed (``mu_ji = 1 - mu_ij``): the gradient is the
+    pairs' terms ``a_p = n_ij (mu_ij - r_ij)`` added to ``g_i`` and taken from ``g_j``
+    (a product with the pairs' incidence matrix), the Hessian the Laplacian of the
+    weights ``h_p = n_ij mu_ij (1 - mu_ij)``."""
 
     #: the divergence's constant (see the class docstring)
     OFFSET = 100.0
 
-    def __init__(self, xp, R, W, iu, ju):
-        self.xp, self.R, self.W, self.iu, self.ju = xp, R, W, iu, ju
-        self.r_u = xp.take(xp.reshape(R, (R.shape[0], -1)), iu * R.shape[1] + ju, axis=1)
-        self.w_u = xp.take(xp.reshape(W, (-1,)), iu * W.shape[0] + ju)
-        c = W.shape[0]
-        self.eye = xp.eye(c, dtype=W.dtype, device=device(W))
+    def __init__(self, xp, r_u, w_u, c):
+        self.xp, self.r_u, self.w_u, self.c = xp, r_u, w_u, c
+        iu, ju = np.triu_indices(c, k=1)
+        n_pairs = iu.size
+        dev = device(r_u)
+        self.iu, self.ju = from_numpy(iu, xp, dev), from_numpy(ju, xp, dev)
+        incidence = np.zeros((n_pairs, c))
+        incidence[np.arange(n_pairs), iu] = 1.0
+        incidence[np.arange(n_pairs), ju] = -1.0
+        self.incidence = from_numpy(incidence, xp, dev)
+        self.abs_incidence = xp.abs(self.incidence)
+        # the (c, c) Laplacian of pair weights h (n, n_pairs): one gather from the table
+        # [-h, degrees] (the array API has no scatter): off-diagonal (i, j) and (j, i)
+        # read -h_p, the diagonal (i, i) the degree of i
+        source = np.empty((c, c), dtype=np.int64)
+        source[iu, ju] = source[ju, iu] = np.arange(n_pairs)
+        source[np.arange(c), np.arange(c)] = n_pairs + np.arange(c)
+        self.laplacian_source = from_numpy(source.reshape(-1), xp, dev)
         self.before = None
 
     def objective(self, x, z, cols):
@@ -108,12 +132,14 @@ class CouplingProblem(NewtonProblem):
         return -_kl_terms(xp, x.T, r, self.w_u, self.iu, self.ju) - self.OFFSET
 
     def direction(self, x, z, cols):
-        xp, W = self.xp, self.W
+        xp, c = self.xp, self.c
         Z = x.T
-        Mu = _sigmoid(xp, Z[:, :, None] - Z[:, None, :])
-        G = xp.sum(W * (Mu - xp.take(self.R, cols, axis=0)), axis=2)
-        Hw = W * (Mu * (1.0 - Mu))
-        H = self.eye * xp.sum(Hw, axis=2)[:, :, None] - Hw + 1.0 / W.shape[0]
+        D = xp.take(Z, self.iu, axis=1) - xp.take(Z, self.ju, axis=1)
+        Mu = _sigmoid(xp, D)
+        G = (self.w_u * (Mu - xp.take(self.r_u, cols, axis=0))) @ self.incidence
+        h = self.w_u * (Mu * (1.0 - Mu))
+        table = xp.concat([-h, h @ self.abs_incidence], axis=1) + 1.0 / c
+        H = xp.reshape(xp.take(table, self.laplacian_source, axis=1), (Z.shape[0], c, c))
         step = xp.linalg.solve(H, G[:, :, None])[:, :, 0]
         self.before = _softmax(xp, Z)
         return -step.T, -step.T
@@ -123,18 +149,56 @@ class CouplingProblem(NewtonProblem):
         return xp.max(xp.abs(_softmax(xp, x.T) - self.before), axis=1) <= tol
 
 
-def _newton(P, R, W, tol, max_iter):
+def _newton(P, r_u, w_u, tol, max_iter):
     """Newton's method on Eq. (10) in ``z = log p`` (:class:`CouplingProblem`) from ``P``,
-    every row at once; ``(P, n_iter, n_left)``, the steps of the slowest row and the rows
-    not converged."""
+    every row at once (``r_u``: (n, n_pairs) the pairs' ``r_ij``, ``w_u``: their
+    ``n_ij``, pairs ``i < j`` in ``np.triu_indices`` order); ``(P, n_iter, n_left)``,
+    the steps of the slowest row and the rows not converged."""
     xp, _ = get_namespace(P)
-    c = P.shape[1]
-    iu, ju = np.triu_indices(c, k=1)
-    iu, ju = from_numpy(iu, xp, device(P)), from_numpy(ju, xp, device(P))
     Z = xp.log(P).T
-    r = newton(CouplingProblem(xp, R, W, iu, ju), Z, Z, tol=tol, max_iter=max_iter, max_halvings=40)
+    problem = CouplingProblem(xp, r_u, w_u, P.shape[1])
+    r = newton(problem, Z, Z, tol=tol, max_iter=max_iter, max_halvings=40)
     n_left = int(xp.sum(xp.astype(~r.converged, xp.int64)))
     return _softmax(xp, r.x.T), int(xp.max(r.n_iter)), n_left
+
+
+def _start(xp, r_u, w_u, c):
+    """Hastie and Tibshirani's start, ``p_i`` proportional to ``sum_j n_ij r_ij``."""
+    iu, ju = np.triu_indices(c, k=1)
+    first, second = np.zeros((iu.size, c)), np.zeros((iu.size, c))
+    first[np.arange(iu.size), iu] = 1.0
+    second[np.arange(iu.size), ju] = 1.0
+    dev = device(r_u)
+    target = (w_u * r_u) @ from_numpy(first, xp, dev) + (w_u * (1.0 - r_u)) @ from_numpy(
+        second, xp, dev
+    )
+    return target / xp.sum(target, axis=1, keepdims=True)
+
+
+def couple_pairs(r, N, tol=1e-10, max_iter=1000):
+    """:func:`couple` by Newton's method from the pairs' probabilities ``r`` (n, n_pairs),
+    the pairs ``i < j`` in ``np.triu_indices`` order, and the (c, c) pair weights ``N``
+    (NumPy; private: the searches' entry, with no (n, c, c) arrays and no checks)."""
+    xp, _ = get_namespace(r)
+    c = N.shape[0]
+    iu, ju = np.triu_indices(c, k=1)
+    w_u = from_numpy(np.asarray(N, dtype=float)[iu, ju], xp, device(r))
+    r_u = xp.clip(r, R_EPS, 1.0 - R_EPS)
+    P = _start(xp, r_u, w_u, c)
+    if P.shape[0] == 0:
+        return P
+    P, _, n_left = _newton(P, r_u, w_u, tol, max_iter)
+    if n_left:
+        _warn_left(n_left, P.shape[0], tol, max_iter, "newton")
+    return P
+
+
+def _warn_left(n_left, n, tol, max_iter, method):
+    warn_convergence(
+        f"couple: {n_left} of {n} rows still moved by more than tol={tol:g} "
+        f"after max_iter={max_iter} sweeps ({method!r}); their probabilities are the "
+        "last iterate"
+    )
 
 
 def antisymmetric(xp, r, c, diagonal):
@@ -201,7 +265,7 @@ def couple(R, N=None, tol=1e-10, max_iter=1000, method="newton", return_n_iter=F
     r = xp.take(xp.reshape(R, (R.shape[0], c * c)), from_numpy(iu[0] * c + iu[1], xp, dev), axis=1)
     if not bool(xp.all(xp.isfinite(r))) or bool(xp.any((r < 0) | (r > 1))):
         raise ValueError("R must hold probabilities in [0, 1] above the diagonal")
-    full = antisymmetric(xp, xp.clip(r, R_EPS, 1.0 - R_EPS), c, 0.0)
+    r = xp.clip(r, R_EPS, 1.0 - R_EPS)
     if N is None:
         W = np.ones((c, c))
     else:
@@ -214,27 +278,22 @@ def couple(R, N=None, tol=1e-10, max_iter=1000, method="newton", return_n_iter=F
         W[iu] = N[iu]
         W = W + W.T
     np.fill_diagonal(W, 0.0)
-    W = from_numpy(W, xp, dev)
-    # sum_j n_ij r_ij, fixed during the iteration
-    target = xp.sum(W * full, axis=2)
-    # initial guess p_i proportional to sum_j n_ij r_ij (Hastie & Tibshirani's start)
-    P = target / xp.sum(target, axis=1, keepdims=True)
+    w_u = from_numpy(W[iu], xp, dev)
     if method not in ("newton", "iteration"):
         raise ValueError(f"method must be 'newton' or 'iteration', got {method!r}")
     if is_xp and method == "iteration":
         raise ValueError("couple: method='iteration' is NumPy only (array API inputs: 'newton')")
+    # initial guess p_i proportional to sum_j n_ij r_ij (Hastie & Tibshirani's start)
+    P = _start(xp, r, w_u, c)
     if P.shape[0] == 0:
         n_iter, n_left = 0, 0
     elif method == "iteration":
-        P, n_iter, n_left = _iterate(P, target, W, tol, max_iter)
+        full = antisymmetric(xp, r, c, 0.0)
+        P, n_iter, n_left = _iterate(P, np.sum(W * full, axis=2), W, tol, max_iter)
     else:
-        P, n_iter, n_left = _newton(P, full, W, tol, max_iter)
+        P, n_iter, n_left = _newton(P, r, w_u, tol, max_iter)
     if n_left:
-        warn_convergence(
-            f"couple: {n_left} of {P.shape[0]} rows still moved by more than tol={tol:g} "
-            f"after max_iter={max_iter} sweeps ({method!r}); their probabilities are the "
-            "last iterate"
-        )
+        _warn_left(n_left, P.shape[0], tol, max_iter, method)
     if single:
         P = P[0, ...]
     return (P, n_iter) if return_n_iter else P

@@ -22,7 +22,7 @@ import numpy as np
 
 from .._array_api import compute_dtype, device, from_numpy, to_numpy
 from .._newton import newton
-from ..coupling import antisymmetric, couple
+from ..coupling import couple_pairs
 from ._array_api_paths import (
     PrimalProblem,
     _dual_path,
@@ -166,7 +166,6 @@ def pairwise_path(paths, xp, K, tr, va, yi_tr, c, lams, conv, w_tr=None):
         r = xp.concat(parts, axis=2)
     # r: (n_va, n_lams, n_pairs); every (row, lambda) one coupling problem
     n_va, L = va.size, lams.size
-    R = antisymmetric(xp, xp.reshape(r, (n_va * L, iu.size)), c, 0.5)
     counts = np.bincount(yi_tr, weights=w_tr, minlength=c)
-    P = couple(R, counts[:, None] + counts[None, :])
+    P = couple_pairs(xp.reshape(r, (n_va * L, iu.size)), counts[:, None] + counts[None, :])
     return xp.reshape(P, (n_va, L, c))

@@ -29,7 +29,7 @@ from .._newton import NewtonProblem, conjugate_gradients, newton
 from .._parallel import serial_blas
 from .._scoring import score_proba
 from .._validation import warn_convergence
-from ..coupling import couple
+from ..coupling import couple_pairs
 from ..kernels import gram
 
 # solver="auto" uses CG above this many training samples, a direct solve below
@@ -761,9 +761,9 @@ class IRLSPaths:
         (formed once), shared by every pair: each pair's lambda path is
         :meth:`primal_path` on its rows of it (:meth:`Design.row_space`)."""
         L = lams.size
-        R = np.full((L, va.size, c, c), 0.5)
-        counts = np.bincount(yi_tr, weights=w_tr, minlength=c)
         iu, ju = np.triu_indices(c, k=1)
+        r_all = np.empty((L, va.size, iu.size))
+        counts = np.bincount(yi_tr, weights=w_tr, minlength=c)
         index = [tr[(yi_tr == i) | (yi_tr == j)] for i, j in zip(iu, ju, strict=True)]
         if self.n_components is not None:  # K: the design shared by the pairs
             valid = K.rows(va)
@@ -773,8 +773,7 @@ class IRLSPaths:
                 w = [None if w_tr is None else w_tr[in_pair] for in_pair in parts]
                 train, Y, cw, basis = stack_pairs(K, [index[p] for p in chunk], targets, w)
                 r = self.primal_path(train, valid, Y, lams, conv, cw, basis)
-                R[:, :, iu[chunk], ju[chunk]] = r
-                R[:, :, ju[chunk], iu[chunk]] = 1.0 - r
+                r_all[:, :, chunk] = r
         for p, (i, j) in enumerate(zip(iu, ju, strict=True)):
             if self.n_components is not None:
                 break  # fitted above
@@ -788,10 +787,9 @@ class IRLSPaths:
             F = K[np.ix_(va, idx)] @ A
             if self.fit_intercept:
                 F += A.sum(axis=0)
-            R[:, :, i, j] = expit(F).T
-            R[:, :, j, i] = 1.0 - R[:, :, i, j]
+            r_all[:, :, p] = expit(F).T
         N = counts[:, None] + counts[None, :]
-        return np.stack([couple(R[li], N) for li in range(L)])
+        return np.stack([couple_pairs(r_all[li], N) for li in range(L)])
 
     def search(self, X, labels, folds, table, classes, sample_weight=None):
         """Add every (task, sigma, lambda)'s fold scores to ``table`` by the warm paths

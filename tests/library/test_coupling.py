@@ -13,7 +13,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from kclf.coupling import PairwiseCoupling, couple
+from kclf.coupling import PairwiseCoupling, couple, couple_pairs
 from kclf.kernels import rbf_kernel
 from kclf.klr import KernelLogisticRegression
 
@@ -118,6 +118,28 @@ def test_coupling_minimises_the_kl_divergence():
     q = softmax(np.r_[0.0, res.x])
     assert kl(p, R, N) <= kl(q, R, N) + 1e-12
     np.testing.assert_allclose(p, q, atol=1e-5)
+
+
+@pytest.mark.parametrize("c", [3, 26])
+def test_the_searches_coupling_from_the_pairs_alone_is_couple(c):
+    """``couple_pairs`` (the searches' entry: the pairs' r_ij as (n, n_pairs), no (c, c)
+    arrays) takes the same Newton steps as ``couple`` on the full matrices, so the same
+    probabilities to round-off, and they satisfy the score equations (11)."""
+    rng = np.random.default_rng(c)
+    R = random_R(rng, 200, c)
+    R[:7, 0, 1], R[:7, 1, 0] = 1e-17, 1.0  # clipped at R_EPS by both
+    N = rng.integers(10, 100, size=(c, c)).astype(float)
+    N = N + N.T
+    iu, ju = np.triu_indices(c, 1)
+    P = couple_pairs(R[:, iu, ju], N)
+    np.testing.assert_allclose(P, couple(R, N), rtol=0, atol=1e-14)
+    W = N.copy()
+    np.fill_diagonal(W, 0.0)
+    Rc = np.clip(R, 1e-15, 1 - 1e-15)
+    mu = P[:, :, None] / (P[:, :, None] + P[:, None, :])
+    lhs, rhs = np.einsum("ij,nij->ni", W, mu), np.einsum("ij,nij->ni", W, Rc)
+    np.testing.assert_allclose(lhs, rhs, atol=1e-8 * W.sum())
+    assert couple_pairs(np.empty((0, iu.size)), N).shape == (0, c)
 
 
 def test_couple_rejects_bad_input():
