@@ -22,6 +22,10 @@ Usage (from the repository root, ``PYTHONPATH=$PWD:$PWD/workflow/src``)::
         --configfile variant.yaml --csv hgb.csv
     # the projection from earlier probes (several files: the later wins per pair)
     python benchmarks/bench_suite_cost.py --project costs.csv hgb.csv
+    # the projection from the fit jobs a (partial) run of the suite has finished: their
+    # Snakemake benchmark files (job start included), probes filling the other pairs
+    python benchmarks/bench_suite_cost.py --run results/benchmarks/benchmark_fit \
+        --project costs.csv
 """
 
 from __future__ import annotations
@@ -151,6 +155,23 @@ def read(paths):
     return rows
 
 
+def read_run(folder):
+    """Per (set, method) the seconds a fold of a run's finished fit jobs took: each job's
+    wall seconds from its Snakemake benchmark file (``{set}_{method}_{a}-{b}.tsv``, the
+    job's start included) over its folds, averaged over the set's finished jobs; and the
+    job time of those files in all."""
+    per, total = {}, 0.0
+    for path in sorted(Path(folder).glob("*.tsv")):
+        dataset, method, chunk = path.stem.split("_")
+        first, last = (int(k) for k in chunk.split("-"))
+        with open(path) as f:
+            seconds = float(next(csv.DictReader(f, delimiter="\t"))["s"])
+        total += seconds
+        per.setdefault((dataset, method), []).append(seconds / (last - first + 1))
+    rows = {key: {"seconds": statistics.mean(v), "source": "run"} for key, v in per.items()}
+    return rows, total
+
+
 def project(measured, configfiles, start, ratio):
     """Print the suite's projected job time per method and in all, and its wall time."""
     from kclf_workflow.methods import spec
@@ -182,7 +203,8 @@ def project(measured, configfiles, start, ratio):
                 missing.append((d, method))
                 continue
             jobs = len(plan.chunks(d))
-            seconds += per_fold * folds + start * jobs
+            from_run = d in done and done[d].get("source") == "run"  # its start included
+            seconds += per_fold * folds + start * jobs * (not from_run)
             large_seconds += per_fold * folds * plan.large(d)
             n_jobs += jobs
         total += seconds
@@ -207,6 +229,7 @@ def main(argv=None):
     parser.add_argument("--jobs", type=int, default=2, help="probes at a time")
     parser.add_argument("--csv", help="append the probes to this file")
     parser.add_argument("--project", nargs="*", help="project from these probe files")
+    parser.add_argument("--run", help="a run's folder of fit-job benchmark files (wins)")
     parser.add_argument("--job-start", type=float, help="seconds of a job's start (measured)")
     parser.add_argument("--wall-ratio", type=float, default=0.5, help="wall / job time")
     args = parser.parse_args(argv)
@@ -227,11 +250,16 @@ def main(argv=None):
                         if new:
                             writer.writeheader()
                         writer.writerow({k: row.get(k) for k in FIELDS})
-    if args.project:
+    if args.project is not None or args.run:
+        measured = read(args.project or [])
+        if args.run:
+            ran, total = read_run(args.run)
+            print(f"run: {len(ran)} (set, method) pairs finished, {total:.0f} s of job time")
+            measured.update(ran)
         start = args.job_start
         if start is None:
             start = statistics.median(job_start(configfiles, "magic") for _ in range(3))
-        project(read(args.project), configfiles, start, args.wall_ratio)
+        project(measured, configfiles, start, args.wall_ratio)
 
 
 if __name__ == "__main__":
