@@ -162,7 +162,7 @@ def read_run(folder):
     job time of those files in all."""
     per, total = {}, 0.0
     for path in sorted(Path(folder).glob("*.tsv")):
-        dataset, method, chunk = path.stem.split("_")
+        dataset, method, chunk = path.stem.rsplit("_", 2)  # a set may hold "_"
         first, last = (int(k) for k in chunk.split("-"))
         with open(path) as f:
             seconds = float(next(csv.DictReader(f, delimiter="\t"))["s"])
