@@ -175,22 +175,39 @@ def _start(xp, r_u, w_u, c):
     return target / xp.sum(target, axis=1, keepdims=True)
 
 
-def couple_pairs(r, N, tol=1e-10, max_iter=1000):
+def couple_pairs(r, N, tol=1e-10, max_iter=1000, start=None):
     """:func:`couple` by Newton's method from the pairs' probabilities ``r`` (n, n_pairs),
     the pairs ``i < j`` in ``np.triu_indices`` order, and the (c, c) pair weights ``N``
-    (NumPy; private: the searches' entry, with no (n, c, c) arrays and no checks)."""
+    (private: the searches' entry, with no (n, c, c) arrays and no checks).  ``start``:
+    positive (n, c) probabilities to start from (a neighbouring lambda's coupling on a
+    search's path; the minimiser is unique, so only the number of steps changes), None:
+    Hastie and Tibshirani's start."""
     xp, _ = get_namespace(r)
     c = N.shape[0]
     iu, ju = np.triu_indices(c, k=1)
     w_u = from_numpy(np.asarray(N, dtype=float)[iu, ju], xp, device(r))
     r_u = xp.clip(r, R_EPS, 1.0 - R_EPS)
-    P = _start(xp, r_u, w_u, c)
+    return _couple(xp, r_u, w_u, c, tol, max_iter, "newton", start)[0]
+
+
+def _couple(xp, r_u, w_u, c, tol, max_iter, method, start=None):
+    """``(P, n_iter)`` of :func:`couple` from the clipped ``r_ij`` and the weights ``n_ij``
+    of the pairs ``i < j`` (``start``: None, Hastie and Tibshirani's), with the warning on
+    rows not converged."""
+    P = _start(xp, r_u, w_u, c) if start is None else start
     if P.shape[0] == 0:
-        return P
-    P, _, n_left = _newton(P, r_u, w_u, tol, max_iter)
+        return P, 0
+    if method == "iteration":
+        iu, ju = np.triu_indices(c, k=1)
+        W = np.zeros((c, c))
+        W[iu, ju] = W[ju, iu] = w_u
+        full = antisymmetric(xp, r_u, c, 0.0)
+        P, n_iter, n_left = _iterate(P, np.sum(W * full, axis=2), W, tol, max_iter)
+    else:
+        P, n_iter, n_left = _newton(P, r_u, w_u, tol, max_iter)
     if n_left:
-        _warn_left(n_left, P.shape[0], tol, max_iter, "newton")
-    return P
+        _warn_left(n_left, P.shape[0], tol, max_iter, method)
+    return P, n_iter
 
 
 def _warn_left(n_left, n, tol, max_iter, method):
@@ -283,17 +300,7 @@ def couple(R, N=None, tol=1e-10, max_iter=1000, method="newton", return_n_iter=F
         raise ValueError(f"method must be 'newton' or 'iteration', got {method!r}")
     if is_xp and method == "iteration":
         raise ValueError("couple: method='iteration' is NumPy only (array API inputs: 'newton')")
-    # initial guess p_i proportional to sum_j n_ij r_ij (Hastie & Tibshirani's start)
-    P = _start(xp, r, w_u, c)
-    if P.shape[0] == 0:
-        n_iter, n_left = 0, 0
-    elif method == "iteration":
-        full = antisymmetric(xp, r, c, 0.0)
-        P, n_iter, n_left = _iterate(P, np.sum(W * full, axis=2), W, tol, max_iter)
-    else:
-        P, n_iter, n_left = _newton(P, r, w_u, tol, max_iter)
-    if n_left:
-        _warn_left(n_left, P.shape[0], tol, max_iter, method)
+    P, n_iter = _couple(xp, r, w_u, c, tol, max_iter, method)
     if single:
         P = P[0, ...]
     return (P, n_iter) if return_n_iter else P

@@ -789,7 +789,11 @@ class IRLSPaths:
                 F += A.sum(axis=0)
             r_all[:, :, p] = expit(F).T
         N = counts[:, None] + counts[None, :]
-        return np.stack([couple_pairs(r_all[li], N) for li in range(L)])
+        P = np.empty((L, va.size, c))
+        start = None
+        for li in np.argsort(-lams, kind="stable"):  # each from the previous lambda's
+            P[li] = start = couple_pairs(r_all[li], N, start=start)
+        return P
 
     def search(self, X, labels, folds, table, classes, sample_weight=None):
         """Add every (task, sigma, lambda)'s fold scores to ``table`` by the warm paths
