@@ -120,8 +120,8 @@ def laplace_mode(K, y, max_iter=100, tol=1e-10, *, sample_weight=None):
     """Posterior mode of the latent values with the logistic likelihood (MLA, Sec. 3.3).
 
     Newton's iteration ``M <- (C^-1 + W)^-1 (W M + grad log p(y|M))`` in the form of
-    R&W Algorithm 3.1 (Cholesky of ``B = I + W^1/2 C W^1/2``; :class:`LaplaceProblem` in
-    the library's one Newton loop, :func:`kclf._newton.newton`), with step halving if the
+    R&W Algorithm 3.1 (Cholesky of ``B = I + W^1/2 C W^1/2``; the library's one Newton
+    loop, the one its logistic models share), with step halving if the
     objective ``-a'f/2 + log p(y|f)`` would decrease; it stops when a step gains less than
     ``tol``.
 
@@ -135,10 +135,10 @@ def laplace_mode(K, y, max_iter=100, tol=1e-10, *, sample_weight=None):
 
     Parameters
     ----------
-    K : ndarray of shape (n, n) or FITCCovariance
-        Prior covariance ``C`` of the latent values: dense, or the sparse path's FITC
-        covariance (:class:`kclf.mgpc._fitc.FITCCovariance`, whose ``B`` is factored by
-        Woodbury's identity in ``O(n m^2)``).
+    K : ndarray of shape (n, n)
+        Prior covariance ``C`` of the latent values.  (:class:`kclf.ManifoldGPC`'s sparse
+        path passes its FITC covariance of ``m`` inducing inputs instead, an internal
+        type whose ``B`` is factored by Woodbury's identity in ``O(n m^2)``.)
     y : ndarray of shape (n,)
         Labels in {-1, +1}.
     sample_weight : ndarray of shape (n,) or None
@@ -149,8 +149,8 @@ def laplace_mode(K, y, max_iter=100, tol=1e-10, *, sample_weight=None):
     result : dict
         ``f`` (mode), ``grad`` (``s (t - pi)``, so that Eq. (5) is ``C_*' grad``),
         ``sqrt_w`` (``W^1/2`` at the mode), ``L`` (lower Cholesky factor of B; FITC: of
-        the ``m x m`` matrix ``A``), ``factor`` (:class:`CholeskyFactor` or
-        :class:`kclf.mgpc._fitc.WoodburyFactor` of B), ``log_marginal_likelihood``
+        the ``m x m`` matrix ``A``), ``factor`` (the factorisation of B the predictions
+        use: by Cholesky, or by Woodbury's identity for FITC), ``log_marginal_likelihood``
         (R&W Eq. (3.32)), ``n_iter`` and ``converged``.
     """
     n = K.shape[0]
@@ -275,7 +275,7 @@ def ep_sites(K, y, max_iter=100, tol=1e-8, sites=None, *, anderson_depth=5, samp
     of sites whose posterior marginals match the moments of every tilted distribution
     ``N(M_i | cavity_i) Phi(y_i M_i)`` (R&W Eq. 3.56-3.59).  It is found by *parallel*
     updates: one Cholesky factorisation and the inverse of its triangular factor per sweep
-    give every posterior marginal (:func:`_ep_posterior`), every site then moves to its
+    give every posterior marginal, every site then moves to its
     moment-matching value at once (instead of R&W Algorithm 3.5's one site at a time with a
     rank-one update of the posterior covariance each).  The sweeps are accelerated by
     Anderson's extrapolation over the last ``anderson_depth`` sweeps and damped where they
@@ -305,8 +305,8 @@ def ep_sites(K, y, max_iter=100, tol=1e-8, sites=None, *, anderson_depth=5, samp
     one row of weight ``r``.  The evidence's terms of each site are multiplied by
     ``s_i``; ``log |B|`` and ``nu' Sigma nu`` are those of the weighted sites.
 
-    ``K`` is the dense prior covariance or the sparse path's FITC covariance
-    (:class:`kclf.mgpc._fitc.FITCCovariance`: a sweep then costs ``O(n m^2)``).
+    ``K`` is the dense ``(n, n)`` prior covariance (:class:`kclf.ManifoldGPC`'s sparse path
+    passes its FITC covariance instead, an internal type: a sweep then costs ``O(n m^2)``).
 
     Returns
     -------
@@ -314,7 +314,7 @@ def ep_sites(K, y, max_iter=100, tol=1e-8, sites=None, *, anderson_depth=5, samp
         ``tau``, ``nu`` (site natural parameters, one copy's), ``mu``, ``sigma_diag``
         (posterior mean and marginal variances), ``L`` (Cholesky factor of
         ``I + S^1/2 K S^1/2``, ``S = diag(s tau)``; FITC: of the ``m x m`` matrix ``A``),
-        ``factor`` (of that matrix, :func:`_factor`), ``sqrt_tau`` (``S^1/2``),
+        ``factor`` (the factorisation of that matrix), ``sqrt_tau`` (``S^1/2``),
         ``cavity_mean``, ``cavity_var``, ``log_marginal_likelihood`` (R&W
         Eq. (3.65) in a form free of ``1 / tau``), ``n_iter`` (sweeps, i.e.
         factorisations), ``converged``, ``residual`` (the largest relative site change
