@@ -268,10 +268,14 @@ class Design:
     """A design matrix ``Phi = C N^T`` in factored form (``N`` None: ``Phi = C``).
 
     Nystroem features are ``Phi = C N^T`` with ``C`` the kernel between the inputs and the
-    landmarks (and a last column of ones for the intercept) and ``N = K_mm^{-1/2}``;
-    applying ``C`` and ``N`` separately costs ``n m`` per column like ``Phi`` itself, and
-    ``Phi`` is never formed (``n m^2`` flops per width, as much as a Newton step's
-    Hessian)."""
+    landmarks (and a last column of ones for the intercept) and ``N = K_mm^{-1/2}``.  Fits
+    take the design formed (:meth:`formed`, ``n m^2`` flops once per width): where the
+    landmarks are nearly collinear (few input dimensions, a wide kernel) ``N`` is large
+    (scikit-learn floors ``K_mm``'s eigenvalues at 1e-12), and the factored Hessian ``N
+    (C^T W C) N^T`` carries round-off of ``eps ||N||^2 ||C^T W C||``, far above a small
+    ``lam``: it was not positive definite, or its Newton steps took ten times as many
+    iterations to probabilities 0.5 % off.  Predictions apply the factored form (``n m +
+    m^2`` per column)."""
 
     def __init__(self, C, N=None):
         self.C, self.N = C, N
@@ -281,9 +285,8 @@ class Design:
         return self.C.shape
 
     def formed(self):
-        """The design with ``Phi = C N^T`` formed (``n m^2`` flops, once): many fits on
-        subsets of its rows (pairwise coupling's pairs) then take Hessians ``n_sub m^2``
-        each, without the factored form's ``2 m^3`` for ``N G N^T``."""
+        """The design with ``Phi = C N^T`` formed (``n m^2`` flops, once), the form fits
+        take (class docstring)."""
         return self if self.N is None else Design(self.C @ self.N.T)
 
     def row_space(self, idx):
@@ -294,11 +297,11 @@ class Design:
         changes no ``f`` on them and only adds to the penalty), so the fit in ``v`` is the
         same problem in ``len(idx)`` unknowns: Hessians and factorisations of that size
         (pairwise coupling's pairs in a shared basis)."""
+        self._require_formed("row_space")
         sub = self.rows(idx)
         if len(idx) >= self.shape[1]:
             return sub, None
-        Pt = sub.C.T if self.N is None else self.N @ sub.C.T
-        Q, R = scipy.linalg.qr(Pt, mode="economic", check_finite=False)
+        Q, R = scipy.linalg.qr(sub.C.T, mode="economic", check_finite=False)
         return Design(np.ascontiguousarray(R.T)), Q
 
     def rows(self, idx):
@@ -319,12 +322,17 @@ class Design:
         return out if self.N is None else self.N @ out
 
     def gram(self, d):
-        """``Phi^T diag(d) Phi`` (d >= 0) by one symmetric rank-k update."""
+        """``Phi^T diag(d) Phi`` (d >= 0) of the formed design by one symmetric rank-k
+        update."""
+        self._require_formed("gram")
         # the transpose of a C-ordered array is Fortran-ordered: no copy for dsyrk
         S = np.sqrt(d)[:, None] * self.C
         G = scipy.linalg.blas.dsyrk(1.0, S.T, trans=0)
-        G = np.triu(G) + np.triu(G, 1).T
-        return G if self.N is None else self.N @ G @ self.N.T
+        return np.triu(G) + np.triu(G, 1).T
+
+    def _require_formed(self, what):
+        if self.N is not None:
+            raise ValueError(f"Design.{what} needs the formed design (Design.formed())")
 
 
 class HessianCache:
@@ -503,7 +511,7 @@ def stack_pairs(design, index, targets, weights):
     A, Y, c = np.zeros((T, n, k)), np.zeros((n, T)), np.zeros((n, T))
     Q = None if all(q is None for _, q in spaces) else np.zeros((T, m, k))
     for t, ((sub, q), idx) in enumerate(zip(spaces, index, strict=True)):
-        A[t, : idx.size, : sub.shape[1]] = sub.C if sub.N is None else sub.forward(np.eye(m))
+        A[t, : idx.size, : sub.shape[1]] = sub.C
         Y[: idx.size, t] = targets[t]
         c[: idx.size, t] = 1.0 if weights[t] is None else weights[t]
         if Q is not None:
@@ -810,9 +818,7 @@ class IRLSPaths:
         def width(si):
             sigma, conv, scores = sigmas[si], [], []
             if self.n_components is not None:
-                K = self.features(X, sigma, sw)  # the design of all rows, not a kernel
-                if c > 2 and self.multi_class != "ovr":  # many Hessians: Phi itself, once
-                    K = K.formed()
+                K = self.features(X, sigma, sw).formed()  # the design of all rows
             else:
                 K = kernel_matrix(self.kernel, X, None, None if np.isnan(sigma) else sigma)
             for tr, va in folds:

@@ -306,10 +306,10 @@ class KernelLogisticRegression(
             self.nystroem_offset_, self.nystroem_scale_, self.nystroem_ = nystroem_map(
                 X, self.kernel, self.sigma_, self.n_components, self.random_state, sample_weight
             )
-            design = self._design(X)
+            design = self._design(X).formed()  # Design's docstring: fits take it formed
             if self._softmax():
                 self.coef_, _, n_iter, conv = fit_multinomial(
-                    design.formed(), Y, lam, self.tol, self.max_iter, weights=sample_weight
+                    design, Y, lam, self.tol, self.max_iter, weights=sample_weight
                 )
                 self.n_iter_, conv = np.array([n_iter]), np.array([conv])
                 return self._report(conv)

@@ -502,3 +502,44 @@ def test_an_overflowing_linear_kernel_is_refused_in_one_line(params):
         with pytest.raises(ValueError, match="overflows") as err:
             est.fit(1e300 * X, y)
         assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("sigma", [0.5, 2.0])
+def test_nystroem_fit_on_nearly_collinear_landmarks_reaches_the_optimum(sigma):
+    """Two input dimensions and a wide kernel make the landmarks' kernel numerically
+    singular (scikit-learn floors its eigenvalues at 1e-12, so ``N = K_mm^{-1/2}`` reaches
+    1e6): the Hessian of the factored design, ``N (C^T W C) N^T``, then carried round-off
+    far above ``lam`` (its Cholesky failed: KEEL's phoneme in the benchmark).  The fit
+    takes the design formed and reaches the optimum a generic solver (scipy's
+    trust-region Newton on the same features) finds: the Newton loop stops at a
+    relative change of 1e-10 in the objective, within 1e-6 in probability."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(600, 2))
+    y = (np.sin(4 * X[:, 0]) + X[:, 1] + 0.3 * rng.normal(size=600) > 1).astype(int)
+    est = KernelLogisticRegression(
+        sigma=sigma, lam=1e-3, n_components=100, random_state=0, tol=1e-10
+    ).fit(X, y)
+    eig = np.linalg.eigvalsh(rbf_kernel(est.nystroem_.components_, sigma=1.0))
+    assert eig.min() < 1e-12 * eig.max()  # the landmarks' kernel is singular in floats
+    assert est.converged_ and est.n_iter_[0] <= 20
+    Phi = est._design(X).formed().C
+
+    def objective(w):
+        f = Phi @ w
+        p = expit(f)
+        value = np.sum(np.logaddexp(0.0, f) - y * f) + 0.5e-3 * w @ w
+        return value, Phi.T @ (p - y) + 1e-3 * w
+
+    def hessian(w):
+        p = expit(Phi @ w)
+        return (Phi.T * (p * (1 - p))) @ Phi + 1e-3 * np.eye(Phi.shape[1])
+
+    ref = minimize(
+        objective,
+        np.zeros(Phi.shape[1]),
+        jac=True,
+        hess=hessian,
+        method="trust-exact",
+        options={"gtol": 1e-10},
+    )
+    np.testing.assert_allclose(est.predict_proba(X)[:, 1], expit(Phi @ ref.x), atol=1e-6)
