@@ -94,8 +94,7 @@ def fit_pairs_shared_basis(estimator, X, yi, pairs, pair_index, sample_weight=No
         )
         shared = len(group) > 1
         rows = slice(None) if shared else pair_index[group[0]]
-        design = nystroem_design(X[rows], offset, scale, nystroem, estimator.fit_intercept)
-        design = design.formed()
+        design = nystroem_design(X[rows], offset, scale, nystroem, estimator.fit_intercept).formed()
         index = [pair_index[p] if shared else np.arange(pair_index[p].size) for p in group]
         for chunk in pair_chunks(np.array([idx.size for idx in index]), design.shape[1]):
             members = [group[q] for q in chunk]
