@@ -28,11 +28,15 @@ import multiprocessing
 import resource
 import time
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
+from scipy.optimize import linprog
 from sklearn.svm import SVC
 
+import kclf.maplp.maplp as maplp_module
 from kclf.maplp import MAPLP
+from kclf.maplp._solver import maplp_lp, solve_lp
 from kclf.maplp.maplp import HIGHS_METHODS
 from kclf_workflow.datasets import ida
 
@@ -65,29 +69,50 @@ def _rss_mb():
     return kb / 1024.0
 
 
-def _fit_in_child(kw, X, y, Xt, yt, queue):
+def _fit_in_child(kw, X, y, Xt, yt, queue, primal=False):
     start = _rss_mb()
     t0 = time.perf_counter()
     model = MAPLP(**kw).fit(X, y)
     seconds = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KB on Linux
     err = 100 * np.mean(model.predict(Xt) != yt)
-    queue.put((seconds, peak - start, err, int(model.n_iter_)))
+    queue.put((seconds, peak - start, err, int(model.n_iter_), _primal(kw, X, y) if primal else 0))
+
+
+def _primal(kw, X, y):
+    """Seconds of the same fit's programme in its primal form (``maplp_lp``) by HiGHS's
+    interior point, MAPLP's solver before it solved the dual: the LP it was given is
+    caught on its way to ``solve_lp``."""
+    caught = {}
+
+    def catch(K, y_index, n_classes, bias, method, options, weight):
+        caught.update(K=K, y=y_index, C=n_classes, bias=bias, weight=weight)
+        return solve_lp(K, y_index, n_classes, bias, method, options, weight)
+
+    with mock.patch.object(maplp_module, "solve_lp", catch):
+        MAPLP(**kw).fit(X, y)
+    c, A_ub, b_ub, A_eq, b_eq = maplp_lp(
+        caught["K"], caught["y"], caught["C"], caught["bias"], caught["weight"]
+    )
+    t0 = time.perf_counter()
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, method="highs-ipm")
+    assert res.status == 0, res.message
+    return time.perf_counter() - t0
 
 
 def lp_size(n, b, n_classes, bias):
-    """``(variables, constraints, non-zeros)`` of MAPLP's LP on ``n`` rows with ``b``
-    centres, as MAPLP's docstring counts them ("At any size"; ``bias`` adds the constant
-    basis function, one more per class)."""
+    """``(variables, constraints, non-zeros)`` of the LP HiGHS solves for MAPLP on ``n``
+    rows with ``b`` centres, the dual of MAPLP's programme (``maplp_dual_lp``; ``bias``
+    adds the constant basis function, one more per class)."""
     basis = b + (1 if bias else 0)
-    return n_classes * basis + n, n + 1, n * basis + n + n_classes * basis
+    return n + 1, n_classes * basis, n * basis + n_classes * basis
 
 
 #: the paper's width for ringnorm, gamma = 0.09 (sigma = sqrt(1 / (2 gamma)))
 RING_SIGMA = float(np.sqrt(1 / (2 * 0.09)))
 
 
-def scale(seed=0, basis_sizes=(250, 1000, 2000)):
+def scale(seed=0, basis_sizes=(250, 1000, 2000), primal=True):
     """MAPLP on up to 5,000 ringnorm rows with 500 centres against the full model, and on
     5,000 rows with each of ``basis_sizes`` centres (``bias=True``); ratios to the full
     model on 500 rows (the benchmark's subsample)."""
@@ -98,11 +123,13 @@ def scale(seed=0, basis_sizes=(250, 1000, 2000)):
     print(
         f"ringnorm (generated, 20-D), sigma={RING_SIGMA:.4g} (the paper's gamma 0.09), test "
         "error on 2,000 rows; each fit in its own process; LP: variables, constraints, "
-        "non-zeros; x 500: time and peak memory over the full model's on 500 rows"
+        "non-zeros of the dual programme HiGHS solves; primal s: the same programme in its "
+        "primal form by HiGHS's interior point (the solver before), in the same process; "
+        "x 500: time and peak memory over the full model's on 500 rows"
     )
     print(
-        f"{'model':<30}{'rows':>7}{'fit s':>9}{'peak MB':>9}{'test error %':>14}{'IPM it':>8}"
-        f"{'LP vars':>9}{'rows':>7}{'non-zeros':>12}{'x 500 s':>9}{'x 500 MB':>10}"
+        f"{'model':<30}{'rows':>7}{'fit s':>9}{'peak MB':>9}{'test error %':>14}{'HiGHS it':>9}"
+        f"{'LP vars':>9}{'rows':>7}{'non-zeros':>12}{'primal s':>10}{'x 500 s':>9}{'x 500 MB':>10}"
     )
     runs = [(n, None) for n in (500, 1000, 2000)] + [(n, 500) for n in (1000, 2000, 5000)]
     for bias in (False, True):
@@ -111,16 +138,17 @@ def scale(seed=0, basis_sizes=(250, 1000, 2000)):
         for n, b in runs + more:
             queue = ctx.Queue()
             kw = {"sigma": RING_SIGMA, "bias": bias, "n_basis": b, "random_state": 0}
-            p = ctx.Process(target=_fit_in_child, args=(kw, X[:n], y[:n], Xt, yt, queue))
+            args = (kw, X[:n], y[:n], Xt, yt, queue, primal)
+            p = ctx.Process(target=_fit_in_child, args=args)
             p.start()
-            seconds, peak, err, n_iter = queue.get()
+            seconds, peak, err, n_iter, primal_s = queue.get()
             p.join()
             base = base or (seconds, peak)
             size = lp_size(n, min(b or n, n), 2, bias)
             name = f"MAPLP(bias={bias}" + (f", n_basis={b})" if b else ")")
             print(
-                f"{name:<30}{n:>7}{seconds:>9.2f}{peak:>9.0f}{err:>14.2f}{n_iter:>8}"
-                f"{size[0]:>9}{size[1]:>7}{size[2]:>12}{seconds / base[0]:>9.2f}"
+                f"{name:<30}{n:>7}{seconds:>9.2f}{peak:>9.0f}{err:>14.2f}{n_iter:>9}"
+                f"{size[0]:>9}{size[1]:>7}{size[2]:>12}{primal_s:>10.2f}{seconds / base[0]:>9.2f}"
                 f"{peak / base[1]:>10.2f}",
                 flush=True,
             )

@@ -2,9 +2,10 @@
 
 Nopriadi and Yamashita, "Maximum a Posteriori Based Kernel Classifier Trained by
 Linear Programming", section 4: the programme (:func:`maplp_lp`; its derivation in
-:class:`kclf.MAPLP`), its solution by HiGHS (:func:`solve_lp`), the closed form where all
-inputs coincide in kernel space (:func:`equal_inputs_solution`), and the criterion the
-solution maximises (:func:`maplp_criterion`).
+:class:`kclf.MAPLP`), its dual (:func:`maplp_dual_lp`), which HiGHS solves
+(:func:`solve_lp`), the closed form where all inputs coincide in kernel space
+(:func:`equal_inputs_solution`), and the criterion the solution maximises
+(:func:`maplp_criterion`).
 """
 
 from __future__ import annotations
@@ -13,11 +14,12 @@ import numpy as np
 from scipy import sparse
 from scipy.optimize import linprog
 
-#: linprog status codes (scipy.optimize.OptimizeResult.status) and what they mean here.
+#: linprog status codes (scipy.optimize.OptimizeResult.status) of the dual programme
+#: (:func:`maplp_dual_lp`) and what they mean for MAPLP's own.
 _STATUS = {
     1: "iteration or time limit reached",
-    2: "the LP is infeasible",
-    3: "the LP is unbounded",
+    2: "the LP is unbounded or infeasible (its dual is infeasible)",
+    3: "the LP is infeasible (its dual is unbounded)",
     4: "numerical difficulties",
 }
 
@@ -92,28 +94,70 @@ def maplp_criterion(K, y_index, alpha, intercept=None, sample_weight=None):
     return float(np.average(capped, weights=sample_weight))
 
 
-def solve_lp(K, y_index, n_classes, bias, method, options, sample_weight=None):
-    """``(alpha, intercept, n_iter)``: the solution of :func:`maplp_lp` by
-    ``scipy.optimize.linprog`` (``method``, ``options``: HiGHS's), ``alpha`` (C, B) and the
-    constants ``b_y`` (C,) (zero without ``bias``); ``ValueError`` naming the status and
-    HiGHS's message when the programme is not solved."""
-    n = K.shape[1]
-    c, A_ub, b_ub, A_eq, b_eq = maplp_lp(K, y_index, n_classes, bias, sample_weight)
-    res = linprog(
-        c,
-        A_ub=A_ub,
-        b_ub=b_ub,
-        A_eq=A_eq,
-        b_eq=b_eq,
-        bounds=(0, None),
-        method=method,
-        options=options,
+def maplp_dual_lp(K, y_index, n_classes, bias=False, sample_weight=None):
+    r"""The dual of :func:`maplp_lp` in ``scipy.optimize.linprog`` form (a minimisation).
+
+    With ``lambda_i >= 0`` the multipliers of the cap rows, ``mu`` that of the
+    normalisation and ``nu_i = s_i - lambda_i``, the dual of the programme reads
+
+    .. math:: \max_{\nu, \mu} \sum_i \nu_i - S (1 + \mu)
+              \ \text{s.t.}\ \sum_{i: y_i = y} \nu_i K_{ij} \le \mu m_j\ (\text{all } y, j),
+              \ 0 \le \nu_i \le s_i ,
+
+    ``m = s^T K`` the normalisation's coefficients and ``S = sum_i s_i`` (the slack
+    ``xi_i``'s column gives ``lambda_i <= s_i``, the coefficient ``alpha_{y,j}``'s column
+    the row ``(y, j)``).  By LP duality the multipliers of those ``C B`` rows are the
+    primal's ``alpha_{y,j}``.  Its ``C B`` rows hold ``N B + C B`` non-zeros, the cap rows'
+    coefficients transposed; the dual simplex solves it several times faster than the
+    primal (``MAPLP``'s "At any size").
+
+    Returns
+    -------
+    c, A_ub, b_ub, bounds : arrays
+        Variables are ``[nu_0, ..., nu_{N-1}, mu]`` (minimising ``-sum_i nu_i + S mu``, the
+        constant ``-S`` dropped); ``A_ub`` is a sparse CSR array of ``C B`` rows, row
+        ``y B + j`` for ``alpha_{y,j}`` (with ``bias`` the last of each class's block is
+        ``b_y``); ``bounds`` is ``(N + 1, 2)``.
+    """
+    K = np.asarray(K, dtype=float)
+    n = K.shape[0]
+    s = _unit_mean(sample_weight, n)
+    if bias:
+        K = np.hstack([K, np.ones((n, 1))])
+    b = K.shape[1]
+    mass = s @ K
+    # row (y, j) holds K[i, j] of the rows i of class y, then -m_j in mu's column
+    data, indices, lengths = [], [], []
+    for y in range(n_classes):
+        members = np.flatnonzero(y_index == y)
+        data.append(np.hstack([K[members].T, -mass[:, None]]).ravel())
+        indices.append(np.tile(np.append(members, n), b))
+        lengths.append(np.full(b, members.size + 1))
+    indptr = np.concatenate([[0], np.cumsum(np.concatenate(lengths))])
+    A_ub = sparse.csr_array(
+        (np.concatenate(data), np.concatenate(indices), indptr), shape=(n_classes * b, n + 1)
     )
+    c = np.concatenate([-np.ones(n), [s.sum()]])
+    bounds = np.column_stack([np.zeros(n + 1), np.append(s, np.inf)])
+    bounds[n, 0] = -np.inf
+    return c, A_ub, np.zeros(n_classes * b), bounds
+
+
+def solve_lp(K, y_index, n_classes, bias, method, options, sample_weight=None):
+    """``(alpha, intercept, n_iter)``: the solution of :func:`maplp_lp`, read from the
+    multipliers of its dual (:func:`maplp_dual_lp`) solved by ``scipy.optimize.linprog``
+    (``method``, ``options``: HiGHS's), ``alpha`` (C, B) and the constants ``b_y`` (C,)
+    (zero without ``bias``); ``ValueError`` naming the status and HiGHS's message when
+    the programme is not solved."""
+    n = K.shape[1]
+    c, A_ub, b_ub, bounds = maplp_dual_lp(K, y_index, n_classes, bias, sample_weight)
+    res = linprog(c, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method=method, options=options)
     if res.status != 0:
         what = _STATUS.get(res.status, f"status {res.status}")
         raise ValueError(f"MAPLP linear programme not solved: {what}. HiGHS: {res.message}")
     m = n + 1 if bias else n
-    coef = np.maximum(res.x[: n_classes * m].reshape(n_classes, m), 0.0)
+    # d(objective)/d(b_ub) of a minimisation with <= rows: minus the primal's alpha
+    coef = np.maximum(-res.ineqlin.marginals.reshape(n_classes, m), 0.0)
     intercept = coef[:, n] if bias else np.zeros(n_classes)
     return coef[:, :n], intercept, int(res.nit)
 

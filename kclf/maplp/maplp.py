@@ -131,18 +131,20 @@ class MAPLP(KernelMixin, ClassifierMixin, BaseEstimator):
     ``N b + N + C b`` non-zeros (each cap row holds the ``b`` kernel values of its row in
     its class's block); the kernel is an ``N x b`` matrix.  Without it ``b = N``: ``N^2``
     non-zeros and an ``N x N`` kernel, so the LP's size grows linearly in ``N`` for a
-    fixed ``b`` instead of quadratically.  HiGHS's interior point costs a few dozen
-    iterations, each a factorisation of the normal equations, whose size grows with the
-    number of rows ``N`` and the non-zeros ``N b``.  Measured on this project's 2-core
-    machine (``benchmarks/bench_maplp.py --scale``: ringnorm, the paper's width, each fit
-    in its own process): the full model takes 0.76 s / 48 MB at 500 rows, 3.0 s / 156 MB
-    at 1,000 and 18 s / 593 MB at 2,000; with 500 centres 1.4 s / 84 MB at 1,000 rows,
-    4.1 s / 157 MB at 2,000 and 16 s / 376 MB at 5,000 (peak memory above the process's
-    start).  At 5,000 rows (``bias=True``) the time and memory grow linearly in ``b``, as
-    the non-zeros, at 20-26 interior-point iterations: 5.5 s / 200 MB at ``b = 250``,
-    12.8 s / 377 MB at 500, 29.5 s / 710 MB at 1,000, 56 s / 1.3 GB at 2,000.
-    ``bias=True``'s test error: 3.05 % fitted on 500 rows in full, 1.55 % on 5,000 rows
-    with 500 centres.
+    fixed ``b`` instead of quadratically.  HiGHS solves the programme's dual (``N + 1``
+    variables, ``C b`` rows, ``N b + C b`` non-zeros) by the dual simplex and ``alpha`` is
+    read from its multipliers: the same optimum, 2-5 times faster than the primal by the
+    interior point on the sizes below.  Measured on this project's 2-core machine
+    (``benchmarks/bench_maplp.py --scale``: ringnorm, the paper's width, each fit in its
+    own process, the benchmark suite's two jobs running beside it; the primal by the
+    interior point in the same process in brackets): the full model takes 0.61 s (0.64)
+    / 53 MB at 500 rows, 1.7 s (3.4) / 179 MB at 1,000 and 7.7 s (23.3) / 678 MB at 2,000;
+    with 500 centres 1.0 s (1.6) / 95 MB at 1,000 rows, 2.0 s (4.9) / 177 MB at 2,000 and
+    4.3 s (21.4) / 425 MB at 5,000 (peak memory above the process's start).  At 5,000
+    rows (``bias=True``) the time and memory grow about linearly in ``b``, as the
+    non-zeros: 2.3 s (6.5) / 215 MB at ``b = 250``, 4.3 s (18.9) / 416 MB at 500, 8.4 s
+    (44.9) / 816 MB at 1,000, 19.3 s (74.7) / 1.6 GB at 2,000.  ``bias=True``'s test
+    error: 3.05 % fitted on 500 rows in full, 1.55 % on 5,000 rows with 500 centres.
 
     **All training inputs equal.**  When the Gram matrix is constant (every ``x_i`` the
     same point ``x_0`` as far as the kernel can tell) the LP reads
@@ -170,12 +172,12 @@ class MAPLP(KernelMixin, ClassifierMixin, BaseEstimator):
         non-negative (see Notes).
     solver_options : dict or None, default=None
         Options of ``scipy.optimize.linprog``'s HiGHS solver.  The key ``"method"``
-        picks the HiGHS algorithm: ``"highs-ipm"`` (interior point with crossover to a
-        vertex), ``"highs-ds"`` (dual simplex) or ``"highs"`` (HiGHS chooses: the
-        simplex here).  Default: ``"highs-ipm"`` for ``kernel="rbf"`` (3-7 times faster
-        than the simplex at the IDA sizes, e.g. 0.14 s against 0.48 s on banana,
-        n = 400) and ``"highs"`` for the other kernels (the interior point method was
-        seen to stall on an indefinite linear kernel).  Every other key is passed as
+        picks the HiGHS algorithm applied to the programme's dual (see "At any size"):
+        ``"highs-ds"`` (dual simplex, the default), ``"highs-ipm"`` (interior point with
+        crossover to a vertex) or ``"highs"`` (HiGHS chooses).  The default is the fastest
+        of the three on banana (n = 400: 0.26 s against 0.52 s and 0.33 s) and on 4,000
+        rows of KEEL letter with 500 centres (26 classes: 5.5 s against 47 s by the
+        interior point on the dual, 33 s on the primal).  Every other key is passed as
         ``options`` (e.g. ``{"time_limit": 600}``).
     bias : bool, default=False
         Add a non-negative constant ``b_y`` to every class's surrogate (see above; not in
@@ -326,7 +328,7 @@ class MAPLP(KernelMixin, ClassifierMixin, BaseEstimator):
             than optimal (the message includes HiGHS's).
         """
         options = dict(self.solver_options or {})
-        method = options.pop("method", "highs-ipm" if self.kernel == "rbf" else "highs")
+        method = options.pop("method", "highs-ds")
         if method not in HIGHS_METHODS:
             raise ValueError(
                 f"solver_options['method'] must be one of {HIGHS_METHODS}, got {method!r}"

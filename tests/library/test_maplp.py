@@ -7,11 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy.optimize import linprog
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from kclf.kernels import rbf_kernel
 from kclf.maplp import MAPLP
-from kclf.maplp._solver import maplp_criterion, solve_lp
+from kclf.maplp._solver import maplp_criterion, maplp_lp, solve_lp
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"
 BANANA = SHARED / "data" / "ida" / "splits_asc" / "banana"
@@ -153,7 +154,34 @@ def test_iteration_limit_reports_the_solver_message():
         MAPLP(solver_options={"method": "glpk"}).fit(X, y)
 
 
-@pytest.mark.parametrize("method", ["highs-ds", "highs"])
+@pytest.mark.parametrize(
+    "C, bias, weighted", [(2, False, False), (3, False, True), (4, True, False), (2, True, True)]
+)
+def test_the_dual_programme_gives_the_primal_optimum(C, bias, weighted):
+    # solve_lp reads alpha from the multipliers of the dual (maplp_dual_lp); the primal
+    # programme (maplp_lp) solved directly by HiGHS's interior point is the reference:
+    # alpha is primal-feasible and reaches its optimum (HiGHS's tolerances are 1e-7)
+    rng = np.random.default_rng(C + 10 * bias + 100 * weighted)
+    n, b = 300, 40
+    X = rng.normal(size=(n, 3))
+    y = rng.integers(C, size=n)
+    X[:, 0] += y
+    K = rbf_kernel(X, X[rng.choice(n, b, replace=False)], 1.0)
+    s = rng.uniform(0.2, 3.0, size=n) if weighted else None
+    alpha, intercept, _ = solve_lp(K, y, C, bias, "highs-ds", {}, s)
+    c, A_ub, b_ub, A_eq, b_eq = maplp_lp(K, y, C, bias, s)
+    ref = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, method="highs-ipm")
+    assert ref.status == 0
+    coef = np.hstack([alpha, intercept[:, None]]) if bias else alpha
+    w = K @ alpha.T + intercept  # (N, C)
+    xi = np.maximum(w[np.arange(n), y] - 1.0, 0.0)
+    z = np.concatenate([coef.ravel(), xi])
+    assert np.all(z >= 0)
+    assert A_eq @ z == pytest.approx(b_eq, rel=1e-7)
+    assert c @ z == pytest.approx(ref.fun, rel=1e-7)
+
+
+@pytest.mark.parametrize("method", ["highs-ipm", "highs"])
 def test_simplex_and_interior_point_reach_the_same_optimum(method):
     rng = np.random.default_rng(5)
     X = rng.normal(size=(60, 2))
