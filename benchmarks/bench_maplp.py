@@ -28,15 +28,15 @@ import multiprocessing
 import resource
 import time
 from pathlib import Path
-from unittest import mock
 
 import numpy as np
+from scipy import sparse
 from scipy.optimize import linprog
 from sklearn.svm import SVC
+from sklearn.utils import check_random_state
 
-import kclf.maplp.maplp as maplp_module
+from kclf.kernels import rbf_kernel
 from kclf.maplp import MAPLP
-from kclf.maplp._solver import maplp_lp, solve_lp
 from kclf.maplp.maplp import HIGHS_METHODS
 from kclf_workflow.datasets import ida
 
@@ -76,28 +76,40 @@ def _fit_in_child(kw, X, y, Xt, yt, queue, primal=False):
     seconds = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KB on Linux
     err = 100 * np.mean(model.predict(Xt) != yt)
-    queue.put((seconds, peak - start, err, int(model.n_iter_), _primal(kw, X, y) if primal else 0))
+    ref = _primal(kw, X, y, model.objective_) if primal else 0.0
+    queue.put((seconds, peak - start, err, int(model.n_iter_), ref))
 
 
-def _primal(kw, X, y):
-    """Seconds of the same fit's programme in its primal form (``maplp_lp``) by HiGHS's
-    interior point, MAPLP's solver before it solved the dual: the LP it was given is
-    caught on its way to ``solve_lp``."""
-    caught = {}
-
-    def catch(K, y_index, n_classes, bias, method, options, weight):
-        caught.update(K=K, y=y_index, C=n_classes, bias=bias, weight=weight)
-        return solve_lp(K, y_index, n_classes, bias, method, options, weight)
-
-    with mock.patch.object(maplp_module, "solve_lp", catch):
-        MAPLP(**kw).fit(X, y)
-    c, A_ub, b_ub, A_eq, b_eq = maplp_lp(
-        caught["K"], caught["y"], caught["C"], caught["bias"], caught["weight"]
-    )
+def _primal(kw, X, y, objective):
+    """Seconds of the reference: the same programme in its primal form (the MAPLP
+    docstring's LP: ``alpha``, then the slacks ``xi``; cap rows, one normalisation) by
+    HiGHS's interior point, MAPLP's solver before it solved the dual, on the centres MAPLP
+    draws (``n_basis`` of its distinct rows, in ``numpy.unique``'s order, by
+    ``check_random_state(random_state)``); its optimum must equal the fit's criterion
+    (``objective``)."""
+    classes = np.unique(y)
+    y_index = np.searchsorted(classes, y)
+    # MAPLP fits its distinct (x, y) rows in numpy.unique's order
+    _, first = np.unique(np.column_stack([X, y_index]), axis=0, return_index=True)
+    X, y_index, n = X[first], y_index[first], first.size
+    centres = np.arange(n)
+    if kw["n_basis"] is not None and kw["n_basis"] < n:
+        rng = check_random_state(kw["random_state"])
+        centres = np.sort(rng.choice(n, kw["n_basis"], replace=False))
+    K = rbf_kernel(X, X[centres], kw["sigma"])
+    if kw["bias"]:
+        K = np.hstack([K, np.ones((n, 1))])
+    onehot = np.eye(len(classes))[y_index].T  # (C, N)
     t0 = time.perf_counter()
-    res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=b_eq, method="highs-ipm")
+    c = np.concatenate([-(onehot @ K).ravel(), np.ones(n)])
+    blocks = [sparse.csr_array(K * row[:, None]) for row in onehot]
+    A_ub = sparse.hstack(blocks + [-sparse.eye_array(n, format="csr")], format="csr")
+    A_eq = np.concatenate([np.tile(K.sum(axis=0), len(classes)), np.zeros(n)])[None, :]
+    res = linprog(c, A_ub=A_ub, b_ub=np.ones(n), A_eq=A_eq, b_eq=[n], method="highs-ipm")
+    seconds = time.perf_counter() - t0
     assert res.status == 0, res.message
-    return time.perf_counter() - t0
+    assert abs(-res.fun / n - objective) < 1e-6, (-res.fun / n, objective)
+    return seconds
 
 
 def lp_size(n, b, n_classes, bias):
