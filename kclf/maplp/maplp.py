@@ -133,11 +133,12 @@ class MAPLP(KernelMixin, ClassifierMixin, BaseEstimator):
     non-zeros and an ``N x N`` kernel, so the LP's size grows linearly in ``N`` for a
     fixed ``b`` instead of quadratically.  HiGHS solves the programme's dual (``N + 1``
     variables, ``C b`` rows, ``N b + C b`` non-zeros) by the dual simplex and ``alpha`` is
-    read from its multipliers: the same optimum, 2-5 times faster than the primal by the
-    interior point on the sizes below.  Measured on this project's 2-core machine
-    (``benchmarks/bench_maplp.py --scale``: ringnorm, the paper's width, each fit in its
-    own process, the benchmark suite's two jobs running beside it; the primal by the
-    interior point in the same process in brackets): the full model takes 0.61 s (0.64)
+    read from its multipliers: the same optimum, as fast as the primal by the interior
+    point at 500 rows and 1.3-5 times faster from 1,000 rows on the sizes below.
+    Measured on this project's 2-core machine (``benchmarks/bench_maplp.py --scale``:
+    ringnorm, the paper's width, each fit in its own process, the benchmark suite's two
+    jobs running beside it; the primal by the interior point in the same process in
+    brackets): the full model takes 0.61 s (0.64)
     / 53 MB at 500 rows, 1.7 s (3.4) / 179 MB at 1,000 and 7.7 s (23.3) / 678 MB at 2,000;
     with 500 centres 1.0 s (1.6) / 95 MB at 1,000 rows, 2.0 s (4.9) / 177 MB at 2,000 and
     4.3 s (21.4) / 425 MB at 5,000 (peak memory above the process's start).  At 5,000
