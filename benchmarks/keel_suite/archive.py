@@ -6,8 +6,8 @@ a fresh clone and the tables can be rebuilt without refitting:
 
 - ``records/<set>/<method>_<folds>.csv``: each job's records (the rule's output);
 - ``times/<set>_<method>_<folds>.tsv``: its Snakemake benchmark file (seconds, memory);
-- ``parts.csv``: one row per part of the run: the commit it ran, when, its wall seconds
-  and the jobs it finished.
+- ``parts.csv``: one row per part of the run: the commit it ran, its start and end, the
+  jobs it added and the jobs kept after it.
 
 Usage, from the repository root (``RUN`` a clone of this repository)::
 

@@ -108,8 +108,8 @@ def maplp_dual_lp(K, y_index, n_classes, bias=False, sample_weight=None):
     ``xi_i``'s column gives ``lambda_i <= s_i``, the coefficient ``alpha_{y,j}``'s column
     the row ``(y, j)``).  By LP duality the multipliers of those ``C B`` rows are the
     primal's ``alpha_{y,j}``.  Its ``C B`` rows hold ``N B + C B`` non-zeros, the cap rows'
-    coefficients transposed; the dual simplex solves it several times faster than the
-    primal (``MAPLP``'s "At any size").
+    coefficients transposed; the dual simplex solves it as fast as the primal's interior
+    point at 500 rows and up to 5 times faster beyond (``MAPLP``'s "At any size").
 
     Returns
     -------
