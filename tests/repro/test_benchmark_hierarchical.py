@@ -63,3 +63,19 @@ def test_the_paper_vs_peer_table_holds_the_hierarchical_probabilities_of_the_fol
     probs = (row.p_hier_method_better, row.p_hier_rope, row.p_hier_peer_better)
     assert probs[0] > 0.95 and sum(probs) == pytest.approx(1.0, abs=1e-12)
     assert "hierarchical test on the folds: P(KLR better)" in rep.statement(row)
+
+
+def test_a_set_with_the_same_difference_on_every_one_of_five_folds_keeps_its_mean():
+    """baycomp 1.0.3 fails on such a set with an odd number of folds (the suite's 5); the
+    spread added within the ROPE keeps each set's mean difference and is seeded."""
+    better, peer = _scores(n_sets=6, n_folds=5, gap=3.0, seed=4)
+    better[0] = peer[0] + 2.0  # 2 points better on every fold: no spread
+    better[1] = peer[1]  # equal on every fold
+    spread = rep._spread_flat_sets(peer, better, 1.0, 5)
+    assert (np.var(spread - peer, axis=1) > 0).all()
+    assert np.allclose((spread - peer).mean(axis=1), (better - peer).mean(axis=1))
+    assert np.abs(spread[:2] - better[:2]).max() <= 1.0
+    assert np.array_equal(spread[2:], better[2:])
+    assert np.array_equal(rep._spread_flat_sets(peer, better, 1.0, 5), spread)
+    p = rep.hierarchical(better, peer, rope=1.0, random_state=3)
+    assert p[0] > 0.9 and sum(p) == pytest.approx(1.0, abs=1e-12)

@@ -333,12 +333,33 @@ def hierarchical(x, y, rope, random_state):
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     if x.size == 0 or x.shape[1] < 2 or np.mean(np.std(y - x, axis=1)) == 0:
         return (np.nan, np.nan, np.nan)
+    y = _spread_flat_sets(x, y, rope, random_state)
     with _stan_seeded_in_a_scratch_folder(random_state):
         p = baycomp.HierarchicalTest.probs(
             x, y, rope, runs=1, chains=HIER_CHAINS, nsamples=HIER_NSAMPLES,
             random_state=random_state,
         )  # fmt: skip
     return tuple(float(v) for v in p)
+
+
+def _spread_flat_sets(x, y, rope, random_state):
+    """``y`` with the fold differences ``y - x`` of every set where they have no spread
+    (equal on every fold) spread by draws within the ROPE, mirrored so that the set's mean
+    difference stays what it was.  baycomp 1.0.3 does the like itself before sampling
+    (Stan's model needs a spread on every set), but its replacement fails on an odd number
+    of folds (it mirrors ``n // 2`` draws into ``n - n // 2`` places) and sets the mean
+    difference to 0; here the middle fold of an odd count keeps the mean."""
+    diff = y - x
+    flat = np.flatnonzero(np.var(diff, axis=1) == 0)
+    if flat.size == 0:
+        return y
+    rng = np.random.RandomState(random_state)
+    n = x.shape[1]
+    y = y.copy()
+    for i in flat:
+        half = rng.uniform(-rope, rope, n // 2)
+        y[i] = x[i] + diff[i].mean() + np.concatenate([half, np.zeros(n % 2), -half[::-1]])
+    return y
 
 
 def fold_scores(folds, method, peer, metric, sets):
