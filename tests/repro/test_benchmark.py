@@ -644,6 +644,32 @@ def test_the_paper_vs_peer_table_holm_adjusts_over_its_comparisons(monkeypatch):
     assert "Wilcoxon p" in rep.statement(next(table.itertuples(index=False)))
 
 
+def test_a_comparison_on_every_row_leaves_out_the_sets_where_either_of_the_two_subsampled():
+    rows = []
+    for i in range(5):
+        for m, err in (("KLR", 10.0 + i), ("SVC", 12.0 + 2 * i), ("LR", 20.0)):
+            for metric in rep.RANKED:
+                rows.append((f"s{i}", "binary", m, 0, metric, err))
+    records = _records(
+        rows,
+        paths={("s0", "SVC"): "subsample", ("s1", "LR"): "subsample", ("s2", "KLR"): "n_basis=50"},
+    )
+    subsampled = rep.subsampled_fits(records)
+    assert subsampled == {("s0", "SVC"), ("s1", "LR")}
+    folds = rep.fold_table(records)
+    tasks = {f"s{i}": "binary" for i in range(5)}
+    ropes = {m: 0.5 for m in rep.RANKED}
+    base = {"method": "KLR", "peer": "SVC", "metric": "error", "sets": "all"}
+    comparisons = [base, {**base, "rows": "every_row"}]
+    table = rep.pair_table(folds, tasks, comparisons, ropes, 0, False, subsampled)
+    as_run, every = table.itertuples(index=False)
+    assert (as_run.rows, as_run.n_datasets, as_run.wins) == ("as_run", 5, 5)
+    assert (every.rows, every.n_datasets, every.wins, every.ties) == ("every_row", 4, 4, 0)
+    assert every.mean_method == pytest.approx(np.mean([11.0, 12.0, 13.0, 14.0]))
+    assert "both on every training row" in rep.statement(every)
+    assert "every training row" not in rep.statement(as_run)
+
+
 def test_the_rank_table_over_every_row_leaves_out_sets_where_a_method_subsampled():
     rows = []
     for i in range(4):

@@ -221,17 +221,23 @@ def group_matrix(folds, metric, group, tasks, methods):
     return means[keep]
 
 
-def every_row_sets(records):
-    """The sets on which every method that ran fitted every training row of every fold:
-    none on a subsample (the means table's †; a scalable path on all rows, ‡, counts as
-    every row), from the records' ``params.path``."""
-    subsampled = {
-        dataset
-        for params, dataset in records[["params", "dataset"]]
+def subsampled_fits(records):
+    """The (set, method) pairs fitted on a subsample of the training rows on some fold (the
+    means table's †; a scalable path on all rows, ‡, counts as every row), from the
+    records' ``params.path``."""
+    return {
+        (dataset, method)
+        for params, dataset, method in records[["params", "dataset", "method"]]
         .drop_duplicates()
         .itertuples(index=False)
         if json.loads(params).get("path", "exact") == "subsample"
     }
+
+
+def every_row_sets(records):
+    """The sets on which every method that ran fitted every training row of every fold
+    (:func:`subsampled_fits` names none of them)."""
+    subsampled = {dataset for dataset, _ in subsampled_fits(records)}
     return sorted(set(records["dataset"]) - subsampled)
 
 
@@ -376,17 +382,23 @@ def fold_scores(folds, method, peer, metric, sets):
     return sign * x[keep].to_numpy(), sign * y[keep].to_numpy()
 
 
-def compare(folds, tasks, comparison, rope, seed, hierarchical_test=True):
+def compare(folds, tasks, comparison, rope, seed, hierarchical_test=True, subsampled=()):
     """One paper-method-vs-peer statement: over the sets of the comparison's group where
     both ran, win / tie / loss counts of the method's mean score (a tie: within ``rope``),
     the Bayesian signed-rank probabilities and, on the fold scores, those of the
     hierarchical test (:func:`hierarchical`; NaN with ``hierarchical_test=False``);
-    ``None`` when fewer than two sets have both."""
+    ``None`` when fewer than two sets have both.  With the comparison's ``rows`` at
+    ``every_row``, only the sets where neither of the two is in ``subsampled`` (the
+    (set, method) pairs of :func:`subsampled_fits`): both on every training row."""
     method, peer, metric, group = (comparison[k] for k in ("method", "peer", "metric", "sets"))
+    rows = comparison.get("rows", "as_run")
     means = set_means(folds, metric)
     if method not in means or peer not in means:
         return None
     sets = [d for d in means.index if group == "all" or tasks[d] == group]
+    if rows == "every_row":
+        sets = [d for d in sets if not {(d, method), (d, peer)} & set(subsampled)]
+    stream = (method, peer, metric, group) + (() if rows == "as_run" else (rows,))
     pair = means.loc[sets, [method, peer]].dropna()
     if len(pair) < 2:
         return None
@@ -394,7 +406,7 @@ def compare(folds, tasks, comparison, rope, seed, hierarchical_test=True):
     x, y = sign * pair[method].to_numpy(), sign * pair[peer].to_numpy()
     d = x - y
     p_method, p_rope, p_peer = signed_rank(
-        x, y, rope, seed_for(seed, "benchmark", "signed_rank", method, peer, metric, group)
+        x, y, rope, seed_for(seed, "benchmark", "signed_rank", *stream)
     )
     with np.errstate(invalid="ignore", divide="ignore"):  # no difference at all: p = 1
         p_wilcoxon = float(stats.wilcoxon(x, y).pvalue)
@@ -404,7 +416,7 @@ def compare(folds, tasks, comparison, rope, seed, hierarchical_test=True):
         hier = hierarchical(
             *fold_scores(folds, method, peer, metric, list(pair.index)),
             rope,
-            seed_for(seed, "benchmark", "hierarchical", method, peer, metric, group),
+            seed_for(seed, "benchmark", "hierarchical", *stream),
         )
         seconds = time.perf_counter() - start
         _log.info(
@@ -415,6 +427,7 @@ def compare(folds, tasks, comparison, rope, seed, hierarchical_test=True):
         "peer": peer,
         "metric": metric,
         "sets": group,
+        "rows": rows,
         "n_datasets": len(pair),
         "wins": int(np.sum(d > rope)),
         "ties": int(np.sum(np.abs(d) <= rope)),
@@ -432,17 +445,18 @@ def compare(folds, tasks, comparison, rope, seed, hierarchical_test=True):
     }
 
 
-def pair_table(folds, tasks, comparisons, ropes, seed, hierarchical_test=True):
+def pair_table(folds, tasks, comparisons, ropes, seed, hierarchical_test=True, subsampled=()):
     """The rows of :func:`compare` (comparisons with fewer than two sets left out), with
     ``p_holm``: the Wilcoxon p-values Holm-adjusted over the comparisons in the table
     (:func:`statsmodels.stats.multitest.multipletests`)."""
     from statsmodels.stats.multitest import multipletests
 
     rows = [
-        compare(folds, tasks, c, ropes[c["metric"]], seed, hierarchical_test) for c in comparisons
+        compare(folds, tasks, c, ropes[c["metric"]], seed, hierarchical_test, subsampled)
+        for c in comparisons
     ]
     columns = [
-        "method", "peer", "metric", "sets", "n_datasets", "wins", "ties", "losses", "rope",
+        "method", "peer", "metric", "sets", "rows", "n_datasets", "wins", "ties", "losses", "rope",
         "mean_method", "mean_peer", "p_method_better", "p_rope", "p_peer_better",
         "p_wilcoxon", "p_holm", "p_hier_method_better", "p_hier_rope", "p_hier_peer_better",
     ]  # fmt: skip
@@ -459,12 +473,17 @@ def statement(row):
     test on the folds: P(LSPC-new better) 0.01, P(equivalent) 0.95, P(KLR better) 0.04"."""
     return (
         f"{row.method} vs {row.peer}, {LABELS[row.metric]}, {row.sets} ({row.n_datasets} "
-        f"sets): {row.wins} wins, {row.ties} ties, {row.losses} losses (ROPE {row.rope:g}); "
+        f"sets{_rows_text(row)}): {row.wins} wins, {row.ties} ties, {row.losses} losses "
+        f"(ROPE {row.rope:g}); "
         f"mean {row.mean_method:.4g} vs {row.mean_peer:.4g}; P({row.method} better) "
         f"{row.p_method_better:.3f}, P(equivalent) {row.p_rope:.3f}, P({row.peer} better) "
         f"{row.p_peer_better:.3f}; Wilcoxon p {row.p_wilcoxon:.3g} (Holm over the "
         f"comparisons {row.p_holm:.3g}); {_hier_text(row)}"
     )
+
+
+def _rows_text(row):
+    return ", both on every training row" if getattr(row, "rows", "as_run") == "every_row" else ""
 
 
 def _hier_text(row):
@@ -825,7 +844,9 @@ def write_report(
     )
     _write_text(out["wilcoxon_md"], _wilcoxon_md(wilcoxon, protocol, origin))
     # paper methods against their peers
-    pairs = pair_table(folds, tasks, comparisons, ropes, seed, hierarchical_test)
+    pairs = pair_table(
+        folds, tasks, comparisons, ropes, seed, hierarchical_test, subsampled_fits(records)
+    )
     atomic_write(Path(out["pairs"]), lambda p: pairs.to_csv(p, index=False, float_format="%.6g"))
     lines = [
         "Each paper method against its closest peer, over the sets where both ran: wins / "
