@@ -69,7 +69,7 @@ def test_benchmark_tables_added_set_and_byte_identical_rerun(tmp_path):
     assert {"all", "binary"} <= set(ranks["group"])  # one multi-class set: no such group
     assert set(ranks.loc[ranks["group"] == "binary", "method"]) == set(METHODS)
     pairs = (work / "results/tables/benchmark_pairs.md").read_text()
-    assert "LSPC-new vs KLR, AUC (%), all (3 sets)" in pairs
+    assert "LSPC-new vs KLR, AUC (%), all (3 sets, both on every training row)" in pairs
     assert "hierarchical test on the folds: P(LSPC-new better)" in pairs
     hier = pd.read_csv(work / "results/tables/benchmark_pairs.csv")
     probs = hier[["p_hier_method_better", "p_hier_rope", "p_hier_peer_better"]]

@@ -420,7 +420,8 @@ def compare(folds, tasks, comparison, rope, seed, hierarchical_test=True, subsam
         )
         seconds = time.perf_counter() - start
         _log.info(
-            "hierarchical test %s vs %s, %s, %s sets: %.1f s", method, peer, metric, group, seconds
+            "hierarchical test %s vs %s, %s, %s sets (%s): %.1f s",
+            *(method, peer, metric, group, rows, seconds),
         )
     return {
         "method": method,
