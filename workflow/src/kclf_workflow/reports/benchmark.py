@@ -474,13 +474,18 @@ def statement(row):
     test on the folds: P(LSPC-new better) 0.01, P(equivalent) 0.95, P(KLR better) 0.04"."""
     return (
         f"{row.method} vs {row.peer}, {LABELS[row.metric]}, {row.sets} ({row.n_datasets} "
-        f"sets{_rows_text(row)}): {row.wins} wins, {row.ties} ties, {row.losses} losses "
+        f"sets{_rows_text(row)}): {_counted(row.wins, 'win')}, {_counted(row.ties, 'tie')}, "
+        f"{_counted(row.losses, 'loss')} "
         f"(ROPE {row.rope:g}); "
         f"mean {row.mean_method:.4g} vs {row.mean_peer:.4g}; P({row.method} better) "
         f"{row.p_method_better:.3f}, P(equivalent) {row.p_rope:.3f}, P({row.peer} better) "
         f"{row.p_peer_better:.3f}; Wilcoxon p {row.p_wilcoxon:.3g} (Holm over the "
         f"comparisons {row.p_holm:.3g}); {_hier_text(row)}"
     )
+
+
+def _counted(n, noun):
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}{'es' if noun.endswith('s') else 's'}"
 
 
 def _rows_text(row):
