@@ -92,6 +92,15 @@ def load_letter(wheel):
     return raw[:, :-1].astype(float), raw[:, -1]
 
 
+def letter_split(wheel):
+    """letter's seeded stratified 80/20 split, standardised on the training rows:
+    ``(X, X_test, y, y_test)``."""
+    X, y = load_letter(wheel)
+    X, X_test, y, y_test = train_test_split(X, y, test_size=0.2, stratify=y, random_state=0)
+    scaler = StandardScaler().fit(X)
+    return scaler.transform(X), scaler.transform(X_test), y, y_test
+
+
 def measured(est, X, y):
     """``(seconds, peak bytes of the Python heap)`` of ``est.fit(X, y)``."""
     tracemalloc.start()
@@ -108,10 +117,7 @@ def measured(est, X, y):
 def letter(wheel, b, sigma_factors, lams, subsample):
     """Pairwise KLR on letter: every training row through the shared basis, a subsample,
     and SVC (module docstring)."""
-    X, y = load_letter(wheel)
-    X, X_test, y, y_test = train_test_split(X, y, test_size=0.2, stratify=y, random_state=0)
-    scaler = StandardScaler().fit(X)
-    X, X_test = scaler.transform(X), scaler.transform(X_test)
+    X, X_test, y, y_test = letter_split(wheel)
     part, _ = train_test_split(np.arange(y.size), train_size=subsample, stratify=y, random_state=0)
     grid = {"sigma_factors": sigma_factors, "lams": lams, "cv": 2, "random_state": 0, "n_jobs": 1}
     runs = [
@@ -145,10 +151,7 @@ SUITE_SETTINGS = ["200:3.913:1e-3", "200:1.383:1e-3", "1000:1.383:1e-3", "2000:1
 def letter_basis(wheel, settings, svc_c=10.0, svc_gamma=0.2612):
     """Pairwise KLR on every training row of letter at fixed settings, beside SVC at the
     settings its search chose (module docstring)."""
-    X, y = load_letter(wheel)
-    X, X_test, y, y_test = train_test_split(X, y, test_size=0.2, stratify=y, random_state=0)
-    scaler = StandardScaler().fit(X)
-    X, X_test = scaler.transform(X), scaler.transform(X_test)
+    X, X_test, y, y_test = letter_split(wheel)
     print(f"# bench_klr_scale --letter-basis (kclf from {kclf.__file__}; 2-core machine)")
     print(f"# {y.size} training rows, {y_test.size} test rows, {np.unique(y).size} classes\n")
     print("| fit | seconds | peak MiB | test error % |")

@@ -397,7 +397,8 @@ def compare(folds, tasks, comparison, rope, seed, hierarchical_test=True, subsam
         return None
     sets = [d for d in means.index if group == "all" or tasks[d] == group]
     if rows == "every_row":
-        sets = [d for d in sets if not {(d, method), (d, peer)} & set(subsampled)]
+        subsampled = set(subsampled)
+        sets = [d for d in sets if (d, method) not in subsampled and (d, peer) not in subsampled]
     stream = (method, peer, metric, group) + (() if rows == "as_run" else (rows,))
     pair = means.loc[sets, [method, peer]].dropna()
     if len(pair) < 2:
