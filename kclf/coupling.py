@@ -73,16 +73,16 @@ def _softmax(xp, Z):
     return E / xp.sum(E, axis=1, keepdims=True)
 
 
-def _kl_terms(xp, Z, r, w, iu, ju):
+def _kl_terms(xp, D, rest, w):
     """Eq. (10) up to its constant, with ``mu_ij = sigmoid(z_i - z_j)``, per row.
 
     With ``d = z_i - z_j``, ``-log sigmoid(d) = softplus(-d)`` and ``-log sigmoid(-d) =
     softplus(-d) + d``, so the terms of ``(i, j)`` and ``(j, i)`` are equal and the sum
-    runs over the pairs ``i < j`` (``iu``, ``ju``) only:
-    ``sum_{i<j} n_ij [softplus(-d_ij) + (1 - r_ij) d_ij]``, ``r`` (n, n_pairs) and ``w``
-    (n_pairs,) the ``r_ij`` and ``n_ij`` of those pairs."""
-    D = xp.take(Z, iu, axis=1) - xp.take(Z, ju, axis=1)
-    return xp.sum((_softplus(xp, -D) + (1.0 - r) * D) * w, axis=1)
+    runs over the pairs ``i < j`` only:
+    ``sum_{i<j} n_ij softplus(-d_ij) + sum_{i<j} n_ij (1 - r_ij) d_ij``, ``D`` (n, n_pairs)
+    the ``d_ij`` of those pairs, ``w`` (n_pairs,) their ``n_ij`` and ``rest`` their ``n_ij
+    (1 - r_ij)``."""
+    return _softplus(xp, -D) @ w + xp.sum(rest * D, axis=1)
 
 
 class CouplingProblem(NewtonProblem):
@@ -108,14 +108,17 @@ class CouplingProblem(NewtonProblem):
 
     def __init__(self, xp, r_u, w_u, c):
         self.xp, self.r_u, self.w_u, self.c = xp, r_u, w_u, c
+        self.rest = (1.0 - r_u) * w_u
         iu, ju = np.triu_indices(c, k=1)
         n_pairs = iu.size
         dev = device(r_u)
-        self.iu, self.ju = from_numpy(iu, xp, dev), from_numpy(ju, xp, dev)
         incidence = np.zeros((n_pairs, c))
         incidence[np.arange(n_pairs), iu] = 1.0
         incidence[np.arange(n_pairs), ju] = -1.0
         self.incidence = from_numpy(incidence, xp, dev)
+        # the pairs' z_i - z_j by one product: the same floating-point values as the
+        # differences (every other term is an exact 0)
+        self.incidence_t = from_numpy(np.ascontiguousarray(incidence.T), xp, dev)
         self.abs_incidence = xp.abs(self.incidence)
         # the (c, c) Laplacian of pair weights h (n, n_pairs): one gather from the table
         # [-h, degrees] (the array API has no scatter): off-diagonal (i, j) and (j, i)
@@ -126,17 +129,20 @@ class CouplingProblem(NewtonProblem):
         self.laplacian_source = from_numpy(source.reshape(-1), xp, dev)
         self.before = None
 
+    def _rows(self, a, cols):
+        """The rows ``cols`` of ``a`` (no copy where they are all of them)."""
+        return a if cols.shape[0] == a.shape[0] else self.xp.take(a, cols, axis=0)
+
     def objective(self, x, z, cols):
-        xp = self.xp
-        r = xp.take(self.r_u, cols, axis=0)
-        return -_kl_terms(xp, x.T, r, self.w_u, self.iu, self.ju) - self.OFFSET
+        D = x.T @ self.incidence_t
+        return -_kl_terms(self.xp, D, self._rows(self.rest, cols), self.w_u) - self.OFFSET
 
     def direction(self, x, z, cols):
         xp, c = self.xp, self.c
         Z = x.T
-        D = xp.take(Z, self.iu, axis=1) - xp.take(Z, self.ju, axis=1)
+        D = Z @ self.incidence_t
         Mu = _sigmoid(xp, D)
-        G = (self.w_u * (Mu - xp.take(self.r_u, cols, axis=0))) @ self.incidence
+        G = (self.w_u * (Mu - self._rows(self.r_u, cols))) @ self.incidence
         h = self.w_u * (Mu * (1.0 - Mu))
         table = xp.concat([-h, h @ self.abs_incidence], axis=1) + 1.0 / c
         H = xp.reshape(xp.take(table, self.laplacian_source, axis=1), (Z.shape[0], c, c))

@@ -485,17 +485,102 @@ class PairBases:
 
 def pair_chunks(sizes, m):
     """The fits of ``sizes`` rows each on ``m`` shared features in groups for
-    :func:`stack_pairs`, by increasing size (little padding), each stack of designs at most
+    :func:`stack_pairs`, by increasing size (little padding), each stack of designs (of
+    fewer rows than features) or of Hessians (:class:`PairDesigns`) at most
     ``CHOLESKY_BATCH_ENTRIES`` entries."""
     order = np.argsort(sizes, kind="stable")
     chunks, start = [], 0
     for end in range(1, order.size + 1):
         n = sizes[order[end - 1]]
-        if end > start + 1 and (end - start) * n * min(n, m) > CHOLESKY_BATCH_ENTRIES:
+        entries = n * n if n < m else m * m
+        if end > start + 1 and (end - start) * entries > CHOLESKY_BATCH_ENTRIES:
             chunks.append(order[start : end - 1])
             start = end - 1
     chunks.append(order[start:])
     return chunks
+
+
+class PairDesigns:
+    """The fits of pairwise coupling's pairs in the shared features, as a :class:`Design`
+    for :class:`PrimalProblem`: pair ``t``'s rows are two blocks of the design (its two
+    classes' rows), ``blocks[first[t]]`` in the column's rows ``[0, n_first)`` and
+    ``blocks[second[t]]`` in ``[h, h + n_second)`` (``h`` the largest block), the other
+    rows of weight 0.  A class's block is in every pair of that class, so each pass over
+    all pairs is one matrix product per block with the columns of its pairs, reading the
+    design once (a stack of the pairs' rows, :class:`StackedDesigns`, holds every row
+    ``c - 1`` times and is read that many times over, bound by memory)."""
+
+    def __init__(self, blocks, first, second):
+        self.blocks, self.first, self.second = blocks, first, second
+        self.h = max(b.shape[0] for b in blocks)
+
+    @property
+    def shape(self):
+        return (2 * self.h, self.blocks[0].shape[1])
+
+    def hessian_cache(self):
+        return StackedHessianCache(self.first.size, self.shape[1])
+
+    def _positions(self, cols):
+        """Per block: the positions in ``cols`` of its pairs as first and as second
+        block."""
+        first, second = self.first[cols], self.second[cols]
+        for k, B in enumerate(self.blocks):
+            q1, q2 = np.flatnonzero(first == k), np.flatnonzero(second == k)
+            if q1.size or q2.size:
+                yield B, q1, q2
+
+    def forward(self, V, cols):
+        h, F = self.h, np.zeros((2 * self.h, cols.size))
+        for B, q1, q2 in self._positions(cols):
+            G = B @ V[:, np.concatenate([q1, q2])]
+            F[: B.shape[0], q1] = G[:, : q1.size]
+            F[h : h + B.shape[0], q2] = G[:, q1.size :]
+        return F
+
+    def backward(self, R, cols):
+        h, out = self.h, np.zeros((self.shape[1], cols.size))
+        for B, q1, q2 in self._positions(cols):
+            n = B.shape[0]
+            out[:, np.concatenate([q1, q2])] += B.T @ np.hstack([R[:n, q1], R[h : h + n, q2]])
+        return out
+
+    def gram(self, D, cols):
+        """The upper triangles of the pairs' ``Phi_t^T diag(d_t) Phi_t`` (as
+        :meth:`StackedDesigns.gram`): one symmetric rank-k update per block."""
+        h, m = self.h, self.shape[1]
+        out = np.empty((cols.size, m, m))
+        for j, t in enumerate(cols):
+            G = np.zeros((m, m), order="F")
+            for off, k in ((0, self.first[t]), (h, self.second[t])):
+                B = self.blocks[k]
+                S = np.sqrt(D[off : off + B.shape[0], j])[:, None] * B
+                G = scipy.linalg.blas.dsyrk(1.0, S.T, beta=1.0, c=G, trans=0, overwrite_c=True)
+            out[j] = G
+        return out
+
+
+def pair_blocks(design, index, targets, weights):
+    """:func:`stack_pairs` of pairs in the shared features as :class:`PairDesigns`: each
+    pair's rows split by its targets into two blocks (its two classes), equal row sets one
+    block."""
+    keys, blocks, ends = {}, [], np.zeros((len(index), 2), dtype=int)
+    for t, (idx, y) in enumerate(zip(index, targets, strict=True)):
+        for side, rows in enumerate((idx[y], idx[~y])):
+            key = rows.tobytes()
+            if key not in keys:
+                keys[key] = len(blocks)
+                blocks.append(np.ascontiguousarray(design.C[rows]))
+            ends[t, side] = keys[key]
+    train = PairDesigns(blocks, ends[:, 0], ends[:, 1])
+    n2, T, h = train.shape[0], len(index), train.h
+    Y, c = np.zeros((n2, T)), np.zeros((n2, T))
+    for t, (y, w) in enumerate(zip(targets, weights, strict=True)):
+        n1 = int(y.sum())
+        Y[:n1, t] = 1.0
+        c[:n1, t] = 1.0 if w is None else w[y]
+        c[h : h + y.size - n1, t] = 1.0 if w is None else w[~y]
+    return train, Y, c, None
 
 
 def stack_pairs(design, index, targets, weights):
@@ -503,7 +588,12 @@ def stack_pairs(design, index, targets, weights):
     0/1 ``targets[t]`` and sample weights ``weights[t]`` (or None) as one
     :class:`StackedDesigns` (each in the coordinates of its row space,
     :meth:`Design.row_space`), padded with rows of weight 0; ``bases`` their
-    :class:`PairBases`, or None where every fit is in the shared features."""
+    :class:`PairBases`, or None where every fit is in the shared features.  Where every
+    fit has at least as many rows as features: :class:`PairDesigns` (:func:`pair_blocks`)."""
+    targets = [np.asarray(y, dtype=bool) for y in targets]
+    if all(idx.size >= design.shape[1] for idx in index):
+        design._require_formed("stack_pairs")
+        return pair_blocks(design, index, targets, weights)
     spaces = [design.row_space(idx) for idx in index]
     n = max(idx.size for idx in index)
     k = max(sub.shape[1] for sub, _ in spaces)
@@ -606,7 +696,7 @@ def irls_primal(design, Y, lam, tol=1e-6, max_iter=100, W0=None, weights=None, c
     """kLOGREG in Nystroem features (:class:`PrimalProblem` on a :class:`Design`, or a
     plain design matrix) for every column of ``Y``.  Returns ``(Wt, n_iter, converged)``,
     ``Wt`` of shape (n_components, T)."""
-    if not isinstance(design, Design | StackedDesigns):
+    if not isinstance(design, Design | StackedDesigns | PairDesigns):
         design = Design(np.asarray(design, dtype=float))
     problem = PrimalProblem(design, Y, lam, weights=weights, cache=cache)
     W = np.zeros((design.shape[1], Y.shape[1])) if W0 is None else np.array(W0, dtype=float)

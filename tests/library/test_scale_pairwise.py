@@ -200,13 +200,57 @@ def test_stacked_pairs_equal_one_fit_at_a_time():
         assert np.linalg.norm(coef[:, p] - w1) <= 2.0 * np.sqrt(2.0 * SHARED_TOL * top / 0.05)
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+def test_pairs_of_class_blocks_equal_one_fit_at_a_time(weighted):
+    """Pairs with at least as many rows as features (:func:`stack_pairs` gives
+    :class:`solver.PairDesigns`: each class's rows one block, read once per pass) fit what
+    each pair fits alone, within the strong-concavity bound in the weights; their products
+    are adjoint and their Hessians those of the pairs' own rows."""
+    rng = np.random.default_rng(7)
+    n, m, c = 240, 12, 5
+    design = Design(rng.normal(size=(n, m)) / np.sqrt(m))
+    yi = rng.permutation(np.arange(n) % c)
+    yi[:10] = 0  # unequal classes: the blocks are padded to the largest
+    sw = rng.integers(0, 3, n).astype(float) if weighted else None
+    iu, ju = np.triu_indices(c, k=1)
+    index = [np.flatnonzero((yi == i) | (yi == j)) for i, j in zip(iu, ju, strict=True)]
+    targets = [yi[idx] == i for idx, i in zip(index, iu, strict=True)]
+    weights = [None if sw is None else sw[idx] for idx in index]
+    train, Y, cw, basis = stack_pairs(design, index, targets, weights)
+    assert isinstance(train, solver.PairDesigns) and basis is None and len(train.blocks) == c
+    T, cols = iu.size, np.arange(iu.size)
+    V, R = rng.normal(size=(m, T)), rng.normal(size=(train.shape[0], T))
+    F = train.forward(V, cols)
+    assert np.isclose(np.sum(F * R), np.sum(V * train.backward(R, cols)), rtol=1e-12)
+    some = np.array([1, 4, 8])
+    np.testing.assert_allclose(train.forward(V[:, some], some), F[:, some], rtol=0, atol=1e-14)
+    D = rng.random(size=(train.shape[0], T))
+    G = train.gram(D, cols)
+    for t, idx in enumerate(index):
+        f = F[:, t][cw[:, t] > 0] if sw is None else None
+        if f is not None:  # the pair's outputs, its rows in its classes' order
+            rows = np.concatenate([idx[targets[t]], idx[~targets[t]]])
+            np.testing.assert_allclose(f, design.C[rows] @ V[:, t], rtol=1e-12, atol=1e-14)
+        d = np.concatenate([D[: targets[t].sum(), t], D[train.h :, t][: (~targets[t]).sum()]])
+        rows = np.concatenate([idx[targets[t]], idx[~targets[t]]])
+        H = design.C[rows].T @ (d[:, None] * design.C[rows])
+        np.testing.assert_allclose(np.triu(G[t]), np.triu(H), rtol=1e-12, atol=1e-13)
+    coef, _, conv = irls_primal(train, Y, 0.05, SHARED_TOL, weights=cw)
+    assert conv.all()
+    for p, idx in enumerate(index):
+        y = targets[p].astype(float)[:, None]
+        w1, _, _ = irls_primal(design.rows(idx), y, 0.05, SHARED_TOL, weights=weights[p])
+        top = (idx.size if weights[p] is None else weights[p].sum()) * np.log(2.0)
+        assert np.linalg.norm(coef[:, p] - w1[:, 0]) <= 2.0 * np.sqrt(2.0 * SHARED_TOL * top / 0.05)
+
+
 def test_shared_basis_pairs_in_chunks(monkeypatch):
     """The pairs stacked in groups (a small memory cap) fit what one stack fits."""
     X, y = unbalanced(sizes=(20, 14, 25, 11))
     kw = {"sigma": 1.5, "lam": 0.05, "tol": SHARED_TOL, "n_components": 30, "random_state": 0}
     one = PairwiseCoupling(KernelLogisticRegression(**kw)).fit(X, y)
     sizes = np.array([idx.size for idx in one.pair_index_])
-    monkeypatch.setattr(solver, "CHOLESKY_BATCH_ENTRIES", 3000)
+    monkeypatch.setattr(solver, "CHOLESKY_BATCH_ENTRIES", 2000)
     chunks = solver.pair_chunks(sizes, 31)
     assert len(chunks) > 2 and np.array_equal(np.sort(np.concatenate(chunks)), np.arange(6))
     split = PairwiseCoupling(KernelLogisticRegression(**kw)).fit(X, y)
