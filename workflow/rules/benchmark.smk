@@ -19,6 +19,7 @@ rule benchmark_fit:
         bm_dataset="[A-Za-z][A-Za-z0-9_-]*",
         bm_method=METHOD_REGISTRY.wildcard("benchmark"),
         folds=CHUNK,
+    priority: lambda wildcards: BENCHMARK_PLAN.priority(wildcards.bm_dataset)
     conda:
         CORE_ENV
     resources:

@@ -86,6 +86,13 @@ class BenchmarkPlan:
         return trial_chunks(self.cfg["folds"], per_job)
 
     @staticmethod
+    def priority(dataset):
+        """A fit job's scheduling priority: its set's rows (a KEEL set's; 0 for a user's),
+        so that the largest sets' jobs, the longest, start first and the last to start
+        are short (Snakemake runs the ready job of highest priority first)."""
+        return keel.ROWS.get(dataset, 0)
+
+    @staticmethod
     def runs(dataset, method):
         """Whether ``method`` has jobs on ``dataset``: the two-class methods not on KEEL's
         multi-class sets (a user's set is planned; the job notes a method that does not
