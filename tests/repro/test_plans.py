@@ -354,6 +354,7 @@ def test_benchmark_plan_chunks_records_params_and_sources():
     # the largest sets' jobs first: priority by the set's rows (a user's set: last)
     assert plan.priority("letter") == 20000 > plan.priority("banana") > plan.priority("iris") > 0
     assert plan.priority("whole") == 0
+    assert BenchmarkPlan(bm, user={"letter": {"path": "mine"}}).priority("letter") == 0
     # the two-class methods plan no job on KEEL's multi-class sets, but on a user's set
     assert not plan.runs("iris", "MGPC-EP") and not plan.runs("letter", "MGPC-EP")
     assert plan.runs("banana", "MGPC-EP") and plan.runs("whole", "MGPC-EP")

@@ -85,12 +85,12 @@ class BenchmarkPlan:
         per_job = self.cfg["large_folds_per_job" if self.large(dataset) else "folds_per_job"]
         return trial_chunks(self.cfg["folds"], per_job)
 
-    @staticmethod
-    def priority(dataset):
-        """A fit job's scheduling priority: its set's rows (a KEEL set's; 0 for a user's),
-        so that the largest sets' jobs, the longest, start first and the last to start
-        are short (Snakemake runs the ready job of highest priority first)."""
-        return keel.ROWS.get(dataset, 0)
+    def priority(self, dataset):
+        """A fit job's scheduling priority: its set's rows (a KEEL set's; 0 for a user's,
+        whatever its name), so that the largest sets' jobs, the longest, start first and
+        the last to start are short (Snakemake runs the ready job of highest priority
+        first)."""
+        return 0 if dataset in self.user else keel.ROWS.get(dataset, 0)
 
     @staticmethod
     def runs(dataset, method):
