@@ -52,9 +52,8 @@ def finished(run):
     and Snakemake holds no incomplete marker for it."""
     out = []
     for record in sorted((run / RECORDS).glob("*/*.csv")):
-        key = f"{record.parent.name}_{record.stem}"
-        if (run / TIMES / f"{key}.tsv").is_file():
-            out.append((record, run / TIMES / f"{key}.tsv"))
+        if times_of(record).is_file():
+            out.append((record, times_of(record)))
     incomplete = run / ".snakemake" / "incomplete"
     if incomplete.is_dir() and any(incomplete.iterdir()):
         sys.exit(f"{incomplete}: a job is still marked incomplete; finish or clean it first")
@@ -68,7 +67,16 @@ def folds_of(record):
     return method, range(first, last + 1)
 
 
-def superseded(record):
+def times_of(record):
+    """The Snakemake benchmark file beside a record file: ``<set>_<job>.tsv`` in the
+    archive's ``times`` (a kept record) or in ``RUN/results`` (a run's)."""
+    name = f"{record.parent.name}_{record.stem}.tsv"
+    if record.is_relative_to(HERE):
+        return HERE / "times" / name
+    return record.parents[4] / TIMES / name  # RUN/results/records/benchmark/<set>/<job>
+
+
+def covered(record):
     """The kept jobs of ``record``'s set and method, other than itself, whose folds it
     covers."""
     method, folds = folds_of(record)
@@ -86,9 +94,9 @@ def save(run, start, end):
     for record, times in jobs:
         dest = HERE / "records" / record.parent.name / record.name
         new += not dest.is_file()
-        for old in superseded(dest):
+        for old in covered(dest):
             old.unlink()
-            (HERE / "times" / f"{old.parent.name}_{old.stem}.tsv").unlink(missing_ok=True)
+            times_of(old).unlink(missing_ok=True)
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(record, dest)
         (HERE / "times").mkdir(exist_ok=True)
@@ -149,24 +157,17 @@ def put_together(dest, kept):
     that cover its folds exactly, with its benchmark file; False when they do not."""
     _, folds = folds_of(dest)
     parts = sorted(kept, key=lambda r: folds_of(r)[1].start)
-    covered = [k for r in parts for k in folds_of(r)[1]]
-    if not parts or covered != list(folds):
+    held = [k for r in parts for k in folds_of(r)[1]]
+    if not parts or held != list(folds):
         return False
     dest.parent.mkdir(parents=True, exist_ok=True)
     with dest.open("w", newline="") as out:
         for i, part in enumerate(parts):
             lines = part.read_text().splitlines(keepends=True)
             out.writelines(lines if i == 0 else lines[1:])  # one header
-    times = [HERE / "times" / f"{r.parent.name}_{r.stem}.tsv" for r in parts]
-    run_times(dest).parent.mkdir(parents=True, exist_ok=True)
-    merge_times(times, run_times(dest))
+    times_of(dest).parent.mkdir(parents=True, exist_ok=True)
+    merge_times([times_of(r) for r in parts], times_of(dest))
     return True
-
-
-def run_times(record):
-    """The benchmark file of a record file ``RUN/results/records/benchmark/<set>/<job>``."""
-    results = record.parents[3]
-    return results / "benchmarks" / "benchmark_fit" / f"{record.parent.name}_{record.stem}.tsv"
 
 
 def restore(run, snakemake):
@@ -177,16 +178,9 @@ def restore(run, snakemake):
         if kept.is_file():
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(kept, dest)
-            shutil.copy2(HERE / "times" / f"{kept.parent.name}_{kept.stem}.tsv", run_times(dest))
-        else:
-            method, folds = folds_of(dest)
-            inside = [
-                r
-                for r in (HERE / "records" / dest.parent.name).glob(f"{method}_*.csv")
-                if folds_of(r)[0] == method and set(folds_of(r)[1]) <= set(folds)
-            ]
-            if not put_together(dest, inside):
-                continue
+            shutil.copy2(times_of(kept), times_of(dest))
+        elif not put_together(dest, covered(dest)):
+            continue
         targets.append(str(dest.relative_to(run)))
     base = [snakemake, "--cores", "1", "--configfile", *CONFIGS]
     subprocess.run([*base[:1], WHEEL, *base[1:]], cwd=run, check=True)
@@ -198,7 +192,7 @@ def summary():
     by_method, rows = defaultdict(float), []
     for record in sorted((HERE / "records").glob("*/*.csv")):
         key = f"{record.parent.name}_{record.stem}"  # set names hold underscores
-        with (HERE / "times" / f"{key}.tsv").open() as f:
+        with times_of(record).open() as f:
             last = list(csv.DictReader(f, delimiter="\t"))[-1]
         by_method[record.stem.rsplit("_", 1)[0]] += float(last["s"])
         rows.append((float(last["s"]), float(last["max_rss"]), key))

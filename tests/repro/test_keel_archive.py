@@ -55,7 +55,7 @@ def test_kept_fold_jobs_are_put_together_in_fold_order(archive, tmp_path):
     assert archive.put_together(dest, kept)
     lines = dest.read_text().splitlines()
     assert lines[0] == HEADER.strip() and [line.split(",")[3] for line in lines[1:]] == ["0", "1"]
-    with archive.run_times(dest).open() as f:
+    with archive.times_of(dest).open() as f:
         (row,) = list(csv.DictReader(f, delimiter="\t"))
     assert float(row["s"]) == 8.0 and row["h:m:s"] == "0:00:08"
     assert float(row["max_rss"]) == 300.0 and float(row["cpu_time"]) == 4.0
@@ -71,5 +71,5 @@ def test_saving_a_chunk_drops_the_kept_fold_jobs_it_covers(archive):
     folds = [keep(archive, "ring", f"MAPLP_{k}-{k}", [k], 1.0, 1.0, 1.0) for k in range(5)]
     other = keep(archive, "ring", "MAPLP-bias_0-0", [0], 1.0, 1.0, 1.0)
     chunk = archive.HERE / "records" / "ring" / "MAPLP_0-3.csv"
-    assert archive.superseded(chunk) == folds[:4]
-    assert other not in archive.superseded(archive.HERE / "records" / "ring" / "MAPLP_0-4.csv")
+    assert archive.covered(chunk) == folds[:4]
+    assert other not in archive.covered(archive.HERE / "records" / "ring" / "MAPLP_0-4.csv")
