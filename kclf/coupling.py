@@ -101,10 +101,21 @@ class CouplingProblem(NewtonProblem):
     Only the pairs ``i < j`` are computed (``mu_ji = 1 - mu_ij``): the gradient is the
     pairs' terms ``a_p = n_ij (mu_ij - r_ij)`` added to ``g_i`` and taken from ``g_j``
     (a product with the pairs' incidence matrix), the Hessian the Laplacian of the
-    weights ``h_p = n_ij mu_ij (1 - mu_ij)``."""
+    weights ``h_p = n_ij mu_ij (1 - mu_ij)``.
+
+    No exponential or logarithm per pair but one per row and class where it can be
+    avoided: with ``q = exp(z - max z)`` (a row's largest is 1), ``mu_ij = q_i / (q_i +
+    q_j)``, ``1 - mu_ij = q_j / (q_i + q_j)`` and the divergence's ``-log mu_ij = log(q_i
+    + q_j) - log q_i``, so the objective takes one logarithm per pair and the step none
+    (the pairs' sums ``q_i + q_j`` by one product with a 0/1 matrix: exact sums).  Rows
+    where some ``q`` underflows (a class ``exp(-700)`` below the row's most probable)
+    are computed from ``d_ij = z_i - z_j`` instead (:meth:`_by_differences`)."""
 
     #: the divergence's constant (see the class docstring)
     OFFSET = 100.0
+    #: below this ``z - max z`` a row is computed from the differences (``exp`` of it is
+    #: still a normal number, far from underflow to 0 or subnormals)
+    FLOOR = -700.0
 
     def __init__(self, xp, r_u, w_u, c):
         self.xp, self.r_u, self.w_u, self.c = xp, r_u, w_u, c
@@ -112,14 +123,23 @@ class CouplingProblem(NewtonProblem):
         iu, ju = np.triu_indices(c, k=1)
         n_pairs = iu.size
         dev = device(r_u)
-        incidence = np.zeros((n_pairs, c))
-        incidence[np.arange(n_pairs), iu] = 1.0
-        incidence[np.arange(n_pairs), ju] = -1.0
+        first, second = np.zeros((n_pairs, c)), np.zeros((n_pairs, c))
+        first[np.arange(n_pairs), iu] = 1.0
+        second[np.arange(n_pairs), ju] = 1.0
+        incidence = first - second
         self.incidence = from_numpy(incidence, xp, dev)
-        # the pairs' z_i - z_j by one product: the same floating-point values as the
-        # differences (every other term is an exact 0)
+        # products with these 0/1 and +-1 matrices give the pairs' q_i, q_j, q_i + q_j and
+        # z_i - z_j with the same floating-point values as the sums and differences
+        # (every other term is an exact 0)
+        self.first_t = from_numpy(np.ascontiguousarray(first.T), xp, dev)
+        self.second_t = from_numpy(np.ascontiguousarray(second.T), xp, dev)
+        self.pair_sum_t = from_numpy(np.ascontiguousarray((first + second).T), xp, dev)
         self.incidence_t = from_numpy(np.ascontiguousarray(incidence.T), xp, dev)
         self.abs_incidence = xp.abs(self.incidence)
+        # sum_p w_p log q_i(p) = (z - max z) @ w_first; sum_p rest_p (z_i - z_j) = the
+        # row's z . rest_by_class (the rows of rest_by_class sum to 0)
+        self.w_first = w_u @ from_numpy(first, xp, dev)
+        self.rest_by_class = self.rest @ self.incidence
         # the (c, c) Laplacian of pair weights h (n, n_pairs): one gather from the table
         # [-h, degrees] (the array API has no scatter): off-diagonal (i, j) and (j, i)
         # read -h_p, the diagonal (i, i) the degree of i
@@ -133,22 +153,50 @@ class CouplingProblem(NewtonProblem):
         """The rows ``cols`` of ``a`` (no copy where they are all of them)."""
         return a if cols.shape[0] == a.shape[0] else self.xp.take(a, cols, axis=0)
 
+    def _scaled(self, x):
+        """``(Zs, q, extreme)``: the rows' ``z - max z``, ``q = exp`` of it, and whether
+        any row has a ``z - max z`` below ``FLOOR``."""
+        xp = self.xp
+        Z = x.T
+        Zs = Z - xp.max(Z, axis=1, keepdims=True)
+        return Zs, xp.exp(Zs), bool(xp.any(Zs < self.FLOOR))
+
     def objective(self, x, z, cols):
-        D = x.T @ self.incidence_t
-        return -_kl_terms(self.xp, D, self._rows(self.rest, cols), self.w_u) - self.OFFSET
+        xp = self.xp
+        Zs, q, extreme = self._scaled(x)
+        if extreme:
+            return self._by_differences(x, cols)[0]
+        kl = (
+            xp.log(q @ self.pair_sum_t) @ self.w_u
+            - Zs @ self.w_first
+            + xp.sum(Zs * self._rows(self.rest_by_class, cols), axis=1)
+        )
+        return -kl - self.OFFSET
 
     def direction(self, x, z, cols):
         xp, c = self.xp, self.c
-        Z = x.T
-        D = Z @ self.incidence_t
-        Mu = _sigmoid(xp, D)
+        Zs, q, extreme = self._scaled(x)
+        if extreme:
+            _, Mu, Mu_rest = self._by_differences(x, cols)
+        else:
+            q_i, q_j = q @ self.first_t, q @ self.second_t
+            S = q_i + q_j
+            Mu, Mu_rest = q_i / S, q_j / S
         G = (self.w_u * (Mu - self._rows(self.r_u, cols))) @ self.incidence
-        h = self.w_u * (Mu * (1.0 - Mu))
+        h = self.w_u * (Mu * Mu_rest)
         table = xp.concat([-h, h @ self.abs_incidence], axis=1) + 1.0 / c
-        H = xp.reshape(xp.take(table, self.laplacian_source, axis=1), (Z.shape[0], c, c))
+        H = xp.reshape(xp.take(table, self.laplacian_source, axis=1), (Zs.shape[0], c, c))
         step = xp.linalg.solve(H, G[:, :, None])[:, :, 0]
-        self.before = _softmax(xp, Z)
+        self.before = q / xp.sum(q, axis=1, keepdims=True)
         return -step.T, -step.T
+
+    def _by_differences(self, x, cols):
+        """``(objective, mu, 1 - mu)`` from the pairs' ``d_ij = z_i - z_j`` (exact where
+        some ``q`` would underflow, one ``exp`` and ``log1p`` per pair)."""
+        xp = self.xp
+        D = x.T @ self.incidence_t
+        objective = -_kl_terms(xp, D, self._rows(self.rest, cols), self.w_u) - self.OFFSET
+        return objective, _sigmoid(xp, D), _sigmoid(xp, -D)
 
     def converged(self, old, new, x, z, cols, tol):
         xp = self.xp

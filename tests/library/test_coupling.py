@@ -159,6 +159,64 @@ def test_the_searches_coupling_from_a_neighbouring_solution_reaches_the_same_min
     np.testing.assert_allclose(couple_pairs(r, N, start=start), couple_pairs(r, N), atol=1e-9)
 
 
+@pytest.mark.parametrize("spread", [1.0, 30.0, 600.0])
+def test_the_newton_steps_from_the_classes_equal_those_from_the_pairs(spread):
+    """The objective and the step from ``q = exp(z - max z)`` (one ``exp`` per class, one
+    ``log`` per pair) equal those from the pairs' ``d_ij = z_i - z_j`` (``exp`` and
+    ``log1p`` per pair), the form kept for rows where ``q`` underflows: ``mu_ij`` to a few
+    ulps of ``d_ij``, the divergence's terms to ``eps`` times their size (``n_ij (|z| + 1)``
+    each).  The step is compared where the Hessian is well conditioned (at a spread of
+    600 some classes' curvature ``mu (1 - mu)`` underflows and it is singular)."""
+    from kclf.coupling import CouplingProblem
+
+    c, n = 26, 40
+    rng = np.random.default_rng(int(spread))
+    iu, ju = np.triu_indices(c, 1)
+    r = np.clip(rng.uniform(size=(n, iu.size)) ** 3, 1e-15, 1 - 1e-15)
+    w = rng.integers(10, 1000, size=iu.size).astype(float)
+    problem = CouplingProblem(np, r, w, c)
+    x = rng.uniform(-spread, 0.0, size=(c, n))
+    cols = np.arange(n)
+    assert not problem._scaled(x)[2]
+    objective, mu, mu_rest = problem._by_differences(x, cols)
+    size = np.finfo(float).eps * (w.sum() * (spread + 1.0) + problem.rest.sum(axis=1))
+    np.testing.assert_array_less(np.abs(problem.objective(x, x, cols) - objective), 8 * size)
+    q = np.exp(x.T - x.T.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(
+        q[:, iu] / (q[:, iu] + q[:, ju]), mu, rtol=8 * np.finfo(float).eps * spread, atol=1e-300
+    )
+    if spread > 100:
+        return
+    step = problem.direction(x, x, cols)[0]
+    h = w * (mu * mu_rest)
+    H = np.zeros((n, c, c))
+    H[:, iu, ju] = H[:, ju, iu] = -h
+    H[:, np.arange(c), np.arange(c)] = -H.sum(axis=2)
+    G = (w * (mu - r)) @ problem.incidence
+    expected = -np.linalg.solve(H + 1.0 / c, G[:, :, None])[:, :, 0].T
+    np.testing.assert_allclose(step, expected, rtol=1e-9, atol=1e-12 * np.abs(expected).max())
+
+
+def test_rows_with_a_class_exp_700_below_the_most_probable_are_computed_from_the_pairs():
+    """Where some ``z - max z`` is below -700 (its ``exp`` near underflow) the objective
+    and the step are those from the pairs' differences, finite."""
+    from kclf.coupling import CouplingProblem
+
+    c, n = 5, 6
+    rng = np.random.default_rng(4)
+    iu, _ = np.triu_indices(c, 1)
+    r = rng.uniform(0.01, 0.99, size=(n, iu.size))
+    problem = CouplingProblem(np, r, np.full(iu.size, 20.0), c)
+    x = rng.normal(size=(c, n))
+    x[2, 1] = -800.0
+    cols = np.arange(n)
+    assert problem._scaled(x)[2]
+    objective = problem.objective(x, x, cols)
+    assert np.all(np.isfinite(objective))
+    np.testing.assert_array_equal(objective, problem._by_differences(x, cols)[0])
+    assert np.all(np.isfinite(problem.direction(x, x, cols)[0]))
+
+
 def test_couple_rejects_bad_input():
     with pytest.raises(ValueError, match="shape"):
         couple(np.ones((3, 4)))
