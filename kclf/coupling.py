@@ -204,16 +204,35 @@ class CouplingProblem(NewtonProblem):
 
 
 def _newton(P, r_u, w_u, tol, max_iter):
-    """Newton's method on Eq. (10) in ``z = log p`` (:class:`CouplingProblem`) from ``P``,
-    every row at once (``r_u``: (n, n_pairs) the pairs' ``r_ij``, ``w_u``: their
-    ``n_ij``, pairs ``i < j`` in ``np.triu_indices`` order); ``(P, n_iter, n_left)``,
-    the steps of the slowest row and the rows not converged."""
+    """Newton's method on Eq. (10) in ``z = log p`` (:class:`CouplingProblem`) from ``P``
+    (``r_u``: (n, n_pairs) the pairs' ``r_ij``, ``w_u``: their ``n_ij``, pairs ``i < j``
+    in ``np.triu_indices`` order); ``(P, n_iter, n_left)``, the steps of the slowest row
+    and the rows not converged.  The rows are independent problems: NumPy's are solved
+    in blocks of :func:`block_rows` rows, whose (rows, n_pairs) temporaries stay in the
+    CPU's cache and are reused by the allocator (all rows at once made every step's
+    temporaries fresh pages of memory, 1.6x slower on letter's 8,000 rows and 26
+    classes); other namespaces' (a GPU's) all at once."""
     xp, _ = get_namespace(P)
-    Z = xp.log(P).T
-    problem = CouplingProblem(xp, r_u, w_u, P.shape[1])
-    r = newton(problem, Z, Z, tol=tol, max_iter=max_iter, max_halvings=40)
-    n_left = int(xp.sum(xp.astype(~r.converged, xp.int64)))
-    return _softmax(xp, r.x.T), int(xp.max(r.n_iter)), n_left
+    n = P.shape[0]
+    step = block_rows(r_u.shape[1]) if xp is np else n
+    parts, n_iter, n_left = [], 0, 0
+    for a in range(0, n, step):
+        Z = xp.log(P[a : a + step, ...]).T
+        problem = CouplingProblem(xp, r_u[a : a + step, ...], w_u, P.shape[1])
+        r = newton(problem, Z, Z, tol=tol, max_iter=max_iter, max_halvings=40)
+        parts.append(_softmax(xp, r.x.T))
+        n_iter = max(n_iter, int(xp.max(r.n_iter)))
+        n_left += int(xp.sum(xp.astype(~r.converged, xp.int64)))
+    return (parts[0] if len(parts) == 1 else xp.concat(parts, axis=0)), n_iter, n_left
+
+
+#: entries of a (rows, n_pairs) array of one block of :func:`_newton` (2 MiB of float64)
+BLOCK_ENTRIES = 2**18
+
+
+def block_rows(n_pairs):
+    """The rows of one block of :func:`_newton` for ``n_pairs`` pairs."""
+    return max(1, BLOCK_ENTRIES // n_pairs)
 
 
 def _start(xp, r_u, w_u, c):

@@ -217,6 +217,28 @@ def test_rows_with_a_class_exp_700_below_the_most_probable_are_computed_from_the
     assert np.all(np.isfinite(problem.direction(x, x, cols)[0]))
 
 
+def test_rows_coupled_in_blocks_equal_all_rows_at_once(monkeypatch):
+    """The rows are independent problems: coupled in blocks of 7 (NumPy's cache-sized
+    blocks) they take the same steps as all 50 at once, so the same probabilities to
+    round-off, the same step count of the slowest row, and rows still moving at
+    ``max_iter`` are counted over every block."""
+    import kclf.coupling as coupling
+
+    c = 5
+    rng = np.random.default_rng(8)
+    R = random_R(rng, 50, c)
+    N = rng.integers(10, 100, size=(c, c)).astype(float)
+    N = N + N.T
+    whole, it_whole = couple(R, N, return_n_iter=True)
+    monkeypatch.setattr(coupling, "BLOCK_ENTRIES", 7 * 10)
+    assert coupling.block_rows(10) == 7
+    blocks, it_blocks = couple(R, N, return_n_iter=True)
+    np.testing.assert_allclose(blocks, whole, rtol=0, atol=1e-15)
+    assert it_blocks == it_whole
+    with pytest.warns(ConvergenceWarning, match="50 of 50 rows"):
+        couple(R, N, max_iter=1)
+
+
 def test_couple_rejects_bad_input():
     with pytest.raises(ValueError, match="shape"):
         couple(np.ones((3, 4)))
