@@ -32,6 +32,8 @@ from ._validation import POSITIVE, check_precomputed, class_labels, validate_dat
 
 # r_ij is kept inside [R_EPS, 1 - R_EPS] so that mu_ij, p_i never hit 0/0.
 R_EPS = 1e-15
+#: the Newton steps' damping, relative to a class's largest curvature (CouplingProblem)
+DAMPING = 1e-12
 
 
 def _iterate(P, target, W, tol, max_iter):
@@ -96,7 +98,11 @@ class CouplingProblem(NewtonProblem):
     constant): the loop's ascent test, a relative 1e-12, then allows the absolute
     round-off of 1e-10 of the divergence's terms, which cancel where some ``r_ij`` is
     near 0 or 1.  A row is done when none of its probabilities moved by more than ``tol``
-    in a step (:meth:`converged`).  Every array is of the namespace ``xp``.
+    in a full Newton step (:meth:`converged`).  The Hessian's diagonal is damped by
+    ``DAMPING`` of each class's largest curvature and a step is capped at ``MAX_STEP`` in
+    any ``z``: from a start where a class's probability is e^-300 of the others' (a
+    neighbouring lambda's coupling) its curvature has all but vanished, and the undamped
+    step was huge and of either sign.  Every array is of the namespace ``xp``.
 
     Only the pairs ``i < j`` are computed (``mu_ji = 1 - mu_ij``): the gradient is the
     pairs' terms ``a_p = n_ij (mu_ij - r_ij)`` added to ``g_i`` and taken from ``g_j``
@@ -113,6 +119,8 @@ class CouplingProblem(NewtonProblem):
 
     #: the divergence's constant (see the class docstring)
     OFFSET = 100.0
+    #: the largest change of any ``z = log p`` in one step (a factor of e^30 = 1e13)
+    MAX_STEP = 30.0
     #: below this ``z - max z`` a row is computed from the differences (``exp`` of it is
     #: still a normal number, far from underflow to 0 or subnormals)
     FLOOR = -700.0
@@ -140,6 +148,12 @@ class CouplingProblem(NewtonProblem):
         # row's z . rest_by_class (the rows of rest_by_class sum to 0)
         self.w_first = w_u @ from_numpy(first, xp, dev)
         self.rest_by_class = self.rest @ self.incidence
+        # Levenberg-Marquardt damping of the Hessian's diagonal, DAMPING of each class's
+        # largest curvature sum_j n_ij / 4: below round-off where the curvature is not
+        # small; where a class's has all but vanished (its probability e^-300 of the
+        # others', say) the solve would return a step of either sign, and it is g_i over
+        # the damping instead, an ascent
+        self.damping = DAMPING / 4.0 * (w_u @ self.abs_incidence)
         # the (c, c) Laplacian of pair weights h (n, n_pairs): one gather from the table
         # [-h, degrees] (the array API has no scatter): off-diagonal (i, j) and (j, i)
         # read -h_p, the diagonal (i, i) the degree of i
@@ -184,10 +198,17 @@ class CouplingProblem(NewtonProblem):
             Mu, Mu_rest = q_i / S, q_j / S
         G = (self.w_u * (Mu - self._rows(self.r_u, cols))) @ self.incidence
         h = self.w_u * (Mu * Mu_rest)
-        table = xp.concat([-h, h @ self.abs_incidence], axis=1) + 1.0 / c
+        degrees = h @ self.abs_incidence + self.damping
+        table = xp.concat([-h, degrees], axis=1) + 1.0 / c
         H = xp.reshape(xp.take(table, self.laplacian_source, axis=1), (Zs.shape[0], c, c))
         step = xp.linalg.solve(H, G[:, :, None])[:, :, 0]
+        # where some pairs' curvature mu (1 - mu) has all but vanished the step is huge
+        # (its direction kept by the damping): at most MAX_STEP in any z
+        size = xp.max(xp.abs(step), axis=1)
+        self.capped = size > self.MAX_STEP
+        step = step * xp.where(self.capped, self.MAX_STEP / xp.clip(size, 1.0, None), 1.0)[:, None]
         self.before = q / xp.sum(q, axis=1, keepdims=True)
+        self.full = x - step.T
         return -step.T, -step.T
 
     def _by_differences(self, x, cols):
@@ -199,8 +220,13 @@ class CouplingProblem(NewtonProblem):
         return objective, _sigmoid(xp, D), _sigmoid(xp, -D)
 
     def converged(self, old, new, x, z, cols, tol):
+        """A full Newton step (neither capped nor halved by the loop) that moved no
+        probability by more than ``tol``: a shortened step can leave every probability
+        in place while the row is far from the minimiser (a start where the classes
+        that should share the mass have probabilities of 1e-200)."""
         xp = self.xp
-        return xp.max(xp.abs(_softmax(xp, x.T) - self.before), axis=1) <= tol
+        moved = xp.max(xp.abs(_softmax(xp, x.T) - self.before), axis=1)
+        return (moved <= tol) & ~self.capped & xp.all(x == self.full, axis=0)
 
 
 def _newton(P, r_u, w_u, tol, max_iter):

@@ -165,8 +165,9 @@ def test_the_newton_steps_from_the_classes_equal_those_from_the_pairs(spread):
     ``log`` per pair) equal those from the pairs' ``d_ij = z_i - z_j`` (``exp`` and
     ``log1p`` per pair), the form kept for rows where ``q`` underflows: ``mu_ij`` to a few
     ulps of ``d_ij``, the divergence's terms to ``eps`` times their size (``n_ij (|z| + 1)``
-    each).  The step is compared where the Hessian is well conditioned (at a spread of
-    600 some classes' curvature ``mu (1 - mu)`` underflows and it is singular)."""
+    each), the step to the damped and capped Newton step.  The step is compared where the
+    Hessian is well conditioned (at a spread of 600 some classes' curvature ``mu (1 - mu)``
+    underflows and it is singular)."""
     from kclf.coupling import CouplingProblem
 
     c, n = 26, 40
@@ -191,9 +192,10 @@ def test_the_newton_steps_from_the_classes_equal_those_from_the_pairs(spread):
     h = w * (mu * mu_rest)
     H = np.zeros((n, c, c))
     H[:, iu, ju] = H[:, ju, iu] = -h
-    H[:, np.arange(c), np.arange(c)] = -H.sum(axis=2)
+    H[:, np.arange(c), np.arange(c)] = -H.sum(axis=2) + problem.damping
     G = (w * (mu - r)) @ problem.incidence
     expected = -np.linalg.solve(H + 1.0 / c, G[:, :, None])[:, :, 0].T
+    expected *= np.minimum(1.0, problem.MAX_STEP / np.abs(expected).max(axis=0))
     np.testing.assert_allclose(step, expected, rtol=1e-9, atol=1e-12 * np.abs(expected).max())
 
 
@@ -215,6 +217,37 @@ def test_rows_with_a_class_exp_700_below_the_most_probable_are_computed_from_the
     assert np.all(np.isfinite(objective))
     np.testing.assert_array_equal(objective, problem._by_differences(x, cols)[0])
     assert np.all(np.isfinite(problem.direction(x, x, cols)[0]))
+
+
+@pytest.mark.parametrize("tiny", [None, 1e-310])
+def test_a_start_far_from_the_minimiser_still_reaches_it(tiny):
+    """From the coupling of a decisive total order (every ``r_ij = 1`` for ``i < j``:
+    probabilities down to 1e-254, a spread of 583 in ``z``) for pairs that say otherwise,
+    or from a start with a probability of 1e-310 (``exp`` of its ``z - max z``
+    subnormal), Newton's steps are huge where the pairs' curvature ``mu (1 - mu)`` has all
+    but vanished: capped and halved they moved no probability by 1e-10 while the row was
+    far from the minimiser, which the old test of convergence took for the end (1 step,
+    probabilities off by 0.97).  Only a full step ends a row: the same minimiser as from
+    Hastie and Tibshirani's start."""
+    c = 26
+    iu, ju = np.triu_indices(c, 1)
+    R = np.full((c, c), 0.5)
+    R[iu, ju], R[ju, iu] = 1.0, 0.0
+    decisive = couple(R)
+    assert np.ptp(np.log(decisive)) > 500
+    rng = np.random.default_rng(0)
+    r = rng.uniform(0.05, 0.95, size=(6, iu.size))
+    N = np.full((c, c), 600.0)
+    start = np.repeat(decisive[None], 6, axis=0)
+    if tiny is not None:
+        start = rng.dirichlet(np.ones(c), size=6)
+        start[:, 3] = tiny
+        start /= start.sum(axis=1, keepdims=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        np.testing.assert_allclose(
+            couple_pairs(r, N, start=start), couple_pairs(r, N), rtol=0, atol=1e-12
+        )
 
 
 def test_rows_coupled_in_blocks_equal_all_rows_at_once(monkeypatch):
