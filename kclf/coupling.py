@@ -352,7 +352,7 @@ def couple(R, N=None, tol=1e-10, max_iter=1000, method="newton", return_n_iter=F
         Eq. (10)-(11).  Symmetric, only ``i < j`` is read.
     tol : float
         A row is done when none of its probabilities changes by more than ``tol`` in a
-        sweep.
+        sweep (``"newton"``: in a full Newton step, not shortened by a step halving).
     max_iter : int
         Maximum number of sweeps.
     method : {"newton", "iteration"}, default="newton"
