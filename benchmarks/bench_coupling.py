@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # the benchmark's fit jobs: one thread
 
 import numpy as np  # noqa: E402
+from bench_lspc_jobs import best_of  # noqa: E402
 from scipy.special import expit, logit  # noqa: E402
 
 import kclf.coupling as coupling  # noqa: E402
@@ -38,15 +38,6 @@ def pair_probabilities(rng, n, c, noise):
     return r, counts[:, None] + counts[None, :]
 
 
-def best_of(repeat, f):
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = f()
-        times.append(time.perf_counter() - t)
-    return min(times), out
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, default=8000)
@@ -58,11 +49,11 @@ def main():
     n, c = args.rows, args.classes
     r, N = pair_probabilities(rng, n, c, args.noise)
     R = _full(r, c)
-    seconds, (P, steps) = best_of(args.repeat, lambda: coupling.couple(R, N, return_n_iter=True))
+    seconds, (P, steps) = best_of(lambda: coupling.couple(R, N, return_n_iter=True), args.repeat)
     H = rng.normal(size=(n, c, c))
     H = H @ H.transpose(0, 2, 1) + c * np.eye(c)
     G = rng.normal(size=(n, c, 1))
-    solve, _ = best_of(args.repeat, lambda: np.linalg.solve(H, G))
+    solve, _ = best_of(lambda: np.linalg.solve(H, G), args.repeat)
     print(
         f"couple {n} rows x {c} classes ({r.shape[1]} pairs, blocks of "
         f"{coupling.block_rows(r.shape[1])} rows): {seconds:.3f} s, "
