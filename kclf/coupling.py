@@ -55,6 +55,16 @@ def _iterate(P, target, W, tol, max_iter):
     return P, n_iter, active.size
 
 
+def _pair_selectors(c):
+    """``(first, second)``: the 0/1 matrices (n_pairs, c) selecting each pair's ``i`` and
+    ``j`` (pairs ``i < j`` in ``np.triu_indices`` order), NumPy."""
+    iu, ju = np.triu_indices(c, k=1)
+    first, second = np.zeros((iu.size, c)), np.zeros((iu.size, c))
+    first[np.arange(iu.size), iu] = 1.0
+    second[np.arange(iu.size), ju] = 1.0
+    return first, second
+
+
 def _sigmoid(xp, D):
     """``1 / (1 + exp(-D))`` without overflow (NumPy: scipy's ``expit``; otherwise ``exp``
     of ``-|D|`` only)."""
@@ -131,9 +141,7 @@ class CouplingProblem(NewtonProblem):
         iu, ju = np.triu_indices(c, k=1)
         n_pairs = iu.size
         dev = device(r_u)
-        first, second = np.zeros((n_pairs, c)), np.zeros((n_pairs, c))
-        first[np.arange(n_pairs), iu] = 1.0
-        second[np.arange(n_pairs), ju] = 1.0
+        first, second = _pair_selectors(c)
         incidence = first - second
         self.incidence = from_numpy(incidence, xp, dev)
         # products with these 0/1 and +-1 matrices give the pairs' q_i, q_j, q_i + q_j and
@@ -263,10 +271,7 @@ def block_rows(n_pairs):
 
 def _start(xp, r_u, w_u, c):
     """Hastie and Tibshirani's start, ``p_i`` proportional to ``sum_j n_ij r_ij``."""
-    iu, ju = np.triu_indices(c, k=1)
-    first, second = np.zeros((iu.size, c)), np.zeros((iu.size, c))
-    first[np.arange(iu.size), iu] = 1.0
-    second[np.arange(iu.size), ju] = 1.0
+    first, second = _pair_selectors(c)
     dev = device(r_u)
     target = (w_u * r_u) @ from_numpy(first, xp, dev) + (w_u * (1.0 - r_u)) @ from_numpy(
         second, xp, dev
