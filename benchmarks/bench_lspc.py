@@ -28,8 +28,7 @@ from sklearn.svm import SVC
 from kclf import LSPCCV, KernelLogisticRegressionCV
 from kclf.kernels import rbf_kernel
 from kclf.lspc import LSPC
-from kclf.model_selection import sigma_grid
-from kclf_workflow.methods import FAMILY_LAMS, FAMILY_SIGMA_FACTORS
+from kclf.model_selection import DEFAULT_LAMS, DEFAULT_SIGMA_FACTORS, sigma_grid
 
 D = 500
 N_TOPICS = 10
@@ -99,9 +98,9 @@ def main():
         args.n, args.tasks, args.svc_tasks, args.scaling = 500, 5, 1, [500, 1000, 2000]
 
     X, Y = make_counts(args.n, args.tasks)
-    sigmas = sigma_grid(X, FAMILY_SIGMA_FACTORS)  # the 9 x 9 grid these timings were taken on
+    sigmas = sigma_grid(X, DEFAULT_SIGMA_FACTORS)  # the 9 x 9 grid these timings were taken on
     lams_lspc = np.logspace(-3, 1, 9)
-    lams_klr = FAMILY_LAMS
+    lams_klr = DEFAULT_LAMS
     print(f"# search: n={args.n}, d={D}, {args.tasks} tasks, 9 sigma x 9 lambda, 2-fold CV")
     t_lspc, _ = timed(lambda: lspc_search(X, Y, sigmas, lams_lspc))
     print(f"LSPCCV done: {t_lspc:.2f} s", flush=True)
@@ -142,7 +141,7 @@ def main():
     print("|---:|---:|---:|---:|---:|---:|")
     for n in args.scaling:
         Xn, Yn = make_counts(n, args.tasks, seed=n)
-        sn = sigma_grid(Xn, FAMILY_SIGMA_FACTORS)
+        sn = sigma_grid(Xn, DEFAULT_SIGMA_FACTORS)
         tl, ml = peak(lambda Xn=Xn, Yn=Yn, sn=sn: lspc_search(Xn, Yn, sn, lams_lspc))
         tk, mk = peak(lambda Xn=Xn, Yn=Yn, sn=sn: klr_search(Xn, Yn, sn, lams_klr))
         print(f"| {n} | {tl:.2f} | {ml:.0f} | {tk:.2f} | {mk:.0f} | {tk / tl:.1f} |", flush=True)

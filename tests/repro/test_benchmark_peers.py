@@ -5,6 +5,7 @@ seed, and nominal attributes written as numbers are one-hot encoded as text ones
 import numpy as np
 import pandas as pd
 import pytest
+import sklearn.model_selection
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.model_selection import GridSearchCV, ParameterGrid
 from test_benchmark import _wheel
@@ -76,7 +77,7 @@ def test_a_grid_of_one_point_runs_no_inner_cv(method, grid, monkeypatch):
     def refused(*args, **kwargs):
         raise AssertionError("a search was built for a grid of one point")
 
-    monkeypatch.setattr(specs, "GridSearchCV", refused)
+    monkeypatch.setattr(sklearn.model_selection, "GridSearchCV", refused)  # as the specs import it
     monkeypatch.setattr(estimators, "GridSearchCV", refused)
     X, y = _set()
     cfg = dict(CFG, grids={method: grid})
@@ -214,7 +215,7 @@ def test_rf_is_chosen_by_its_out_of_bag_accuracy_with_no_inner_cv(monkeypatch):
     def refused(*args, **kwargs):
         raise AssertionError("an inner CV was built for RF")
 
-    monkeypatch.setattr(specs, "GridSearchCV", refused)
+    monkeypatch.setattr(sklearn.model_selection, "GridSearchCV", refused)  # as the specs import it
     X, y = _set(120)
     grid = {"max_features": [0.5, 1.0], "min_samples_leaf": [1, 10], "n_estimators": 20}
     cfg = dict(CFG, grids={"RF": grid})

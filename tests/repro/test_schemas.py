@@ -6,7 +6,7 @@ import jsonschema
 import pytest
 import yaml
 
-from kclf_workflow.schemas import load_schema
+from kclf_workflow.schemas import load_schema, read_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "workflow" / "schemas"
@@ -68,3 +68,19 @@ def test_every_lspc_new_block_checks_the_shared_definition(family):
     assert check.is_valid({"basis": "classwise", "class_weight": "balanced"})
     assert not check.is_valid({"basis": "diagonal"})
     assert not check.is_valid({"basiss": "full"})
+
+
+def test_read_yaml_gives_a_copy_and_reads_a_changed_file_again(tmp_path):
+    path = _write(tmp_path / "doc.yaml", {"a": [1, 2]})
+    first = read_yaml(path)
+    first["a"].append(3)
+    assert read_yaml(path) == {"a": [1, 2]}
+    _write(path, {"a": [4]})
+    assert read_yaml(path) == {"a": [4]}
+
+
+def test_every_yaml_file_of_the_workflow_reads_as_with_the_pure_python_parser():
+    files = [ROOT / "config.yaml", *sorted((ROOT / "workflow").rglob("*.yaml"))]
+    assert len(files) > 20
+    for path in files:
+        assert read_yaml(path) == yaml.safe_load(path.read_text()), path

@@ -24,7 +24,6 @@ from pathlib import Path
 
 import numpy as np
 import scipy.io
-from sklearn.model_selection import StratifiedShuffleSplit
 
 from ..seeding import rng_for, seed_for
 from . import breiman
@@ -158,6 +157,8 @@ def stratified_splits(y, name, seed, n_train=None, n_test=None, n_realisations=N
     ``seed_for(seed, "ida", name, "split", r)``, at the published sizes unless given.
     ``n_realisations`` is a count (realisations 0 .. R-1) or a list of realisation indices.
     """
+    from sklearn.model_selection import StratifiedShuffleSplit
+
     pub = PUBLISHED.get(name, EXTRA.get(name, (None, None, None)))
     n_train = pub[0] if n_train is None else n_train
     n_test = pub[1] if n_test is None else n_test

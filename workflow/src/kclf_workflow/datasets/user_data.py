@@ -45,8 +45,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import yaml
 
+from ..schemas import read_yaml
 from ..text import plain
 from . import ida, mulan, voc
 
@@ -161,7 +161,7 @@ def builtin_dataset_names(schema_dir):
         raise FileNotFoundError(f"schema_dir: no *.schema.yaml files in {schema_dir}")
     for path in files:
         family = path.name[: -len(".schema.yaml")]
-        node = (yaml.safe_load(path.read_text()) or {}).get("properties", {}).get("datasets")
+        node = (read_yaml(path) or {}).get("properties", {}).get("datasets")
         if not isinstance(node, dict):
             continue
         items = node.get("items", {})

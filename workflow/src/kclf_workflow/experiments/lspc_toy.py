@@ -68,8 +68,8 @@ def make_samples(seed, trials, n_train_per_class=250, n_test_per_class=250):
 
 def fit_method(samples, method, seed, cv=2, sigmas=None, lams=None, n_bins=10, variant=None):
     """Fit one method on every trial with (sigma, lambda) by ``cv``-fold CV over ``sigmas``
-    x ``lams`` (None: the papers' families' grid, :data:`kclf_workflow.methods.kernel.FAMILY_LAMS`
-    and the widths :data:`kclf_workflow.methods.kernel.FAMILY_SIGMA_FACTORS` times the median
+    x ``lams`` (None: the papers' families' grid, :data:`kclf.model_selection.DEFAULT_LAMS`
+    and the widths :data:`kclf.model_selection.DEFAULT_SIGMA_FACTORS` times the median
     distance).
 
     Returns ``(records, curves)``: records of accuracy, L1 and KL distance to the true

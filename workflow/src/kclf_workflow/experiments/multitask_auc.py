@@ -27,9 +27,9 @@ from sklearn.base import clone
 from sklearn.metrics import roc_auc_score
 
 from kclf import PlattScaled
-from kclf.model_selection import best_index
+from kclf.model_selection import DEFAULT_LAMS, DEFAULT_SIGMA_FACTORS, best_index
 
-from ..methods import FAMILY_LAMS, FAMILY_SIGMA_FACTORS, family_methods, spec, specs
+from ..methods import family_methods, spec, specs
 from ..progress import Progress
 from ..records import calibration_records, record
 from ..seeding import rng_for, seed_for
@@ -46,8 +46,8 @@ class TrialOptions:
     ``kernel``: "rbf" (``X`` features) or "precomputed" (``X`` a kernel); ``cv`` the folds of
     every search; ``sigma_factors`` the Gaussian widths as multiples of the median pairwise
     distance of the trial's training inputs (None: the papers' families' grid,
-    :data:`kclf_workflow.methods.FAMILY_SIGMA_FACTORS`); ``lams`` the kernel methods'
-    lambdas (None: :data:`kclf_workflow.methods.FAMILY_LAMS`); ``scoring`` their CV
+    :data:`kclf.model_selection.DEFAULT_SIGMA_FACTORS`); ``lams`` the kernel methods'
+    lambdas (None: :data:`kclf.model_selection.DEFAULT_LAMS`); ``scoring`` their CV
     criterion; ``svc_Cs`` the SVC's ``C`` grid (None:
     :data:`kclf_workflow.methods.auc.DEFAULT_SVC_CS`); ``n_basis``
     LSPC's low-rank basis (LSPC-new and LSPC only; None: the exact model); ``n_bins`` the
@@ -93,13 +93,13 @@ def _split(X, train, test, kernel):
 
 def _with_family_grid(options):
     """``options`` with the papers' families' grid where they give none: the widths
-    :data:`kclf_workflow.methods.FAMILY_SIGMA_FACTORS` times the median distance, the lambdas
-    :data:`kclf_workflow.methods.FAMILY_LAMS`."""
+    :data:`kclf.model_selection.DEFAULT_SIGMA_FACTORS` times the median distance, the lambdas
+    :data:`kclf.model_selection.DEFAULT_LAMS`."""
     factors, lams = options.sigma_factors, options.lams
     return replace(
         options,
-        sigma_factors=FAMILY_SIGMA_FACTORS if factors is None else factors,
-        lams=FAMILY_LAMS if lams is None else lams,
+        sigma_factors=DEFAULT_SIGMA_FACTORS if factors is None else factors,
+        lams=DEFAULT_LAMS if lams is None else lams,
     )
 
 
@@ -266,7 +266,7 @@ def feature_trials(
     training samples, or, when the data set has its own split (``own_n_train``: its first
     ``own_n_train`` samples train), that split for trial 0 and seeded re-splits of the same
     training size after it.  The sigma grid is ``median_sigma(X[train]) *
-    experiment["sigma_factors"]`` (None: :data:`kclf_workflow.methods.FAMILY_SIGMA_FACTORS`);
+    experiment["sigma_factors"]`` (None: :data:`kclf.model_selection.DEFAULT_SIGMA_FACTORS`);
     ``lams``
     or ``svc_Cs`` as the experiment gives them, ``n_basis`` (LSPC-new, LSPC) when it
     gives one.  ``family`` names the config block in the

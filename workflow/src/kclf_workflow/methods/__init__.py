@@ -17,15 +17,7 @@ these specs; the schemas' method enums are held equal to them by
 """
 
 from . import auc, benchmark, ida, lspc_toy, mgpc, multiclass, multilabel
-from .kernel import (
-    FAMILY_LAMS,
-    FAMILY_SIGMA_FACTORS,
-    gamma_of,
-    kernel_estimator,
-    kernel_search,
-    sigma_of,
-    svc_grid,
-)
+from .kernel import gamma_of, kernel_estimator, kernel_search, sigma_of, svc_grid
 from .spec import (
     REGISTRY,
     MethodSpec,
@@ -45,8 +37,6 @@ FAMILIES = ("ida", "multiclass", "auc", "multilabel", "mgpc", "lspc_toy", "bench
 
 __all__ = [
     "FAMILIES",
-    "FAMILY_LAMS",
-    "FAMILY_SIGMA_FACTORS",
     "REGISTRY",
     "MethodSpec",
     "SizePolicy",

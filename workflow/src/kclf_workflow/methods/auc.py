@@ -16,10 +16,6 @@ from __future__ import annotations
 from functools import partial
 
 import numpy as np
-from sklearn.model_selection import GridSearchCV, KFold
-from sklearn.svm import SVC
-
-from kclf.model_selection import sigma_grid
 
 from .kernel import KLR_PAIRWISE, LSPC_NEW, LSPC_PARAMETERS, gamma_of, kernel_search
 from .spec import MethodSpec, register
@@ -51,6 +47,11 @@ def _kernel_chosen(search):
 
 
 def _svc_search(Xtr, options, random_state, **extra):
+    from sklearn.model_selection import GridSearchCV, KFold
+    from sklearn.svm import SVC
+
+    from kclf.model_selection import sigma_grid
+
     folds = KFold(options.cv, shuffle=True, random_state=random_state)
     grid = {"C": list(DEFAULT_SVC_CS if options.svc_Cs is None else options.svc_Cs)}
     if options.kernel == "rbf":

@@ -25,18 +25,9 @@ from __future__ import annotations
 from functools import partial
 
 import numpy as np
-from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
-from sklearn.gaussian_process import GaussianProcessClassifier
-from sklearn.gaussian_process.kernels import RBF, ConstantKernel
-from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import GridSearchCV, ParameterGrid, StratifiedKFold
-from sklearn.neighbors import KNeighborsClassifier
 
-from kclf import MAPLP, ManifoldGPC
-
-from .. import estimators
 from .kernel import KLR_PAIRWISE, LSPC_NEW, LSPC_PARAMETERS, gamma_of, kernel_search
-from .spec import MethodSpec, SizePolicy, register
+from .spec import MethodSpec, SizePolicy, gpy_missing, register
 
 FAMILY = "benchmark"
 #: beyond ``subsample`` training rows: fitted on a seeded stratified subsample
@@ -48,6 +39,8 @@ MAPLP_WIDTHS = (0.0625, 0.125, 0.25, 0.5, 1.0)
 
 
 def _folds(cfg, random_state):
+    from sklearn.model_selection import StratifiedKFold
+
     return StratifiedKFold(int(cfg["inner_folds"]), shuffle=True, random_state=random_state)
 
 
@@ -60,6 +53,10 @@ def grid_search(estimator, grid, cfg, random_state, criterion=None):
     such dicts (``GridSearchCV``'s ``param_grid``).  A grid of one point gives the
     estimator at that point, fitted once: a search of one candidate would spend its inner
     folds choosing nothing."""
+    from sklearn.model_selection import GridSearchCV, ParameterGrid
+
+    from .. import estimators
+
     grids = grid if isinstance(grid, list) else [grid]
     fixed = {k: v for g in grids for k, v in g.items() if not isinstance(v, list)}
     searched = [{k: v for k, v in g.items() if isinstance(v, list)} for g in grids]
@@ -108,6 +105,10 @@ def _kernel_chosen(est):
 
 def _maplp(bias, grid, cfg, path, random_state):
     # beyond exact_max rows: the LP over maplp_n_basis centres of all rows
+    from kclf import MAPLP
+
+    from .. import estimators
+
     n_basis = _scalable("maplp_n_basis", cfg, path)
 
     def build(sigmas):
@@ -127,6 +128,8 @@ def _maplp_chosen(est):
 
 def _mgpc(grid, cfg, path, random_state):
     # beyond exact_max rows: the FITC model of n_inducing inducing inputs on all rows
+    from kclf import ManifoldGPC
+
     n_inducing = _scalable("n_inducing", cfg, path)
     return ManifoldGPC(inference="ep", n_inducing=n_inducing, random_state=random_state)
 
@@ -140,6 +143,8 @@ def _mgpc_chosen(est):
 
 
 def _svc(grid, cfg, path, random_state):
+    from .. import estimators
+
     def build(sigmas):
         gammas = list(gamma_of(sigmas))
         return estimators.PlattSVC(
@@ -162,6 +167,8 @@ PENALTIES = {
 
 
 def _lr(grid, cfg, path, random_state):
+    from sklearn.linear_model import LogisticRegression
+
     Cs = list(grid["C"])
     return grid_search(
         LogisticRegression(
@@ -179,6 +186,11 @@ def _lr_chosen(est):
 
 
 def _gpc(grid, cfg, path, random_state):
+    from sklearn.gaussian_process import GaussianProcessClassifier
+    from sklearn.gaussian_process.kernels import RBF, ConstantKernel
+
+    from .. import estimators
+
     def build(sigmas):
         kernel = ConstantKernel(1.0) * RBF(float(sigmas[0]))
         return GaussianProcessClassifier(
@@ -204,6 +216,8 @@ KNN_SEARCHED = ("n_neighbors", "weights")
 def _hgb(grid, cfg, path, random_state):
     # early stopping off: with it on ("auto"), sets over 10,000 rows would stop on a
     # held-out tenth in the refit but not in the inner folds' fits
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
     return grid_search(
         HistGradientBoostingClassifier(early_stopping=False, random_state=random_state),
         {**_lists(grid, HGB_SEARCHED), "max_iter": int(grid["max_iter"])},
@@ -215,6 +229,10 @@ def _hgb(grid, cfg, path, random_state):
 def _rf(grid, cfg, path, random_state):
     # chosen by the forest's own out-of-bag accuracy: one forest per setting on the
     # training rows, each row voted on by the trees that did not draw it
+    from sklearn.ensemble import RandomForestClassifier
+
+    from .. import estimators
+
     oob = grid["selection"] == "out_of_bag"
     return grid_search(
         RandomForestClassifier(oob_score=oob, random_state=random_state),
@@ -226,11 +244,15 @@ def _rf(grid, cfg, path, random_state):
 
 
 def _knn(grid, cfg, path, random_state):
+    from sklearn.neighbors import KNeighborsClassifier
+
     return grid_search(KNeighborsClassifier(), _lists(grid, KNN_SEARCHED), cfg, random_state)
 
 
 def _gpy(grid, cfg, path, random_state):
-    return estimators.GPyEPClassifier(random_state=random_state)
+    from ..estimators import GPyEPClassifier
+
+    return GPyEPClassifier(random_state=random_state)
 
 
 def _kernel_spec(name, options, key, size):
@@ -329,7 +351,7 @@ register(
         chosen=lambda est: {},
         size=SUBSAMPLED,
         binary_only=True,
-        requires=estimators.gpy_missing,
+        requires=gpy_missing,
     ),
     MethodSpec(
         "RF",

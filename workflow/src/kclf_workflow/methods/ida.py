@@ -13,10 +13,6 @@ from __future__ import annotations
 from functools import partial
 
 import numpy as np
-from sklearn.model_selection import GridSearchCV, StratifiedKFold
-from sklearn.svm import SVC
-
-from kclf import MAPLP
 
 from .kernel import (
     KLR_PAIRWISE,
@@ -32,6 +28,8 @@ FAMILY = "ida"
 
 
 def _folds(n_folds, random_state):
+    from sklearn.model_selection import StratifiedKFold
+
     return StratifiedKFold(n_folds, shuffle=True, random_state=random_state)
 
 
@@ -40,6 +38,10 @@ def _best_params(search):
 
 
 def _maplp_search(bias, sigmas, grids, n_folds, random_state):
+    from sklearn.model_selection import GridSearchCV
+
+    from kclf import MAPLP
+
     return GridSearchCV(
         MAPLP(solver_options=grids.get("maplp_solver_options"), bias=bias),
         {"sigma": list(sigmas)},
@@ -50,6 +52,8 @@ def _maplp_search(bias, sigmas, grids, n_folds, random_state):
 
 
 def _maplp(bias, params, grids=None):
+    from kclf import MAPLP
+
     return MAPLP(
         sigma=params["sigma"],
         solver_options=(grids or {}).get("maplp_solver_options"),
@@ -58,12 +62,17 @@ def _maplp(bias, params, grids=None):
 
 
 def _svm_search(sigmas, grids, n_folds, random_state):
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.svm import SVC
+
     return GridSearchCV(
         SVC(), svc_grid(sigmas, grids["svm_C"]), cv=_folds(n_folds, random_state), refit=False
     )
 
 
 def _svm(params, grids=None):
+    from sklearn.svm import SVC
+
     return SVC(C=params["C"], gamma=params["gamma"])
 
 

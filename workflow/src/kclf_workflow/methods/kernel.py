@@ -8,14 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from kclf import LSPC, LSPCCV, KernelLogisticRegression, KernelLogisticRegressionCV
-from kclf.model_selection import DEFAULT_LAMS, DEFAULT_SIGMA_FACTORS
-
-#: the widths (times the median distance) and lambdas the papers' families search when their
-#: config gives none: the library's default grid (kclf.model_selection)
-FAMILY_SIGMA_FACTORS = DEFAULT_SIGMA_FACTORS
-FAMILY_LAMS = DEFAULT_LAMS
-
 #: the fixed parameters of each kernel method: LSPC's ``rounding`` (LSPC-new: Eq. 6 on the
 #: outputs, LSPC: on the parameters, LSPC': none), KLR's ``multi_class``
 LSPC_NEW = {"rounding": "outputs"}
@@ -27,6 +19,8 @@ KLR_OVR = {"multi_class": "ovr"}
 
 def _classes(options):
     """(estimator, its CV search) of a kernel method's fixed ``options``."""
+    from kclf import LSPC, LSPCCV, KernelLogisticRegression, KernelLogisticRegressionCV
+
     if "rounding" in options:
         return LSPC, LSPCCV
     if "multi_class" in options:

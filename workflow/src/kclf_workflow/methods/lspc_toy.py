@@ -11,27 +11,23 @@ from __future__ import annotations
 
 from functools import partial
 
-from .kernel import (
-    FAMILY_LAMS,
-    FAMILY_SIGMA_FACTORS,
-    LSPC_NEW,
-    LSPC_PARAMETERS,
-    LSPC_PRIME,
-    kernel_search,
-)
+from .kernel import LSPC_NEW, LSPC_PARAMETERS, LSPC_PRIME, kernel_search
 from .spec import MethodSpec, register
 
 FAMILY = "lspc_toy"
 
 
 def _search(options, sigmas, lams, cv, random_state, variant=None):
+    # the papers' families' grid where none is given: the library's default one
+    from kclf.model_selection import DEFAULT_LAMS, DEFAULT_SIGMA_FACTORS
+
     return kernel_search(
         options,
         sigmas,
-        FAMILY_LAMS if lams is None else lams,
+        DEFAULT_LAMS if lams is None else lams,
         cv=cv,
         random_state=random_state,
-        sigma_factors=FAMILY_SIGMA_FACTORS if sigmas is None else None,
+        sigma_factors=DEFAULT_SIGMA_FACTORS if sigmas is None else None,
         **variant or {},
     )
 

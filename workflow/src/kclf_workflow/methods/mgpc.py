@@ -15,15 +15,8 @@ from __future__ import annotations
 from functools import partial
 
 import numpy as np
-from sklearn.gaussian_process import GaussianProcessClassifier
-from sklearn.gaussian_process.kernels import RBF, ConstantKernel
-from sklearn.model_selection import StratifiedKFold
 
-from kclf import ManifoldGPC, WeightedRidgeLogistic
-from kclf.kernels import median_sigma
-
-from .. import estimators
-from .spec import MethodSpec, register
+from .spec import MethodSpec, gpy_missing, register
 
 FAMILY = "mgpc"
 #: the ridge baselines' lambdas where the config gives none
@@ -39,6 +32,9 @@ GP_DEFAULTS = {
 
 
 def _gp(inference, X, y, cfg, random_state):
+    from kclf import ManifoldGPC
+    from kclf.kernels import median_sigma
+
     d = GP_DEFAULTS
     sigmas = median_sigma(X) * np.asarray(cfg.get("sigma_factors", d["sigma_factors"]), dtype=float)
     return ManifoldGPC(
@@ -65,6 +61,8 @@ def _gp_chosen(est):
 
 def _ridge(solver, params, cfg):
     """The weighted ridge logistic baseline at ``params["lam"]``."""
+    from kclf import WeightedRidgeLogistic
+
     if solver == "newton":
         return WeightedRidgeLogistic(
             lam=params["lam"], solver="newton", tol=cfg.get("ridge_tol", 1e-8)
@@ -80,6 +78,8 @@ def _ridge(solver, params, cfg):
 def _ridge_cv(solver, X, y, cfg, random_state):
     """The baseline at the lambda with the lowest mean CV error on ``(X, y)`` (ties: the
     larger)."""
+    from sklearn.model_selection import StratifiedKFold
+
     lams = cfg.get("lams") or DEFAULT_LAMS
     folds = StratifiedKFold(cfg.get("folds", 3), shuffle=True, random_state=random_state)
     err = np.zeros(len(lams))
@@ -96,12 +96,19 @@ def _ridge_chosen(est):
 
 
 def _sklearn_gpc(X, y, cfg, random_state):
+    from sklearn.gaussian_process import GaussianProcessClassifier
+    from sklearn.gaussian_process.kernels import RBF, ConstantKernel
+
+    from kclf.kernels import median_sigma
+
     kernel = ConstantKernel(1.0) * RBF(median_sigma(X))
     return GaussianProcessClassifier(kernel, random_state=random_state)
 
 
 def _gpy(X, y, cfg, random_state):
-    return estimators.GPyEPClassifier(random_state=random_state)
+    from ..estimators import GPyEPClassifier
+
+    return GPyEPClassifier(random_state=random_state)
 
 
 def _gpy_chosen(est):
@@ -155,6 +162,6 @@ register(
         build=_gpy,
         chosen=_gpy_chosen,
         binary_only=True,
-        requires=estimators.gpy_missing,
+        requires=gpy_missing,
     ),
 )

@@ -11,9 +11,6 @@ from __future__ import annotations
 
 from functools import partial
 
-from sklearn.model_selection import GridSearchCV, StratifiedKFold
-from sklearn.svm import SVC
-
 from .kernel import (
     KLR_OVR,
     KLR_PAIRWISE,
@@ -43,6 +40,9 @@ def _kernel(options, params, variant=None):
 
 
 def _svc_search(X, y, sigmas, grid, cv, random_state, variant=None):
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+    from sklearn.svm import SVC
+
     folds = StratifiedKFold(cv, shuffle=True, random_state=random_state)
     search = GridSearchCV(SVC(), svc_grid(sigmas, grid), cv=folds, scoring="accuracy")
     return search.fit(X, y)
@@ -54,6 +54,8 @@ def _svc_chosen(search):
 
 
 def _svc(params, variant=None):
+    from sklearn.svm import SVC
+
     return SVC(gamma=float(gamma_of(params["sigma"])), C=params["C"])
 
 

@@ -13,15 +13,6 @@ from __future__ import annotations
 
 from functools import partial
 
-from sklearn.linear_model import LogisticRegression
-from sklearn.model_selection import GridSearchCV, KFold
-from sklearn.multioutput import ClassifierChain, MultiOutputClassifier
-from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import StandardScaler
-from sklearn.svm import SVC
-
-from kclf import CorrLog
-
 from .spec import MethodSpec, register
 
 FAMILY = "multilabel"
@@ -32,10 +23,14 @@ CORRLOG_KEYS = ("inference", "scaling", "penalty", "rho1_grid", "rho2_grid")
 
 
 def _folds(cfg, seed):
+    from sklearn.model_selection import KFold
+
     return KFold(cfg["folds"], shuffle=True, random_state=seed)
 
 
 def _corrlog(couplings, cfg, seed):
+    from kclf import CorrLog
+
     return CorrLog(
         couplings=couplings,
         inference=cfg["inference"],
@@ -53,6 +48,12 @@ def _corrlog_chosen(est):
 
 
 def _chain(cfg, seed):
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.multioutput import ClassifierChain
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
     lr = make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000))
     chain = ClassifierChain(lr, order=None, random_state=seed)
     grid = {"estimator__logisticregression__C": list(C_GRID)}
@@ -60,6 +61,12 @@ def _chain(cfg, seed):
 
 
 def _per_label_svc(cfg, seed):
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.multioutput import MultiOutputClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+
     svc = MultiOutputClassifier(make_pipeline(StandardScaler(), SVC()))
     grid = {"estimator__svc__C": list(C_GRID[1:])}
     return GridSearchCV(svc, grid, cv=_folds(cfg, seed), scoring="accuracy")

@@ -109,6 +109,14 @@ class MethodSpec:
         return self.requires() if self.requires is not None else None
 
 
+def gpy_missing():
+    """Why the GPy peers cannot run here, or None (``requires`` of the GPy methods;
+    :func:`kclf_workflow.estimators.gpy_missing`, imported only when a job asks)."""
+    from ..estimators import gpy_missing as why
+
+    return why()
+
+
 def variant_params(variant, block):
     """The parameters of the variant block ``variant`` in a family's config ``block``
     (``{}`` when ``variant`` is None or the block sets none)."""

@@ -9,11 +9,10 @@ import os
 from pathlib import Path
 
 import jsonschema
-import yaml
 
 from .. import config_checks
 from ..methods import spec
-from ..schemas import load_schema
+from ..schemas import load_schema, read_yaml
 
 #: the MULAN scene ARFF files, as the mirror holds them (kclf_workflow.datasets.mulan)
 SCENE_MIRROR_DIR = "mulan"
@@ -35,7 +34,7 @@ def check_blocks(config, default_config):
     """A config given to the workflow as a module replaces ``config.yaml`` instead of being
     layered on it: it needs every block of ``default_config`` (the checkout's
     ``config.yaml``), or a family would fail on its key."""
-    missing = [k for k in yaml.safe_load(Path(default_config).read_text()) if k not in config]
+    missing = [k for k in read_yaml(default_config) if k not in config]
     if missing:
         raise config_checks.ConfigError(
             f"invalid config: no key {', '.join(map(repr, missing))}: a config given to the "
