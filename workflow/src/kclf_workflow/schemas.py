@@ -29,7 +29,7 @@ def read_yaml(path):
     return copy.deepcopy(_parsed(Path(path).read_text()))
 
 
-@functools.cache
+@functools.lru_cache(maxsize=64)
 def _parsed(text):
     return yaml.load(text, Loader=_LOADER)
 
