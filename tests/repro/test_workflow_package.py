@@ -57,10 +57,14 @@ def _code_files():
     return sorted((WORKFLOW / "src").rglob("*.py")) + sorted((WORKFLOW / "scripts").glob("*.py"))
 
 
+def _rule_files():
+    return [ROOT / "Snakefile", *sorted((WORKFLOW / "rules").glob("*.smk"))]
+
+
 def _rule_imports():
     """The top-level modules the Snakefile and the rule files import."""
     out = set()
-    for path in [ROOT / "Snakefile", *sorted((WORKFLOW / "rules").glob("*.smk"))]:
+    for path in _rule_files():
         out |= set(re.findall(r"^\s*(?:from|import) (\w+)", path.read_text(), re.M))
     return out
 
@@ -117,10 +121,9 @@ def test_both_distributions_are_installed_at_their_versions(name):
 def test_the_workflow_starts_without_importing_scikit_learn_or_the_library():
     # Snakemake runs the rule files at every start (a dry run, each cluster job): the
     # workflow's imports there load neither scikit-learn nor kclf (2.4 s of an 8.5 s dry run)
-    rules = [ROOT / "Snakefile", *sorted((WORKFLOW / "rules").glob("*.smk"))]
     pattern = r"^(?:from|import) kclf_workflow\b.*$"
     imports = sorted(
-        {line for path in rules for line in re.findall(pattern, path.read_text(), re.M)}
+        {line for path in _rule_files() for line in re.findall(pattern, path.read_text(), re.M)}
     )
     assert "from kclf_workflow import methods as METHOD_REGISTRY" in imports
     code = "\n".join(

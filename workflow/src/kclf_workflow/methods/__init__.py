@@ -14,6 +14,10 @@ Model building (``kclf_workflow.experiments``), the plans (what a fit's params h
 jobs run), the rule files (wildcard constraints) and the reports (names, order) all read
 these specs; the schemas' method enums are held equal to them by
 ``tests/repro/test_registry.py``.
+
+The rule files import this registry at every start of Snakemake (a dry run, each cluster
+job), so the builders import scikit-learn and kclf when a job calls them, not here:
+``tests/repro/test_workflow_package.py`` holds the rule files' imports free of both.
 """
 
 from . import auc, benchmark, ida, lspc_toy, mgpc, multiclass, multilabel
